@@ -1,0 +1,114 @@
+"""datahub: a data hub service. ``create_app`` is the application factory."""
+import os
+
+from flask import Flask
+from werkzeug.middleware.proxy_fix import ProxyFix
+
+from datahub.config import DefaultConfig, as_timedelta
+from datahub.secrets import configure_secrets
+
+
+def create_app(test_config=None):
+    app = Flask(__name__, instance_relative_config=True)
+    app.json.sort_keys = False  # keep fields in the order the schemas declare them
+    app.config.from_object(DefaultConfig)
+    app.config.from_pyfile("config.py", silent=True)
+    app.config.from_prefixed_env("DATAHUB")
+    if test_config is not None:
+        app.config.from_mapping(test_config)
+
+    os.makedirs(app.instance_path, exist_ok=True)
+    finish_config(app)
+    configure_secrets(app)
+
+    register_extensions(app)
+    register_blueprints(app)
+    register_error_handlers(app)
+    register_commands(app)
+    register_request_hooks(app)
+    return app
+
+
+def finish_config(app):
+    """Derive the settings whose defaults depend on the instance folder or other keys."""
+    config = app.config
+    if not config.get("SQLALCHEMY_DATABASE_URI"):
+        path = os.path.join(app.instance_path, "datahub.sqlite")
+        config["SQLALCHEMY_DATABASE_URI"] = f"sqlite:///{path}"
+    uri = config["SQLALCHEMY_DATABASE_URI"]
+    if uri.startswith(("postgres://", "postgresql://")):  # psycopg 3, not psycopg2
+        config["SQLALCHEMY_DATABASE_URI"] = "postgresql+psycopg://" + uri.split("://", 1)[1]
+    if uri.startswith("sqlite"):
+        engine_options = dict(config.get("SQLALCHEMY_ENGINE_OPTIONS") or {})
+        engine_options.setdefault("connect_args", {}).setdefault(
+            "timeout", config["SQLITE_BUSY_TIMEOUT_MS"] / 1000
+        )
+        config["SQLALCHEMY_ENGINE_OPTIONS"] = engine_options
+    else:
+        config["SQLALCHEMY_ENGINE_OPTIONS"] = {
+            "pool_pre_ping": True, **(config.get("SQLALCHEMY_ENGINE_OPTIONS") or {})
+        }
+    if not config.get("STORAGE_PATH"):
+        config["STORAGE_PATH"] = os.path.join(app.instance_path, "storage")
+
+    config["JWT_ACCESS_TOKEN_EXPIRES"] = as_timedelta(config["JWT_ACCESS_TOKEN_EXPIRES"])
+    config["JWT_REFRESH_TOKEN_EXPIRES"] = as_timedelta(config["JWT_REFRESH_TOKEN_EXPIRES"])
+    config["JWT_DECODE_ALGORITHMS"] = config.get("JWT_DECODE_ALGORITHMS") or [config["JWT_ALGORITHM"]]
+    config["JWT_DECODE_ISSUER"] = config.get("JWT_DECODE_ISSUER") or config["JWT_ENCODE_ISSUER"]
+    config["JWT_DECODE_AUDIENCE"] = config.get("JWT_DECODE_AUDIENCE") or config["JWT_ENCODE_AUDIENCE"]
+    # Access tokens come only from the header; refresh tokens only from the cookie (each
+    # view names its one location explicitly).
+    config["JWT_TOKEN_LOCATION"] = ["headers", "cookies"]
+    config["JWT_HEADER_TYPE"] = "Bearer"
+    if not config.get("JWT_REFRESH_COOKIE_NAME"):
+        secure = config["JWT_COOKIE_SECURE"]
+        config["JWT_REFRESH_COOKIE_NAME"] = "__Secure-refresh_token" if secure else "refresh_token"
+
+
+def register_extensions(app):
+    from datahub.database import tune_sqlite
+    from datahub.extensions import api, db, jwt, migrate
+
+    db.init_app(app)
+    with app.app_context():
+        tune_sqlite(db.engine, app.config["SQLITE_BUSY_TIMEOUT_MS"])
+    migrate.init_app(app, db, directory=os.path.join(os.path.dirname(__file__), "migrations"))
+    jwt.init_app(app)
+    import datahub.auth.tokens  # noqa: F401  (registers the JWT loaders)
+
+    api.init_app(app)
+    x_for = int(app.config["PROXY_FIX_X_FOR"])
+    if x_for or app.config["PROXY_FIX_X_PROTO"] or app.config["PROXY_FIX_X_HOST"]:
+        app.wsgi_app = ProxyFix(
+            app.wsgi_app,
+            x_for=x_for,
+            x_proto=int(app.config["PROXY_FIX_X_PROTO"]),
+            x_host=int(app.config["PROXY_FIX_X_HOST"]),
+        )
+
+
+def register_blueprints(app):
+    from datahub.auth.routes import blp as auth_blp
+    from datahub.extensions import api
+    from datahub.ops import blp as ops_blp
+
+    api.register_blueprint(auth_blp)
+    app.register_blueprint(ops_blp)
+
+
+def register_error_handlers(app):
+    from datahub.errors import register_error_handlers as register
+
+    register(app)
+
+
+def register_commands(app):
+    from datahub.cli import users_cli
+
+    app.cli.add_command(users_cli)
+
+
+def register_request_hooks(app):
+    from datahub.ops import register_request_hooks as register
+
+    register(app)

@@ -1,0 +1,1 @@
+"""Authentication: login, refresh, logout, me; token issue and verification."""

@@ -1,0 +1,99 @@
+"""flask-jwt-extended wiring: every loader answers with our error table, and one query
+per request decides whether the token is revoked and who its user is."""
+import sqlalchemy as sa
+from flask import g
+
+from datahub.auth.models import RefreshToken, RevokedAccessToken
+from datahub.errors import (
+    InvalidToken,
+    NotAuthenticated,
+    TokenExpired,
+    TokenRevoked,
+    error_response,
+)
+from datahub.extensions import db, jwt
+from datahub.users.models import User
+
+
+def _lookup(jwt_payload):
+    """(user or None, revoked?) for this token, from one query, memoised per request."""
+    jti = jwt_payload.get("jti")
+    cached = g.get("_datahub_token_lookup")
+    if cached is not None and cached[0] == jti:
+        return cached[1], cached[2]
+
+    if jwt_payload.get("type") == "refresh":
+        row = db.session.execute(
+            sa.select(User, RefreshToken.revoked_at, RefreshToken.jti)
+            .join(RefreshToken, RefreshToken.user_id == User.id)
+            .where(RefreshToken.jti == jti, User.id == jwt_payload.get("sub"))
+        ).first()
+        user = row[0] if row else None
+        revoked = row is None or row[1] is not None
+    else:
+        row = db.session.execute(
+            sa.select(User, RevokedAccessToken.jti)
+            .outerjoin(RevokedAccessToken, RevokedAccessToken.jti == sa.literal(jti))
+            .where(User.id == jwt_payload.get("sub"))
+        ).first()
+        user = row[0] if row else None
+        revoked = row is not None and (
+            row[1] is not None or jwt_payload.get("ver") != user.token_version
+        )
+    g._datahub_token_lookup = (jti, user, revoked)
+    return user, revoked
+
+
+@jwt.token_in_blocklist_loader
+def _token_revoked(_jwt_header, jwt_payload):
+    user, revoked = _lookup(jwt_payload)
+    # An unknown user is not "revoked": it fails the user lookup instead (Invalid token).
+    return user is not None and revoked
+
+
+@jwt.user_lookup_loader
+def _load_user(_jwt_header, jwt_payload):
+    user, _revoked = _lookup(jwt_payload)
+    if user is None or not user.is_active:
+        return None
+    return user
+
+
+@jwt.user_identity_loader
+def _identity(identity):
+    return str(identity)  # PyJWT >= 2.10 insists on a string ``sub``
+
+
+@jwt.unauthorized_loader
+def _unauthorized(_reason):
+    return error_response(NotAuthenticated())
+
+
+@jwt.invalid_token_loader
+def _invalid(_reason):
+    return error_response(InvalidToken())
+
+
+@jwt.expired_token_loader
+def _expired(_jwt_header, _jwt_payload):
+    return error_response(TokenExpired())
+
+
+@jwt.revoked_token_loader
+def _revoked(_jwt_header, _jwt_payload):
+    return error_response(TokenRevoked())
+
+
+@jwt.user_lookup_error_loader
+def _user_lookup_error(_jwt_header, _jwt_payload):
+    return error_response(InvalidToken())
+
+
+@jwt.token_verification_failed_loader
+def _verification_failed(_jwt_header, _jwt_payload):
+    return error_response(InvalidToken())
+
+
+@jwt.needs_fresh_token_loader
+def _needs_fresh(_jwt_header, _jwt_payload):
+    return error_response(InvalidToken())

@@ -1,0 +1,1 @@
+"""Users: the account model, password rules and the operator CLI."""

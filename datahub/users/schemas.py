@@ -1,0 +1,50 @@
+"""User resources as the API shows them and as operators create them."""
+from marshmallow import Schema, fields, pre_load, validate
+
+from datahub.users.models import PROVIDERS, ROLES
+from datahub.users.passwords import MAX_PASSWORD_BYTES, MIN_PASSWORD_BYTES
+from datahub.validation import ByteLength, Length
+
+
+class UserSchema(Schema):
+    """A user as seed 2.1 defines it."""
+
+    id = fields.String(required=True)
+    email = fields.String(required=True)
+    name = fields.String(required=True)
+    is_active = fields.Boolean(required=True)
+    provider = fields.String(required=True, metadata={"enum": list(PROVIDERS)})
+    roles = fields.List(fields.String(validate=validate.OneOf(ROLES)), required=True)
+    created_at = fields.DateTime(required=True, format="iso")
+
+
+def normalise_email(value):
+    return value.strip().lower() if isinstance(value, str) else value
+
+
+class NewUserSchema(Schema):
+    """What it takes to create a user (operator CLI, admin API)."""
+
+    email = fields.Email(required=True, validate=Length(max=320))
+    password = fields.String(
+        required=True,
+        load_only=True,
+        validate=ByteLength(min=MIN_PASSWORD_BYTES, max=MAX_PASSWORD_BYTES),
+    )
+    name = fields.String(load_default="", validate=Length(max=255))
+    roles = fields.List(
+        fields.String(validate=validate.OneOf(ROLES)),
+        load_default=lambda: ["viewer"],
+    )
+
+    @pre_load
+    def _normalise(self, data, **_):
+        if isinstance(data, dict) and "email" in data:
+            data = {**data, "email": normalise_email(data["email"])}
+        return data
+
+
+class PasswordSchema(Schema):
+    password = fields.String(
+        required=True, validate=ByteLength(min=MIN_PASSWORD_BYTES, max=MAX_PASSWORD_BYTES)
+    )

@@ -1,0 +1,122 @@
+"""Marshmallow → pydantic-v1 error shape (DESIGN.md "Errors"), and validators that say
+which bound was broken so the mapping can be exact."""
+import re
+
+from marshmallow import ValidationError, validate
+
+# webargs location → the first element of ``loc``.
+LOCATIONS = {
+    "json": "body",
+    "form": "body",
+    "files": "body",
+    "json_or_form": "body",
+    "querystring": "query",
+    "query": "query",
+    "view_args": "path",
+    "path": "path",
+    "headers": "header",
+    "cookies": "cookie",
+}
+
+# (pattern over marshmallow's message, pydantic msg template, pydantic type)
+_MESSAGES = [
+    (r"Missing data for required field\.", "field required", "value_error.missing"),
+    (r"Field may not be null\.", "none is not an allowed value", "type_error.none.not_allowed"),
+    (r"Not a valid integer\.", "value is not a valid integer", "type_error.integer"),
+    (r"Not a valid number\.", "value is not a valid float", "type_error.float"),
+    (r"Not a valid string\.", "str type expected", "type_error.str"),
+    (r"Not a valid boolean\.", "value could not be parsed to a boolean", "type_error.bool"),
+    (r"Not a valid list\.", "value is not a valid list", "type_error.list"),
+    (r"Not a valid mapping type\.|Invalid input type\.", "value is not a valid dict", "type_error.dict"),
+    (r"Not a valid email address\.", "value is not a valid email address", "value_error.email"),
+    (r"Not a valid (datetime|date)\.", "invalid datetime format", "value_error.datetime"),
+    (r"Shorter than minimum length (?P<n>\d+)\.",
+     "ensure this value has at least {n} characters", "value_error.any_str.min_length"),
+    (r"Longer than maximum length (?P<n>\d+)\.",
+     "ensure this value has at most {n} characters", "value_error.any_str.max_length"),
+    (r"Shorter than minimum length (?P<n>\d+) bytes\.",
+     "ensure this value has at least {n} bytes", "value_error.any_str.min_length"),
+    (r"Longer than maximum length (?P<n>\d+) bytes\.",
+     "ensure this value has at most {n} bytes", "value_error.any_str.max_length"),
+    (r"Must be greater than or equal to (?P<n>[-\d.]+)\.",
+     "ensure this value is greater than or equal to {n}", "value_error.number.not_ge"),
+    (r"Must be less than or equal to (?P<n>[-\d.]+)\.",
+     "ensure this value is less than or equal to {n}", "value_error.number.not_le"),
+    (r"Must be one of: (?P<choices>.*)\.",
+     "value is not a valid enumeration member; permitted: {choices}", "type_error.enum"),
+    (r"Unknown field\.", "extra fields not permitted", "value_error.extra"),
+]
+_COMPILED = [(re.compile(rf"^{p}$"), msg, typ) for p, msg, typ in _MESSAGES]
+
+
+def translate(message):
+    """One marshmallow message → (msg, type). Our own messages pass through as value_error."""
+    for pattern, msg, typ in _COMPILED:
+        match = pattern.match(message)
+        if match:
+            return msg.format(**match.groupdict()), typ
+    return message, "value_error"
+
+
+def pydantic_errors(messages, location="json"):
+    """Flatten marshmallow's nested ``messages`` into ``[{"loc", "msg", "type"}, ...]``.
+
+    ``messages`` is either webargs' ``{location: {...}}`` mapping (pass ``location=None``)
+    or a schema's own error dict for ``location``.
+    """
+    errors = []
+    if location is None:
+        for loc_name, inner in messages.items():
+            errors.extend(pydantic_errors(inner, loc_name))
+        return errors
+    _walk(messages, [LOCATIONS.get(location, location)], errors)
+    return errors
+
+
+def _walk(node, loc, out):
+    if isinstance(node, dict):
+        for key, value in node.items():
+            _walk(value, loc if key == "_schema" else loc + [key], out)
+    elif isinstance(node, (list, tuple)):
+        for item in node:
+            _walk(item, loc, out)
+    else:
+        msg, typ = translate(str(node))
+        out.append({"loc": loc, "msg": msg, "type": typ})
+
+
+class Length(validate.Length):
+    """Like marshmallow's, but names the broken bound even when both are set."""
+
+    def __call__(self, value):
+        if self.min is not None and len(value) < self.min:
+            raise ValidationError(self.message_min.format(min=self.min))
+        if self.max is not None and len(value) > self.max:
+            raise ValidationError(self.message_max.format(max=self.max))
+        return value
+
+
+class Range(validate.Range):
+    """Like marshmallow's (inclusive bounds), but names the broken bound."""
+
+    def __call__(self, value):
+        if self.min is not None and value < self.min:
+            raise ValidationError(f"Must be greater than or equal to {self.min}.")
+        if self.max is not None and value > self.max:
+            raise ValidationError(f"Must be less than or equal to {self.max}.")
+        return value
+
+
+class ByteLength(validate.Validator):
+    """Length of the UTF-8 encoding: bcrypt looks at bytes, not characters."""
+
+    def __init__(self, min=None, max=None):
+        self.min, self.max = min, max
+
+    def __call__(self, value):
+        size = len(value.encode("utf-8"))
+        if self.min is not None and size < self.min:
+            raise ValidationError(f"Shorter than minimum length {self.min} bytes.")
+        if self.max is not None and size > self.max:
+            raise ValidationError(f"Longer than maximum length {self.max} bytes.")
+        return value

@@ -1,0 +1,33 @@
+"""gunicorn settings. Every value can be overridden on the command line or with
+GUNICORN_CMD_ARGS; DATAHUB_* variables configure the app itself."""
+import multiprocessing
+import os
+
+wsgi_app = "wsgi:app"
+bind = os.environ.get("DATAHUB_BIND", "127.0.0.1:8000")
+workers = int(os.environ.get("DATAHUB_WORKERS", multiprocessing.cpu_count() * 2 + 1))
+worker_class = "sync"
+timeout = 60
+graceful_timeout = 30
+keepalive = 5
+# nginx in front buffers slow clients; without it, raise workers or use threads.
+forwarded_allow_ips = "127.0.0.1,::1"
+accesslog = "-"
+access_log_format = (
+    '%(h)s "%(r)s" %(s)s %(B)s %(M)sms request_id=%({x-request-id}o)s'
+)
+errorlog = "-"
+
+
+def on_starting(server):
+    """Runs once in the master, before any worker forks: migrations, first admin."""
+    from datahub import create_app
+    from datahub.bootstrap import prepare
+
+    app = create_app()
+    prepare(app)
+    # Workers open their own connections after fork; the master keeps none.
+    from datahub.extensions import db
+
+    with app.app_context():
+        db.engine.dispose()
