@@ -9,7 +9,13 @@ from datahub.secrets import configure_secrets
 
 
 def create_app(test_config=None):
-    app = Flask(__name__, instance_relative_config=True)
+    # DATAHUB_INSTANCE_PATH moves the instance folder (database, secret, files), for
+    # example to /var/lib/datahub; by default it is ./instance beside the package.
+    app = Flask(
+        __name__,
+        instance_relative_config=True,
+        instance_path=os.environ.get("DATAHUB_INSTANCE_PATH") or None,
+    )
     app.json.sort_keys = False  # keep fields in the order the schemas declare them
     app.config.from_object(DefaultConfig)
     app.config.from_pyfile("config.py", silent=True)

@@ -44,6 +44,15 @@ def _lookup(jwt_payload):
     return user, revoked
 
 
+REQUIRED_CLAIMS = ("sub", "jti", "type", "iat", "exp")
+
+
+@jwt.token_verification_loader
+def _has_required_claims(_jwt_header, jwt_payload):
+    """PyJWT checks ``exp`` only when present; a token without it must not live forever."""
+    return all(jwt_payload.get(claim) is not None for claim in REQUIRED_CLAIMS)
+
+
 @jwt.token_in_blocklist_loader
 def _token_revoked(_jwt_header, jwt_payload):
     user, revoked = _lookup(jwt_payload)

@@ -1,0 +1,115 @@
+"""Fixtures: ``app``, ``client``, ``runner``, users and logged-in headers.
+
+The suite runs on SQLite by default and on PostgreSQL when DATAHUB_TEST_DATABASE_URL is set
+(for example ``postgresql+psycopg://postgres@127.0.0.1:5432/test``). The schema is built
+once per session by the real migrations; every test starts from empty tables.
+"""
+import os
+
+import flask_migrate
+import pytest
+import sqlalchemy as sa
+
+from datahub import create_app
+from datahub.extensions import db
+from datahub.users.services import create_user
+
+PASSWORD = "correct horse battery"
+TEST_SECRET = "test-secret-" + "x" * 40
+
+
+@pytest.fixture(scope="session")
+def database_url(tmp_path_factory):
+    url = os.environ.get("DATAHUB_TEST_DATABASE_URL")
+    if not url:
+        return f"sqlite:///{tmp_path_factory.mktemp('db') / 'test.sqlite'}"
+    engine = sa.create_engine(url.replace("postgresql://", "postgresql+psycopg://", 1))
+    with engine.begin() as conn:  # fails loudly when the server is unreachable
+        conn.execute(sa.text("DROP SCHEMA public CASCADE"))
+        conn.execute(sa.text("CREATE SCHEMA public"))
+    engine.dispose()
+    return url
+
+
+@pytest.fixture(scope="session")
+def base_config(database_url, tmp_path_factory):
+    return {
+        "TESTING": True,
+        "SQLALCHEMY_DATABASE_URI": database_url,
+        "SECRET_KEY": TEST_SECRET,
+        "JWT_SECRET_KEY": TEST_SECRET,
+        "BCRYPT_ROUNDS": 4,
+        "STORAGE_PATH": str(tmp_path_factory.mktemp("storage")),
+    }
+
+
+@pytest.fixture(scope="session")
+def migrated(base_config):
+    app = create_app(base_config)
+    with app.app_context():
+        flask_migrate.upgrade()
+        db.engine.dispose()
+    return True
+
+
+@pytest.fixture
+def config_overrides():
+    """Override in a test module (or parametrize) to change the app's configuration."""
+    return {}
+
+
+@pytest.fixture
+def app(migrated, base_config, config_overrides):
+    app = create_app({**base_config, **config_overrides})
+    yield app
+    with app.app_context():
+        db.session.remove()
+        with db.engine.begin() as conn:
+            for table in reversed(db.metadata.sorted_tables):
+                conn.execute(table.delete())
+        db.engine.dispose()
+
+
+@pytest.fixture
+def client(app):
+    return app.test_client()
+
+
+@pytest.fixture
+def runner(app):
+    return app.test_cli_runner()
+
+
+@pytest.fixture
+def make_user(app):
+    """Create a local user; returns it (detached, attributes loaded)."""
+
+    def make(email="user@example.com", password=PASSWORD, name="A User", roles=("viewer",)):
+        with app.app_context():
+            user = create_user(email=email, password=password, name=name, roles=list(roles))
+            db.session.refresh(user)
+            db.session.expunge(user)
+            return user
+
+    return make
+
+
+def login(client, email="user@example.com", password=PASSWORD):
+    return client.post("/api/v1/auth/login", json={"email": email, "password": password})
+
+
+def bearer(token):
+    return {"Authorization": f"Bearer {token}"}
+
+
+@pytest.fixture
+def auth_headers(client, make_user):
+    """Log a new user in; returns ``headers_for(email, roles)`` → bearer headers."""
+
+    def headers_for(email="user@example.com", roles=("viewer",)):
+        make_user(email=email, roles=roles)
+        response = login(client, email)
+        assert response.status_code == 200, response.get_json()
+        return bearer(response.get_json()["access_token"])
+
+    return headers_for

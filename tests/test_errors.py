@@ -1,0 +1,119 @@
+"""The shared error behaviour (seed part 7, DESIGN.md "Errors") and response headers."""
+import logging
+
+import pytest
+import sqlalchemy as sa
+
+from datahub.errors import Forbidden, NameAlreadyExists, NotFound
+
+
+def assert_json_error(response, status, detail):
+    assert response.status_code == status
+    assert response.mimetype == "application/json"
+    assert response.get_json() == {"detail": detail}
+
+
+def test_unknown_path_is_json_404(client):
+    assert_json_error(client.get("/api/v1/nothing-here"), 404, "Not Found")
+
+
+def test_wrong_method_is_json_405_with_allow(client):
+    response = client.delete("/api/v1/auth/me")
+    assert_json_error(response, 405, "Method Not Allowed")
+    assert set(response.headers["Allow"].split(", ")) >= {"GET", "HEAD", "OPTIONS"}
+
+
+@pytest.mark.parametrize("config_overrides", [{"MAX_CONTENT_LENGTH": 1024}])
+def test_body_over_max_content_length_is_400_file_too_large(client):
+    response = client.post("/api/v1/auth/login", json={"email": "a@b.c", "password": "x" * 2000})
+    assert_json_error(response, 400, "File too large")
+
+
+@pytest.mark.parametrize("config_overrides", [{"MAX_CONTENT_LENGTH": 1024}])
+def test_exactly_max_content_length_is_accepted(client):
+    body = '{"email": "a@b.c", "password": "%s"}'
+    body = body % ("x" * (1024 - len(body) + 2))
+    assert len(body) == 1024
+    response = client.post("/api/v1/auth/login", data=body, content_type="application/json")
+    assert_json_error(response, 401, "Invalid email or password")
+
+
+def test_unexpected_exception_is_500_logged_never_leaked(app, client, caplog):
+    def boom():
+        raise RuntimeError("secret internals")
+
+    app.add_url_rule("/boom", view_func=boom)
+    with caplog.at_level(logging.ERROR, logger="datahub.errors"):
+        response = client.get("/boom", headers={"X-Request-ID": "req-123"})
+    assert_json_error(response, 500, "Internal server error")
+    assert "secret internals" not in response.get_data(as_text=True)
+    (record,) = [r for r in caplog.records if r.name == "datahub.errors"]
+    assert "req-123" in record.getMessage()
+    assert record.exc_info and "secret internals" in str(record.exc_info[1])
+
+
+def test_database_failure_is_503_json(app, client):
+    def down():
+        raise sa.exc.OperationalError("SELECT 1", {}, Exception("connection refused"))
+
+    app.add_url_rule("/down", view_func=down)
+    response = client.get("/down")
+    assert_json_error(response, 503, "Service unavailable")
+    assert response.headers["Retry-After"] == "1"
+
+
+@pytest.mark.parametrize(
+    "exc, status, detail",
+    [(Forbidden(), 403, "Forbidden"), (NotFound(), 404, "Not Found"),
+     (NameAlreadyExists(), 409, "Name already exists")],
+)
+def test_app_errors_carry_their_status_and_detail(app, client, exc, status, detail):
+    def raise_it():
+        raise exc
+
+    app.add_url_rule("/raise", view_func=raise_it)
+    assert_json_error(client.get("/raise"), status, detail)
+
+
+def test_request_id_is_honoured_or_generated(client):
+    assert client.get("/healthz", headers={"X-Request-ID": "abc-123"}).headers["X-Request-ID"] == "abc-123"
+    generated = client.get("/healthz").headers["X-Request-ID"]
+    assert len(generated) == 32
+    # A header that could forge log lines is replaced, not echoed.
+    assert client.get("/healthz", headers={"X-Request-ID": "a b\tc"}).headers["X-Request-ID"] != "a b\tc"
+
+
+@pytest.mark.parametrize("path", ["/healthz", "/api/v1/nothing", "/api/v1/auth/me"])
+def test_every_response_has_nosniff(client, path):
+    assert client.get(path).headers["X-Content-Type-Options"] == "nosniff"
+
+
+def test_health_and_readiness(client):
+    assert client.get("/healthz").get_json() == {"status": "ok"}
+    response = client.get("/readyz")
+    assert response.status_code == 200
+    assert response.get_json() == {"status": "ok", "database": "ok"}
+
+
+def test_readiness_reports_an_unreachable_database(base_config):
+    from datahub import create_app
+
+    app = create_app({**base_config,
+                      "SQLALCHEMY_DATABASE_URI": "postgresql+psycopg://nobody@127.0.0.1:1/none"})
+    response = app.test_client().get("/readyz")
+    assert_json_error(response, 503, "Database unavailable")
+
+
+def test_openapi_document_describes_auth(client):
+    spec = client.get("/api/v1/openapi.json").get_json()
+    assert {"/api/v1/auth/login", "/api/v1/auth/refresh", "/api/v1/auth/logout",
+            "/api/v1/auth/me"} <= set(spec["paths"])
+    schemes = spec["components"]["securitySchemes"]
+    assert schemes["bearerAuth"]["scheme"] == "bearer"
+    assert schemes["refreshCookie"] == {**schemes["refreshCookie"], "in": "cookie",
+                                        "name": "__Secure-refresh_token"}
+    login = spec["paths"]["/api/v1/auth/login"]["post"]
+    assert {"200", "401", "422"} <= set(login["responses"])
+    error = spec["components"]["schemas"]["Error"]
+    assert list(error["properties"]) == ["detail"]
+    assert client.get("/api/v1/docs").status_code == 200
