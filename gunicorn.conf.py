@@ -17,6 +17,9 @@ access_log_format = (
     '%(h)s "%(r)s" %(s)s %(B)s %(M)sms request_id=%({x-request-id}o)s'
 )
 errorlog = "-"
+# gunicorn >= 24 opens a control socket at one fixed path per user; several services
+# (or test servers) on one host would fight over it. We manage it with signals instead.
+control_socket_disable = True
 
 
 def on_starting(server):
