@@ -19,13 +19,41 @@ class Parser(FlaskParser):
             if data:
                 raise MalformedBody("Request body must be JSON (Content-Type: application/json)")
             return core.missing
-        return core.parse_json(data)
+        try:
+            parsed = core.parse_json(data)
+        except RecursionError as exc:  # nested deeper than the interpreter's stack
+            raise MalformedBody() from exc
+        errors = list(_unstorable_strings(parsed, ["body"]))
+        if errors:
+            raise RequestValidationError(errors)
+        return parsed
 
     def _handle_invalid_json_error(self, error, req, *args, **kwargs):
         raise MalformedBody()
 
     def handle_error(self, error, req, schema, *, error_status_code, error_headers):
         raise RequestValidationError(pydantic_errors(error.messages, location=None))
+
+
+def _unstorable_strings(value, loc):
+    """Valid JSON that no database, filesystem or bcrypt accepts: NUL characters and
+    lone surrogates ("\\ud800") inside strings, keys included."""
+    if isinstance(value, str):
+        if "\x00" in value:
+            yield {"loc": loc, "msg": "string contains a NUL character", "type": "value_error.str.nul"}
+        else:
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                yield {"loc": loc, "msg": "string contains a lone surrogate",
+                       "type": "value_error.str.surrogate"}
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _unstorable_strings(key, loc + [key])
+            yield from _unstorable_strings(item, loc + [key])
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _unstorable_strings(item, loc + [index])
 
 
 class Blueprint(flask_smorest.Blueprint):

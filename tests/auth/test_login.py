@@ -122,6 +122,23 @@ def test_invalid_login_bodies_are_422_in_the_pydantic_shape(client, body, errors
     }
 
 
+@pytest.mark.parametrize(
+    "raw, loc, msg",
+    [
+        ('{"email": "a\\u0000b", "password": "x"}', ["body", "email"], "string contains a NUL character"),
+        ('{"email": "a", "password": "\\ud800"}', ["body", "password"], "string contains a lone surrogate"),
+        ('{"email": "a", "password": "x", "n": [{"\\u0000": 1}]}', ["body", "n", 0, "\x00"],
+         "string contains a NUL character"),
+    ],
+    ids=["nul", "surrogate", "nested-key"],
+)
+def test_strings_no_database_can_store_are_422(client, raw, loc, msg):
+    response = client.post("/api/v1/auth/login", data=raw, content_type="application/json")
+    assert response.status_code == 422
+    assert response.get_json()["detail"][0]["loc"] == loc
+    assert response.get_json()["detail"][0]["msg"] == msg
+
+
 def test_no_body_at_all_is_422_field_required(client):
     response = client.post("/api/v1/auth/login")
     assert response.status_code == 422
@@ -133,12 +150,13 @@ def test_no_body_at_all_is_422_field_required(client):
     [
         ('{"email": ', "application/json", "Request body is not valid JSON"),
         (b"\xff\xfe", "application/json", "Request body is not valid JSON"),
+        ("[" * 100000, "application/json", "Request body is not valid JSON"),
         ("email=a&password=b", "application/x-www-form-urlencoded",
          "Request body must be JSON (Content-Type: application/json)"),
         ('{"email": "a", "password": "b"}', "text/plain",
          "Request body must be JSON (Content-Type: application/json)"),
     ],
-    ids=["truncated", "not-utf8", "form", "text-plain"],
+    ids=["truncated", "not-utf8", "deeply-nested", "form", "text-plain"],
 )
 def test_a_body_that_is_not_json_is_400(client, data, content_type, detail):
     response = client.post("/api/v1/auth/login", data=data, content_type=content_type)
