@@ -2,6 +2,7 @@
 import os
 
 from flask import Flask
+from flask.sessions import SessionInterface
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from datahub.config import DefaultConfig, as_timedelta
@@ -17,6 +18,7 @@ def create_app(test_config=None):
         instance_path=os.environ.get("DATAHUB_INSTANCE_PATH") or None,
     )
     app.json.sort_keys = False  # keep fields in the order the schemas declare them
+    app.session_interface = NoSessions()
     app.config.from_object(DefaultConfig)
     app.config.from_pyfile("config.py", silent=True)
     app.config.from_prefixed_env("DATAHUB")
@@ -33,6 +35,16 @@ def create_app(test_config=None):
     register_commands(app)
     register_request_hooks(app)
     return app
+
+
+class NoSessions(SessionInterface):
+    """The API keeps no Flask session: skip building a cookie signer on every request."""
+
+    def open_session(self, app, request):
+        return None  # Flask substitutes its NullSession
+
+    def save_session(self, app, session, response):
+        return None
 
 
 def finish_config(app):
@@ -81,6 +93,9 @@ def register_extensions(app):
     migrate.init_app(app, db, directory=os.path.join(os.path.dirname(__file__), "migrations"))
     jwt.init_app(app)
     import datahub.auth.tokens  # noqa: F401  (registers the JWT loaders)
+    from datahub.auth import guard
+
+    guard.init_app(app)
 
     api.init_app(app)
     x_for = int(app.config["PROXY_FIX_X_FOR"])

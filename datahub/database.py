@@ -62,5 +62,7 @@ def tune_sqlite(engine, busy_timeout_ms):
 
     @event.listens_for(engine, "begin")
     def _on_begin(connection):
+        if connection.get_execution_options().get("isolation_level") == "AUTOCOMMIT":
+            return
         reading = has_request_context() and request.method in _READ_METHODS
         connection.exec_driver_sql("BEGIN" if reading else "BEGIN IMMEDIATE")

@@ -108,3 +108,15 @@ def test_access_token_is_not_read_from_a_cookie_or_the_query(client, make_user):
     client.set_cookie("access_token_cookie", token)
     assert client.get("/api/v1/auth/me").get_json() == {"detail": "Not authenticated"}
     assert client.get(f"/api/v1/auth/me?jwt={token}").get_json() == {"detail": "Not authenticated"}
+
+
+def test_me_is_serialised_exactly_as_the_user_schema_documents_it(app, client, make_user):
+    """/me is built by hand for speed; it must not drift from the documented schema."""
+    from datahub.extensions import db
+    from datahub.users.models import User
+    from datahub.users.schemas import UserSchema
+
+    user = make_user(roles=("viewer", "editor"))
+    body = client.get("/api/v1/auth/me", headers=bearer(login(client).get_json()["access_token"])).get_json()
+    with app.app_context():
+        assert body == UserSchema().dump(db.session.get(User, user.id))

@@ -1,0 +1,203 @@
+"""datahub benchmarks: ratios against baselines measured side by side in the same run.
+
+    python bench/run.py                    # SQLite
+    python bench/run.py --database-url postgresql://postgres@127.0.0.1:5432/bench
+
+Each case prints what it measured and the ratio to its baseline; see bench/README.rst.
+"""
+import argparse
+import http.client
+import json
+import os
+import re
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+EMAIL, PASSWORD = "bench@example.com", "bench-password-1"
+
+
+def free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class Server:
+    """A gunicorn process with the bench settings, serving ``wsgi``."""
+
+    def __init__(self, wsgi, env, workers):
+        self.port = free_port()
+        self.env = {**os.environ, **env, "BENCH_BIND": f"127.0.0.1:{self.port}",
+                    "BENCH_WORKERS": str(workers)}
+        self.wsgi = wsgi
+        self.process = None
+
+    def __enter__(self):
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "gunicorn", "-c", str(ROOT / "bench/gunicorn_bench.conf.py"),
+             self.wsgi], cwd=ROOT, env=self.env)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=0.5).close()
+                return self
+            except OSError:
+                time.sleep(0.1)
+        raise RuntimeError(f"{self.wsgi} did not start")
+
+    def __exit__(self, *exc):
+        self.process.terminate()
+        self.process.wait(timeout=30)
+
+    def request(self, method, path, body=None, headers=None):
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
+        payload = json.dumps(body).encode() if body is not None else None
+        conn.request(method, path, body=payload,
+                     headers={"Content-Type": "application/json", **(headers or {})})
+        response = conn.getresponse()
+        data = response.read()
+        conn.close()
+        return response.status, data, response
+
+
+def wrk(port, path, headers, seconds, connections, threads=2):
+    """Requests per second from wrk (Debian's package)."""
+    args = ["wrk", f"-t{threads}", f"-c{connections}", f"-d{seconds}s", "--latency"]
+    for key, value in headers.items():
+        args += ["-H", f"{key}: {value}"]
+    out = subprocess.run(args + [f"http://127.0.0.1:{port}{path}"], capture_output=True,
+                         text=True, check=True).stdout
+    if "Non-2xx" in out:
+        raise RuntimeError(f"wrk saw errors:\n{out}")
+    return float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
+
+
+def datahub_env(instance, database_url, rounds):
+    env = {
+        "DATAHUB_INSTANCE_PATH": str(instance),
+        "DATAHUB_BCRYPT_ROUNDS": str(rounds),
+        "DATAHUB_JWT_COOKIE_SECURE": "false",
+    }
+    if database_url:
+        env["DATAHUB_SQLALCHEMY_DATABASE_URI"] = database_url
+    return env
+
+
+def prepare_datahub(env):
+    """Migrate, and create the bench user (in-process, before any server starts)."""
+    os.environ.update(env)
+    import flask_migrate
+
+    from datahub import create_app
+    from datahub.extensions import db
+    from datahub.users import services
+
+    app = create_app()
+    with app.app_context():
+        if app.config["SQLALCHEMY_DATABASE_URI"].startswith("postgresql"):
+            db.session.execute(db.text("DROP SCHEMA public CASCADE; CREATE SCHEMA public"))
+            db.session.commit()
+        flask_migrate.upgrade()
+        if services.find_by_email(EMAIL) is None:
+            services.create_user(email=EMAIL, password=PASSWORD, name="Bench", roles=["editor"])
+        db.engine.dispose()
+    return app
+
+
+def median_rate(measure, rounds):
+    return statistics.median(measure() for _ in range(rounds))
+
+
+def bench_me(args, env, report):
+    """GET /auth/me against the bare-Flask ceiling with a body of the same size."""
+    with Server("wsgi:app", env, args.workers) as datahub:
+        status, body, _ = datahub.request("POST", "/api/v1/auth/login",
+                                          {"email": EMAIL, "password": PASSWORD})
+        assert status == 200, body
+        headers = {"Authorization": f"Bearer {json.loads(body)['access_token']}"}
+        status, me_body, _ = datahub.request("GET", "/api/v1/auth/me", headers=headers)
+        assert status == 200, me_body
+        ceiling_env = {"CEILING_BODY": me_body.decode()}
+        with Server("bench.ceiling_app:app", ceiling_env, args.workers) as ceiling:
+            rates = {"datahub": [], "ceiling": []}
+            for _ in range(args.rounds):  # interleaved, so drift hits both alike
+                rates["ceiling"].append(wrk(ceiling.port, "/api/v1/auth/me", headers,
+                                            args.seconds, args.connections))
+                rates["datahub"].append(wrk(datahub.port, "/api/v1/auth/me", headers,
+                                            args.seconds, args.connections))
+    ours, ceiling_rate = statistics.median(rates["datahub"]), statistics.median(rates["ceiling"])
+    report("GET /auth/me req/s vs bare Flask", f"{ours:.0f}", f"{ceiling_rate:.0f}",
+           ours / ceiling_rate, ">= 0.6", ours / ceiling_rate >= 0.6)
+
+
+def bench_login(args, env, report):
+    """Login p50 against one bcrypt.checkpw at the configured cost."""
+    import bcrypt
+
+    rounds = int(env["DATAHUB_BCRYPT_ROUNDS"])
+    hashed = bcrypt.hashpw(PASSWORD.encode(), bcrypt.gensalt(rounds))
+    with Server("wsgi:app", env, args.workers) as datahub:
+        logins, checks = [], []
+        for _ in range(args.login_samples):
+            start = time.perf_counter()
+            bcrypt.checkpw(PASSWORD.encode(), hashed)
+            checks.append(time.perf_counter() - start)
+            start = time.perf_counter()
+            status, body, _ = datahub.request("POST", "/api/v1/auth/login",
+                                              {"email": EMAIL, "password": PASSWORD})
+            logins.append(time.perf_counter() - start)
+            assert status == 200, body
+    ours, base = statistics.median(logins), statistics.median(checks)
+    report(f"login p50 vs bcrypt.checkpw (cost {rounds})", f"{ours * 1000:.1f} ms",
+           f"{base * 1000:.1f} ms", ours / base, "<= 1.1", ours / base <= 1.1)
+
+
+CASES = {"me": bench_me, "login": bench_login}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--database-url", help="PostgreSQL URL (its public schema is rebuilt)")
+    parser.add_argument("--cases", default=",".join(CASES), help="comma-separated: " + ",".join(CASES))
+    parser.add_argument("--workers", type=int, default=os.cpu_count())
+    parser.add_argument("--seconds", type=int, default=5, help="wrk duration per round")
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds per case")
+    parser.add_argument("--connections", type=int, default=16)
+    parser.add_argument("--login-samples", type=int, default=30)
+    parser.add_argument("--bcrypt-rounds", type=int, default=12)
+    args = parser.parse_args()
+    if not shutil.which("wrk"):
+        sys.exit("wrk is needed: apt-get install wrk")
+
+    rows = []
+
+    def report(name, ours, baseline, ratio, target, ok):
+        rows.append((name, ours, baseline, f"{ratio:.2f}x", target, "ok" if ok else "MISSED"))
+        print(f"{name}: {ours} vs {baseline} = {ratio:.2f}x (target {target})", flush=True)
+
+    with tempfile.TemporaryDirectory() as instance:
+        env = datahub_env(instance, args.database_url, args.bcrypt_rounds)
+        prepare_datahub(env)
+        for name in args.cases.split(","):
+            CASES[name](args, env, report)
+
+    widths = [max(len(str(r[i])) for r in rows + [HEADER]) for i in range(len(HEADER))]
+    print()
+    for row in [HEADER] + rows:
+        print("  ".join(str(cell).ljust(width) for cell, width in zip(row, widths)))
+    return 0 if all(r[-1] == "ok" for r in rows) else 1
+
+
+HEADER = ("case", "datahub", "baseline", "ratio", "target", "")
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,223 @@
+"""The bearer-token check on every authenticated request: the hot path.
+
+flask-jwt-extended issues both tokens and verifies the refresh cookie; access tokens are
+verified here instead, because this runs on every API call and its budget is small (see
+bench/README.rst for the profile behind this). Everything that can be is prepared once
+per app: the HMAC key, the expected ``alg``, ``iss`` and ``aud``, and the SQL of the ONE
+query that loads the user and tells whether the token was ended by logout. A deactivated
+user, a password change (``token_version``) or a logout is seen at once.
+"""
+import base64
+import binascii
+import hashlib
+import hmac
+import json
+import re
+import time
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from functools import wraps
+
+import jwt
+import sqlalchemy as sa
+from flask import current_app, g, request
+from werkzeug.local import LocalProxy
+
+from datahub.auth.models import RevokedAccessToken
+from datahub.errors import InvalidToken, NotAuthenticated, TokenExpired, TokenRevoked
+from datahub.extensions import db
+from datahub.users.models import User
+
+REQUIRED_CLAIMS = ["sub", "jti", "type", "iat", "exp"]
+
+
+@dataclass(frozen=True, slots=True)
+class Principal:
+    """The authenticated user, as loaded for this request (read-only)."""
+
+    id: str
+    email: str
+    name: str
+    is_active: bool
+    provider: str
+    roles: tuple
+    created_at: object
+    token_version: int
+
+    def has_role(self, role):
+        return role in self.roles
+
+    @property
+    def is_admin(self):
+        return "admin" in self.roles
+
+    def as_json(self):
+        """Seed 2.1, in its field order (tests hold this equal to UserSchema's dump)."""
+        return {
+            "id": self.id, "email": self.email, "name": self.name, "is_active": self.is_active,
+            "provider": self.provider, "roles": list(self.roles),
+            "created_at": self.created_at.isoformat(),
+        }
+
+
+_COMPACT_JWS = re.compile(r"^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$")
+_HMAC = {"HS256": hashlib.sha256, "HS384": hashlib.sha384, "HS512": hashlib.sha512}
+_COLUMNS = ("id", "email", "name", "is_active", "provider", "roles", "created_at", "token_version")
+
+
+def _b64decode(segment):
+    return base64.urlsafe_b64decode(segment + "=" * (-len(segment) % 4))
+
+
+def _number(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+class AccessGuard:
+    """Everything the check needs, computed once per app."""
+
+    def __init__(self, app, engine):
+        config = app.config
+        self.algorithm = config["JWT_ALGORITHM"]
+        self.key = config["JWT_SECRET_KEY"]
+        self.hmac_key = str(self.key).encode("utf-8")
+        self.audience = config["JWT_DECODE_AUDIENCE"]
+        self.issuer = config["JWT_DECODE_ISSUER"]
+        self.leeway = float(config.get("JWT_DECODE_LEEWAY") or 0)
+        self.decoder = jwt.PyJWT(options={"require": REQUIRED_CLAIMS})
+
+        users, revoked = User.__table__, RevokedAccessToken.__table__
+        statement = (
+            sa.select(*(users.c[name] for name in _COLUMNS), revoked.c.jti)
+            .select_from(users.outerjoin(revoked, revoked.c.jti == sa.bindparam("jti")))
+            .where(users.c.id == sa.bindparam("sub"))
+        )
+        compiled = statement.compile(dialect=engine.dialect)
+        self.sql = str(compiled)
+        self.positional = compiled.positiontup if compiled.positional else None
+        self.postgres = engine.dialect.name == "postgresql"
+
+    # -- the token ---------------------------------------------------------------------
+
+    def claims(self, token):
+        claims = self._decode_hmac(token) if self.algorithm in _HMAC else self._decode_pyjwt(token)
+        if claims.get("type") != "access":
+            raise InvalidToken()
+        return claims
+
+    def _decode_pyjwt(self, token):
+        try:
+            return self.decoder.decode(
+                token, self.key, algorithms=[self.algorithm], audience=self.audience,
+                issuer=self.issuer, leeway=self.leeway,
+            )
+        except jwt.ExpiredSignatureError as exc:
+            raise TokenExpired() from exc
+        except jwt.PyJWTError as exc:
+            raise InvalidToken() from exc
+
+    def _decode_hmac(self, token):
+        """RFC 7519 validation of an HMAC-signed compact JWS, as PyJWT does it (a test
+        holds the two in agreement), without PyJWT's per-call generality."""
+        if not _COMPACT_JWS.match(token):
+            raise InvalidToken()
+        header_b64, payload_b64, signature_b64 = token.split(".")
+        try:
+            header = json.loads(_b64decode(header_b64))
+            signature = _b64decode(signature_b64)
+        except (ValueError, binascii.Error, RecursionError) as exc:
+            raise InvalidToken() from exc
+        if not isinstance(header, dict) or header.get("alg") != self.algorithm or "crit" in header:
+            raise InvalidToken()
+        expected = hmac.new(self.hmac_key, f"{header_b64}.{payload_b64}".encode("ascii"),
+                            _HMAC[self.algorithm]).digest()
+        if not hmac.compare_digest(expected, signature):
+            raise InvalidToken()
+        try:
+            claims = json.loads(_b64decode(payload_b64))
+        except (ValueError, binascii.Error, RecursionError) as exc:
+            raise InvalidToken() from exc
+        if not isinstance(claims, dict) or any(claims.get(c) is None for c in REQUIRED_CLAIMS):
+            raise InvalidToken()
+        now, leeway = time.time(), self.leeway
+        exp, iat, nbf = claims["exp"], claims["iat"], claims.get("nbf", claims["iat"])
+        if not (_number(exp) and _number(iat) and _number(nbf)):
+            raise InvalidToken()
+        if not (isinstance(claims["sub"], str) and isinstance(claims["jti"], str)):
+            raise InvalidToken()
+        if iat > now + leeway or nbf > now + leeway:
+            raise InvalidToken()
+        if exp <= now - leeway:
+            raise TokenExpired()
+        if claims.get("iss") != self.issuer:
+            raise InvalidToken()
+        audience = claims.get("aud")
+        if not (audience == self.audience
+                or (isinstance(audience, list) and self.audience in audience)):
+            raise InvalidToken()
+        return claims
+
+    # -- the user ----------------------------------------------------------------------
+
+    def load(self, claims):
+        params = {"jti": claims["jti"], "sub": claims["sub"]}
+        if self.positional:
+            params = tuple(params[name] for name in self.positional)
+        # The plain DB-API connection: SQLAlchemy's statement machinery would cost more
+        # than the query itself here. Autocommit on PostgreSQL: no BEGIN/ROLLBACK trips.
+        connection = db.engine.raw_connection()
+        try:
+            if self.postgres:
+                connection.driver_connection.autocommit = True
+            cursor = connection.cursor()
+            cursor.execute(self.sql, params)
+            row = cursor.fetchone()
+            cursor.close()
+        finally:
+            if self.postgres:
+                connection.driver_connection.autocommit = False
+            connection.close()
+        if row is None:
+            raise InvalidToken()
+        user_id, email, name, is_active, provider, roles, created_at, version, revoked = row
+        if revoked is not None or claims.get("ver") != version:
+            raise TokenRevoked()
+        if not is_active:
+            raise InvalidToken()
+        if isinstance(roles, str):  # SQLite hands JSON and timestamps back as text
+            roles = json.loads(roles)
+        if isinstance(created_at, str):
+            created_at = datetime.fromisoformat(created_at)
+        created_at = (created_at.replace(tzinfo=timezone.utc) if created_at.tzinfo is None
+                      else created_at.astimezone(timezone.utc))
+        return Principal(user_id, email, name, bool(is_active), provider, tuple(roles or ()),
+                         created_at, version)
+
+    def authenticate(self):
+        scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+        if scheme.lower() != "bearer":
+            raise NotAuthenticated()
+        token = token.strip()
+        if not token or " " in token:
+            raise InvalidToken()
+        claims = self.claims(token)
+        return claims, self.load(claims)
+
+
+def init_app(app):
+    with app.app_context():
+        app.extensions["datahub.access_guard"] = AccessGuard(app, db.engine)
+
+
+def auth_required(view):
+    """Let the view run only for a valid bearer access token; see ``current_user``."""
+
+    @wraps(view)
+    def wrapper(*args, **kwargs):
+        g.access_claims, g.current_user = current_app.extensions["datahub.access_guard"].authenticate()
+        return view(*args, **kwargs)
+
+    return wrapper
+
+
+current_user = LocalProxy(lambda: g.current_user)
