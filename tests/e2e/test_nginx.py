@@ -1,0 +1,126 @@
+"""The production nginx config (deploy/nginx/datahub.conf) in front of a real gunicorn,
+with a throw-away TLS certificate, driven by the real curl."""
+import json
+import os
+import shutil
+import subprocess
+import time
+
+import pytest
+
+from datahub.auth.models import RefreshToken
+from datahub.extensions import db
+from tests.e2e.conftest import ROOT, free_port
+
+pytestmark = pytest.mark.e2e
+MAX_BODY = 1024 * 1024
+
+
+@pytest.fixture
+def gunicorn_env():
+    return {"DATAHUB_PROXY_FIX_X_FOR": "1", "DATAHUB_PROXY_FIX_X_PROTO": "1",
+            "DATAHUB_MAX_CONTENT_LENGTH": str(MAX_BODY)}
+
+
+@pytest.fixture
+def nginx(gunicorn_server, tmp_path):
+    binary = shutil.which("nginx") or "/usr/sbin/nginx"
+    assert os.path.exists(binary), "nginx is needed (Debian package nginx; .ci/run installs it)"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                    "-subj", "/CN=localhost", "-keyout", tmp_path / "key.pem",
+                    "-out", tmp_path / "cert.pem"], check=True, capture_output=True)
+    port = free_port()
+    site = (ROOT / "deploy/nginx/datahub.conf").read_text()
+    for placeholder, value in {
+        "__LISTEN__": f"127.0.0.1:{port}", "__SERVER_NAME__": "localhost",
+        "__TLS_CERT__": str(tmp_path / "cert.pem"), "__TLS_KEY__": str(tmp_path / "key.pem"),
+        "__UPSTREAM__": gunicorn_server.url.removeprefix("http://"),
+        "__MAX_BODY__": str(MAX_BODY),
+    }.items():
+        site = site.replace(placeholder, value)
+    assert "__" not in site.replace("__Secure", "")
+    (tmp_path / "site.conf").write_text(site)
+    temp = {name: tmp_path / name for name in ("body", "proxy", "fastcgi", "uwsgi", "scgi")}
+    (tmp_path / "nginx.conf").write_text(
+        ("user root;\n" if os.geteuid() == 0 else "")
+        + f"daemon off;\nworker_processes 1;\npid {tmp_path}/nginx.pid;\n"
+        f"error_log {tmp_path}/error.log;\nevents {{ worker_connections 256; }}\n"
+        f"http {{\n access_log {tmp_path}/access.log;\n"
+        + "".join(f" {name}_temp_path {path};\n"
+                  for name, path in [("client_body", temp["body"]), ("proxy", temp["proxy"]),
+                                     ("fastcgi", temp["fastcgi"]), ("uwsgi", temp["uwsgi"]),
+                                     ("scgi", temp["scgi"])])
+        + f" include {tmp_path}/site.conf;\n}}\n"
+    )
+    process = subprocess.Popen([binary, "-p", str(tmp_path), "-c", str(tmp_path / "nginx.conf")],
+                               stderr=subprocess.PIPE)
+    url = f"https://localhost:{port}"
+    deadline = time.monotonic() + 15
+    while subprocess.run(["curl", "-sk", "-o", "/dev/null", f"{url}/healthz"]).returncode != 0:
+        if process.poll() is not None or time.monotonic() > deadline:
+            process.kill()
+            pytest.fail("nginx did not start: " + process.stderr.read().decode())
+        time.sleep(0.1)
+    yield url
+    process.terminate()
+    process.wait(timeout=10)
+
+
+def curl(*args):
+    result = subprocess.run(["curl", "-sk", "-D", "-", "--max-time", "20", *args],
+                            capture_output=True, text=True, check=True)
+    head, _, body = result.stdout.partition("\n\n")
+    return int(head.split()[1]), head.lower(), body
+
+
+def test_the_auth_flow_through_nginx(nginx, gunicorn_server, tmp_path):
+    jar = str(tmp_path / "jar")
+    credentials = json.dumps({"email": "admin@example.com",
+                              "password": gunicorn_server.admin_password()})
+    status, head, body = curl("-c", jar, "-H", "Content-Type: application/json", "-d", credentials,
+                              f"{nginx}/api/v1/auth/login")
+    assert status == 200, body
+    assert "strict-transport-security" in head and "secure; httponly" in head
+    token = json.loads(body)["access_token"]
+    status, _, body = curl("-H", f"Authorization: Bearer {token}", f"{nginx}/api/v1/auth/me")
+    assert status == 200 and json.loads(body)["email"] == "admin@example.com"
+    status, _, body = curl("-X", "POST", "-b", jar, "-c", jar, f"{nginx}/api/v1/auth/refresh")
+    assert status == 200, body
+    status, _, body = curl("-X", "POST", "-b", jar, "-c", jar, f"{nginx}/api/v1/auth/logout")
+    assert (status, json.loads(body)) == (200, {"message": "Successfully logged out"})
+    status, _, body = curl("-X", "POST", "-b", jar, f"{nginx}/api/v1/auth/refresh")
+    assert (status, json.loads(body)) == (401, {"detail": "Not authenticated"})
+
+
+def test_the_app_sees_the_real_client_address_not_a_spoofed_one(nginx, gunicorn_server, app):
+    credentials = json.dumps({"email": "admin@example.com",
+                              "password": gunicorn_server.admin_password()})
+    status, _, body = curl("--interface", "127.0.0.2", "-H", "X-Forwarded-For: 203.0.113.9",
+                           "-H", "Content-Type: application/json", "-d", credentials,
+                           f"{nginx}/api/v1/auth/login")
+    assert status == 200, body
+    with app.app_context():
+        addresses = db.session.scalars(db.select(RefreshToken.client_address)).all()
+    assert addresses == ["127.0.0.2"]
+
+
+def test_a_body_over_the_limit_is_400_file_too_large_from_nginx(nginx, tmp_path):
+    big = tmp_path / "big.json"
+    big.write_bytes(b'{"email": "' + b"a" * (MAX_BODY + 10) + b'"}')
+    status, head, body = curl("-H", "Content-Type: application/json", "--data-binary", f"@{big}",
+                              f"{nginx}/api/v1/auth/login")
+    assert (status, json.loads(body)) == (400, {"detail": "File too large"})
+    assert "content-type: application/json" in head
+
+
+def test_gunicorn_down_is_a_json_502(nginx, gunicorn_server):
+    gunicorn_server.process.terminate()
+    gunicorn_server.process.wait(timeout=20)
+    status, head, body = curl(f"{nginx}/api/v1/auth/me")
+    assert (status, json.loads(body)) == (502, {"detail": "Bad gateway"})
+    assert "content-type: application/json" in head
+
+
+def test_an_error_from_the_app_passes_through_unchanged(nginx):
+    status, head, body = curl(f"{nginx}/api/v1/nothing")
+    assert (status, json.loads(body)) == (404, {"detail": "Not Found"})
