@@ -1,0 +1,25 @@
+"""A Python client for datahub, following the contract's guidance for clients:
+the access token lives in memory only and is renewed through the refresh cookie on
+401 ``Token has expired``; only 500/502/503/504 are retried, at most 3 times, after
+1, 2 and 4 seconds (or a longer ``Retry-After``), and only idempotent requests.
+
+    from datahub.client import Client
+    client = Client("https://datahub.example.com")
+    client.login("ann@example.com", password)
+    client.me()
+"""
+from datahub.client.api import Client, SeedRetry
+from datahub.client.errors import (
+    AuthenticationError,
+    ConflictError,
+    DatahubError,
+    NotFoundError,
+    PermissionDeniedError,
+    ServerError,
+    ValidationError,
+)
+
+__all__ = [
+    "AuthenticationError", "Client", "ConflictError", "DatahubError", "NotFoundError",
+    "PermissionDeniedError", "SeedRetry", "ServerError", "ValidationError",
+]

@@ -1,0 +1,61 @@
+"""Typed errors: every non-2xx answer becomes one of these, with ``status`` and ``detail``."""
+
+
+class DatahubError(Exception):
+    """The service answered with an error (or could not be reached: status 0)."""
+
+    def __init__(self, status, detail):
+        self.status = status
+        self.detail = detail
+        super().__init__(f"{status}: {self.message}")
+
+    @property
+    def message(self):
+        if isinstance(self.detail, list):  # 422: [{"loc", "msg", "type"}, ...]
+            return "; ".join(
+                f"{'.'.join(str(part) for part in item.get('loc', [])[1:]) or 'body'}: {item.get('msg')}"
+                for item in self.detail
+            )
+        return str(self.detail)
+
+
+class BadRequestError(DatahubError):
+    pass
+
+
+class AuthenticationError(DatahubError):
+    pass
+
+
+class PermissionDeniedError(DatahubError):
+    pass
+
+
+class NotFoundError(DatahubError):
+    pass
+
+
+class ConflictError(DatahubError):
+    pass
+
+
+class ValidationError(DatahubError):
+    pass
+
+
+class RateLimitedError(DatahubError):
+    pass
+
+
+class ServerError(DatahubError):
+    pass
+
+
+_BY_STATUS = {400: BadRequestError, 401: AuthenticationError, 403: PermissionDeniedError,
+              404: NotFoundError, 409: ConflictError, 422: ValidationError,
+              429: RateLimitedError}
+
+
+def error_for(status, detail):
+    cls = _BY_STATUS.get(status) or (ServerError if status >= 500 else DatahubError)
+    return cls(status, detail)
