@@ -61,7 +61,8 @@ class Blueprint(flask_smorest.Blueprint):
 
 
 class ValidationItemSchema(Schema):
-    loc = fields.List(fields.Raw(), required=True, metadata={"description": "Where: body/query/path, then the field"})
+    loc = fields.List(fields.Raw(), required=True,
+                      metadata={"description": "Where: body/query/path, then the field"})
     msg = fields.String(required=True)
     type = fields.String(required=True)
 

@@ -159,13 +159,17 @@ class AccessGuard:
 
     # -- the user ----------------------------------------------------------------------
 
-    def load(self, claims):
-        params = {"jti": claims["jti"], "sub": claims["sub"]}
-        if self.positional:
-            params = tuple(params[name] for name in self.positional)
-        # The plain DB-API connection: SQLAlchemy's statement machinery would cost more
-        # than the query itself here. Autocommit on PostgreSQL: no BEGIN/ROLLBACK trips.
-        connection = db.engine.raw_connection()
+    def _fetch_one(self, params):
+        """Run the lookup on a plain DB-API connection from the pool: SQLAlchemy's
+        statement machinery would cost more than the query itself here. Autocommit on
+        PostgreSQL spares the BEGIN/ROLLBACK round trips. DB-API errors are re-raised as
+        SQLAlchemy's, so the error handler answers 503 as for any other query."""
+        engine = db.engine
+        dbapi_error = engine.dialect.loaded_dbapi.Error
+        try:
+            connection = engine.raw_connection()
+        except dbapi_error as exc:
+            raise sa.exc.DBAPIError.instance(self.sql, params, exc, dbapi_error) from exc
         try:
             if self.postgres:
                 connection.driver_connection.autocommit = True
@@ -173,10 +177,20 @@ class AccessGuard:
             cursor.execute(self.sql, params)
             row = cursor.fetchone()
             cursor.close()
-        finally:
             if self.postgres:
                 connection.driver_connection.autocommit = False
+        except dbapi_error as exc:
+            connection.invalidate()  # it may be dead: never hand it out again
+            raise sa.exc.DBAPIError.instance(self.sql, params, exc, dbapi_error) from exc
+        finally:
             connection.close()
+        return row
+
+    def load(self, claims):
+        params = {"jti": claims["jti"], "sub": claims["sub"]}
+        if self.positional:
+            params = tuple(params[name] for name in self.positional)
+        row = self._fetch_one(params)
         if row is None:
             raise InvalidToken()
         user_id, email, name, is_active, provider, roles, created_at, version, revoked = row
