@@ -3,7 +3,7 @@ per request decides whether the token is revoked and who its user is."""
 import sqlalchemy as sa
 from flask import g
 
-from datahub.auth.models import RefreshToken, RevokedAccessToken
+from datahub.auth.models import AuthSession, RefreshToken, RevokedAccessToken
 from datahub.errors import (
     InvalidToken,
     NotAuthenticated,
@@ -16,7 +16,12 @@ from datahub.users.models import User
 
 
 def _lookup(jwt_payload):
-    """(user or None, revoked?) for this token, from one query, memoised per request."""
+    """(user or None, revoked?) for this token, from one query, memoised per request.
+
+    A refresh token is revoked when its record or its session is. An access token is
+    revoked when it is on the blocklist, carries an old ``token_version`` (``ver``), or
+    names a session (``sid``) that has ended or is gone.
+    """
     jti = jwt_payload.get("jti")
     cached = g.get("_datahub_token_lookup")
     if cached is not None and cached[0] == jti:
@@ -24,21 +29,30 @@ def _lookup(jwt_payload):
 
     if jwt_payload.get("type") == "refresh":
         row = db.session.execute(
-            sa.select(User, RefreshToken.revoked_at, RefreshToken.jti)
+            sa.select(User, RefreshToken.revoked_at, AuthSession.revoked_at)
+            .select_from(User)
             .join(RefreshToken, RefreshToken.user_id == User.id)
+            .join(AuthSession, AuthSession.id == RefreshToken.family_id)
             .where(RefreshToken.jti == jti, User.id == jwt_payload.get("sub"))
         ).first()
         user = row[0] if row else None
-        revoked = row is None or row[1] is not None
+        revoked = row is None or row[1] is not None or row[2] is not None
     else:
-        row = db.session.execute(
-            sa.select(User, RevokedAccessToken.jti)
+        sid = jwt_payload.get("sid")
+        query = (
+            sa.select(User, RevokedAccessToken.jti, AuthSession.id, AuthSession.revoked_at)
+            .select_from(User)
             .outerjoin(RevokedAccessToken, RevokedAccessToken.jti == sa.literal(jti))
+            .outerjoin(AuthSession, sa.and_(AuthSession.id == sa.literal(sid),
+                                            AuthSession.user_id == User.id))
             .where(User.id == jwt_payload.get("sub"))
-        ).first()
+        )
+        row = db.session.execute(query).first()
         user = row[0] if row else None
         revoked = row is not None and (
-            row[1] is not None or jwt_payload.get("ver") != user.token_version
+            row[1] is not None
+            or jwt_payload.get("ver") != user.token_version
+            or (sid is not None and (row[2] is None or row[3] is not None))
         )
     g._datahub_token_lookup = (jti, user, revoked)
     return user, revoked
