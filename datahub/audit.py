@@ -35,3 +35,4 @@ def configure_audit_log():
         handler = logging.StreamHandler(sys.stderr)
         handler.setFormatter(logging.Formatter("%(message)s"))
         log.addHandler(handler)
+        log.propagate = False  # a root handler configured later must not print it twice

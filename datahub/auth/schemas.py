@@ -1,8 +1,8 @@
 """Request and response bodies of the auth endpoints (seed 2.2, 2.3, 4.1)."""
-from marshmallow import Schema, fields, validate
+from marshmallow import Schema, fields
 
 from datahub.users.passwords import MAX_PASSWORD_BYTES, MIN_PASSWORD_BYTES
-from datahub.validation import ByteLength
+from datahub.validation import ByteLength, Range
 
 
 class LoginSchema(Schema):
@@ -25,8 +25,8 @@ class PasswordChangeSchema(Schema):
 
 
 class PageArgsSchema(Schema):
-    limit = fields.Integer(load_default=20, validate=validate.Range(min=1, max=100))
-    offset = fields.Integer(load_default=0, validate=validate.Range(min=0))
+    limit = fields.Integer(load_default=20, validate=Range(min=1, max=100))
+    offset = fields.Integer(load_default=0, validate=Range(min=0))
 
 
 class SessionSchema(Schema):
