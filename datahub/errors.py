@@ -165,7 +165,7 @@ def _retry_after():
     if breached is None:
         return 1
     try:
-        return max(1, math.ceil(breached.reset_at - time.time()))
+        return max(1, math.ceil(breached.window[0] - time.time()))
     except Exception:  # storage gone between the hit and now: a conservative guess
         log.warning("could not read the rate limit window", exc_info=True)
         return int(breached.limit.get_expiry())

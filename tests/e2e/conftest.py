@@ -33,7 +33,13 @@ class Server:
 
 
 @pytest.fixture
-def gunicorn_server(app, database_url, tmp_path):
+def gunicorn_env():
+    """Extra environment for the server (override in a test module: DATAHUB_* settings)."""
+    return {}
+
+
+@pytest.fixture
+def gunicorn_server(app, database_url, tmp_path, gunicorn_env):
     """Start gunicorn with two workers against the test database (emptied by ``app``)."""
     port = free_port()
     env = {
@@ -43,6 +49,7 @@ def gunicorn_server(app, database_url, tmp_path):
         "DATAHUB_BCRYPT_ROUNDS": "4",
         "DATAHUB_BIND": f"127.0.0.1:{port}",
         "DATAHUB_WORKERS": "2",
+        **gunicorn_env,
     }
     log_path = tmp_path / "gunicorn.log"
     with open(log_path, "wb") as log:
