@@ -70,6 +70,12 @@ def finish_config(app):
         config.get("REFRESH_ABSOLUTE_LIFETIME") or config["JWT_REFRESH_TOKEN_EXPIRES"]
     )
     config["CORS_ORIGINS"] = normalise_origins(config.get("CORS_ORIGINS"))
+    if str(config["JWT_COOKIE_SAMESITE"]).lower() == "none" and not config["JWT_COOKIE_SECURE"]:
+        from datahub.secrets import ConfigurationError
+
+        raise ConfigurationError(
+            "JWT_COOKIE_SAMESITE=None needs JWT_COOKIE_SECURE: browsers drop such a cookie"
+        )
     if not config.get("JWT_REFRESH_COOKIE_NAME"):
         secure = config["JWT_COOKIE_SECURE"]
         config["JWT_REFRESH_COOKIE_NAME"] = "__Secure-refresh_token" if secure else "refresh_token"

@@ -184,3 +184,8 @@ def test_double_submit_csrf_with_the_header_works(client, make_user):
 def test_preflight_allows_the_csrf_header(client):
     response = preflight(client, "/api/v1/auth/refresh", SPA, headers="x-csrf-token")
     assert response.headers["Access-Control-Allow-Headers"] == "x-csrf-token"
+
+
+def test_samesite_none_without_secure_stops_start_up(base_config):
+    with pytest.raises(ConfigurationError, match="SAMESITE=None needs JWT_COOKIE_SECURE"):
+        create_app({**base_config, "JWT_COOKIE_SAMESITE": "None", "JWT_COOKIE_SECURE": False})

@@ -155,3 +155,14 @@ def test_a_breach_is_audited(client, make_user, caplog):
     events = [json.loads(r.getMessage()) for r in caplog.records if r.name == "datahub.audit"]
     assert [e["event"] for e in events].count("rate_limited") == 1
     assert PASSWORD not in caplog.text and "wrong password" not in caplog.text
+
+
+@pytest.mark.parametrize("config_overrides", [{"RATELIMIT_STORAGE_URI": "redis://127.0.0.1:1/5"}])
+def test_an_unreachable_redis_falls_back_to_counting_in_the_worker(client, make_user, caplog):
+    """Redis down must not turn every login into a 500 nor switch the limits off."""
+    make_user()
+    for _ in range(4):
+        assert attempt(client).status_code == 401
+    assert login(client).status_code == 200
+    assert_too_many(attempt(client))
+    assert "falling back to in-memory storage" in caplog.text
