@@ -103,7 +103,7 @@ def register_extensions(app):
         allow_headers=["Authorization", "Content-Type", "X-Request-ID",
                        app.config["JWT_REFRESH_CSRF_HEADER_NAME"]],
         expose_headers=["Retry-After", "X-Request-ID", "WWW-Authenticate",
-                        "Content-Disposition", "ETag"],
+                        "Content-Disposition", "ETag", app.config["JWT_REFRESH_CSRF_HEADER_NAME"]],
         max_age=600,
         send_wildcard=False,
     )

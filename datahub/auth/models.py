@@ -28,6 +28,9 @@ class AuthSession(db.Model):
     revoked_reason: Mapped[str | None] = mapped_column(sa.String(32))
     user_agent: Mapped[str | None] = mapped_column(sa.String(512))
     client_address: Mapped[str | None] = mapped_column(sa.String(64))
+    # The double-submit CSRF value (JWT_COOKIE_CSRF_PROTECT), one per session so that it
+    # survives rotation: every tab of an SPA can go on using the value it has.
+    csrf_token: Mapped[str | None] = mapped_column(sa.String(64))
 
 
 class RefreshToken(db.Model):

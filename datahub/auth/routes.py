@@ -65,6 +65,19 @@ def _set_refresh_cookie(token, record):
         return response
 
 
+def _send_csrf_token(value):
+    """With double-submit CSRF on, login and refresh also name the value in a response
+    header, for an SPA on another site, which cannot read the API's cookies."""
+    config = current_app.config
+    if not (config["JWT_COOKIE_CSRF_PROTECT"] and value):
+        return
+
+    @after_this_request
+    def _header(response):
+        response.headers[config["JWT_REFRESH_CSRF_HEADER_NAME"]] = value
+        return response
+
+
 def _delete_refresh_cookie():
     config = current_app.config
 
@@ -151,6 +164,7 @@ class Login(MethodView):
         db.session.commit()
         audit("login_succeeded", email=user.email, user_id=user.id, session_id=session.id)
         _set_refresh_cookie(refresh_token, record)
+        _send_csrf_token(session.csrf_token)
         return _token_body(access_token)
 
 
@@ -178,6 +192,8 @@ class Refresh(MethodView):
         db.session.commit()
         if token is not None:
             _set_refresh_cookie(token, record)
+        if current_app.config["JWT_COOKIE_CSRF_PROTECT"]:
+            _send_csrf_token(get_csrf_token(token) if token is not None else get_jwt().get("csrf"))
         return _token_body(access_token)
 
 

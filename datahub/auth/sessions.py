@@ -13,6 +13,7 @@ Refreshes of one session are serialised: ``SELECT ... FOR UPDATE`` on the sessio
 PostgreSQL, the write lock that ``BEGIN IMMEDIATE`` takes for every writing request on
 SQLite (datahub.database).
 """
+import secrets
 import uuid
 from datetime import datetime, timedelta, timezone
 
@@ -66,12 +67,12 @@ def _issue_refresh_token(user, session, now):
         client_address=address,
     )
     db.session.add(record)
-    token = create_refresh_token(
-        identity=user.id,
-        expires_delta=lifetime,
-        additional_claims={"jti": record.jti, "fam": session.id, "iat": _epoch(now),
-                           "nbf": _epoch(now), "exp": exp},
-    )
+    claims = {"jti": record.jti, "fam": session.id, "iat": _epoch(now), "nbf": _epoch(now),
+              "exp": exp}
+    if current_app.config["JWT_COOKIE_CSRF_PROTECT"] and session.csrf_token:
+        claims["csrf"] = session.csrf_token  # the session's, not a new one per token
+    token = create_refresh_token(identity=user.id, expires_delta=lifetime,
+                                 additional_claims=claims)
     return token, record
 
 
@@ -87,6 +88,7 @@ def start_session(user):
         expires_at=now + as_timedelta(current_app.config["REFRESH_ABSOLUTE_LIFETIME"]),
         user_agent=agent,
         client_address=address,
+        csrf_token=secrets.token_urlsafe(32),
     )
     db.session.add(session)
     token, record = _issue_refresh_token(user, session, now)

@@ -3,7 +3,7 @@ import pytest
 
 from datahub import create_app
 from datahub.secrets import ConfigurationError
-from tests.auth.helpers import cookie_value, refresh, use_cookie
+from tests.auth.helpers import claims, cookie_value, refresh, use_cookie
 from tests.conftest import bearer, login
 
 SPA = "https://app.example.com"
@@ -174,7 +174,7 @@ def test_double_submit_csrf_with_the_header_works(client, make_user):
     response = refresh(client, headers={"Origin": SPA, "X-CSRF-TOKEN": first})
     assert response.status_code == 200
     second = csrf_cookie(client)
-    assert second and second != first  # rotated with the refresh token
+    assert second == first  # the session's value: stable across rotation, for every tab
     response = client.post("/api/v1/auth/logout", headers={"Origin": SPA, "X-CSRF-TOKEN": second})
     assert response.status_code == 200
     assert cookie_value(client) is None and csrf_cookie(client) is None
@@ -189,3 +189,40 @@ def test_preflight_allows_the_csrf_header(client):
 def test_samesite_none_without_secure_stops_start_up(base_config):
     with pytest.raises(ConfigurationError, match="SAMESITE=None needs JWT_COOKIE_SECURE"):
         create_app({**base_config, "JWT_COOKIE_SAMESITE": "None", "JWT_COOKIE_SECURE": False})
+
+
+@pytest.mark.parametrize("config_overrides", [DOUBLE_SUBMIT])
+def test_double_submit_value_is_also_a_response_header_for_a_cross_site_spa(app, client, make_user):
+    """An SPA on another site cannot read the API's cookie: it takes the value from the
+    login response's header (exposed by CORS) and keeps it, e.g. in localStorage. The value
+    belongs to the session, so every tab can use it after any tab has refreshed."""
+    make_user()
+    response = client.post("/api/v1/auth/login", headers={"Origin": SPA},
+                           json={"email": "user@example.com", "password": "correct horse battery"})
+    value = response.headers["X-CSRF-TOKEN"]
+    assert value == csrf_cookie(client)
+    assert "X-CSRF-TOKEN" in response.headers["Access-Control-Expose-Headers"].split(", ")
+    old_cookie = cookie_value(client)
+
+    headers = {"Origin": SPA, "X-CSRF-TOKEN": value}
+    first = refresh(client, headers=headers)
+    assert first.status_code == 200 and first.headers["X-CSRF-TOKEN"] == value
+    assert refresh(client, headers=headers).status_code == 200  # still the same value
+    # The other tab, a moment late with the old cookie: answered, with the value too.
+    other = app.test_client()
+    use_cookie(other, old_cookie)
+    late = refresh(other, headers=headers)
+    assert late.status_code == 200 and late.headers["X-CSRF-TOKEN"] == value
+    # Another session's value does not fit this session's cookie.
+    second_client = app.test_client()
+    other_value = login(second_client).headers["X-CSRF-TOKEN"]
+    assert other_value != value
+    assert refresh(client, headers={"Origin": SPA, "X-CSRF-TOKEN": other_value}).status_code == 403
+
+
+def test_without_double_submit_no_csrf_cookie_or_header_is_sent(client, make_user):
+    make_user()
+    response = login(client)
+    assert "X-CSRF-TOKEN" not in response.headers
+    assert [h for h in response.headers.getlist("Set-Cookie") if h.startswith("csrf_")] == []
+    assert "csrf" not in claims(cookie_value(client))

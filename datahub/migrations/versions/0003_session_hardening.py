@@ -32,6 +32,7 @@ def upgrade():
     sa.Column('revoked_reason', sa.String(length=32), nullable=True),
     sa.Column('user_agent', sa.String(length=512), nullable=True),
     sa.Column('client_address', sa.String(length=64), nullable=True),
+    sa.Column('csrf_token', sa.String(length=64), nullable=True),
     sa.ForeignKeyConstraint(['user_id'], ['users.id'], name=op.f('fk_auth_sessions_user_id_users'), ondelete='CASCADE'),
     sa.PrimaryKeyConstraint('id', name=op.f('pk_auth_sessions'))
     )
