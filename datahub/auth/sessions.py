@@ -96,21 +96,33 @@ def start_session(user):
 
 
 def _revoke_sessions(where, reason, now):
-    """Revoke the sessions matching ``where`` and every refresh token in them."""
-    ids = sa.select(AuthSession.id).where(where, AuthSession.revoked_at.is_(None))
+    """Revoke the sessions matching ``where`` and every refresh token in them.
+
+    The session rows are locked first, in id order, as a refresh locks its session before
+    touching its tokens: the same order everywhere, so a logout racing a refresh (or
+    another logout) waits instead of deadlocking.
+    """
+    ids = db.session.scalars(
+        sa.select(AuthSession.id)
+        .where(where, AuthSession.revoked_at.is_(None))
+        .order_by(AuthSession.id)
+        .with_for_update()
+    ).all()
+    if not ids:
+        return 0
+    db.session.execute(
+        sa.update(AuthSession)
+        .where(AuthSession.id.in_(ids), AuthSession.revoked_at.is_(None))
+        .values(revoked_at=now, revoked_reason=reason)
+        .execution_options(synchronize_session=False)
+    )
     db.session.execute(
         sa.update(RefreshToken)
         .where(RefreshToken.family_id.in_(ids), RefreshToken.revoked_at.is_(None))
         .values(revoked_at=now)
         .execution_options(synchronize_session=False)
     )
-    result = db.session.execute(
-        sa.update(AuthSession)
-        .where(where, AuthSession.revoked_at.is_(None))
-        .values(revoked_at=now, revoked_reason=reason)
-        .execution_options(synchronize_session=False)
-    )
-    return result.rowcount
+    return len(ids)
 
 
 def revoke_session(session_id, reason):

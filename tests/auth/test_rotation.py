@@ -206,3 +206,39 @@ def test_each_refresh_token_lives_the_refresh_lifetime_within_the_login(client, 
     token, attributes = set_cookie_attributes(response)
     assert attributes["Max-Age"] == "60"
     assert claims(token)["exp"] - claims(token)["iat"] == 60
+
+
+@pytest.mark.parametrize("config_overrides", [{"RATE_LIMIT_LOGIN_PER_EMAIL": ""}])
+def test_logout_racing_a_refresh_ends_the_session_without_errors(app, make_user):
+    """Both lock the session before its tokens, so neither deadlocks nor fails; whatever
+    the order, the session is over afterwards."""
+    make_user()
+    for _round in range(8):
+        client = app.test_client()
+        login(client)
+        cookie = cookie_value(client)
+        barrier = threading.Barrier(2)
+        results = {}
+
+        def run(name, call):
+            other = app.test_client()
+            use_cookie(other, cookie)
+            barrier.wait()
+            results[name] = call(other)
+
+        threads = [
+            threading.Thread(target=run, args=("refresh", refresh)),
+            threading.Thread(target=run, args=("logout", lambda c: c.post("/api/v1/auth/logout"))),
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(30)
+        assert results["logout"].status_code == 200, results["logout"].get_json()
+        assert results["refresh"].status_code in (200, 401), results["refresh"].get_json()
+        after = refresh(client)  # the login cookie: retired or revoked, the session is over
+        assert after.status_code == 401 and after.get_json() == {"detail": "Token has been revoked"}
+        successor = set_cookie_attributes(results["refresh"])
+        if results["refresh"].status_code == 200 and successor:  # it rotated before the logout
+            use_cookie(client, successor[0])
+            assert refresh(client).get_json() == {"detail": "Token has been revoked"}
