@@ -268,7 +268,7 @@ class Sessions(MethodView):
              "client_address": s.client_address, "current": s.id == current}
             for s in rows
         ]
-        return {"items": items, "total": total, "limit": limit, "offset": offset}
+        return {"items": items, "total": total, "limit": limit, "offset": offset}, 200, NO_STORE
 
 
 @blp.route("/sessions/<session_id>")
@@ -286,8 +286,10 @@ class SessionItem(MethodView):
             raise SessionNotFound()
         sessions.revoke_session(session_id, "deleted")
         db.session.commit()
-        audit("session_deleted", user_id=user.id, session_id=session_id,
-              current=session_id == get_jwt().get("sid"))
+        current = session_id == get_jwt().get("sid")
+        audit("session_deleted", user_id=user.id, session_id=session_id, current=current)
+        if current:
+            _delete_refresh_cookie()
         return ""
 
 

@@ -29,6 +29,7 @@ def test_sessions_lists_the_callers_active_logins(app, make_user):
 
     response = laptop.get(f"{BASE}/sessions", headers=laptop_headers)
     assert response.status_code == 200
+    assert response.headers["Cache-Control"] == "no-store"
     body = response.get_json()
     assert (body["total"], body["limit"], body["offset"]) == (2, 20, 0)
     assert [s["user_agent"] for s in body["items"]] == ["Phone/2.1", "Laptop/1.0"]
@@ -104,8 +105,12 @@ def test_deleting_someone_elses_or_an_unknown_session_is_404(app, make_user):
 def test_deleting_the_current_session_logs_the_caller_out(app, make_user):
     make_user()
     client, headers = log_in(app)
-    session_id = claims(cookie_value(client))["fam"]
-    assert client.delete(f"{BASE}/sessions/{session_id}", headers=headers).status_code == 204
+    cookie = cookie_value(client)
+    session_id = claims(cookie)["fam"]
+    response = client.delete(f"{BASE}/sessions/{session_id}", headers=headers)
+    assert response.status_code == 204
+    assert "Max-Age=0" in response.headers["Set-Cookie"]  # the ended session's cookie goes
+    use_cookie(client, cookie)
     assert client.get(f"{BASE}/me", headers=headers).status_code == 401
     assert refresh(client).status_code == 401
 
