@@ -47,7 +47,7 @@ def _cookie_options(config):
 def _set_refresh_cookie(token, record):
     """The refresh cookie; its Max-Age ends with the token (never after the session)."""
     config = current_app.config
-    max_age = max(0, sessions._epoch(record.expires_at) - sessions._epoch(record.issued_at))
+    max_age = max(0, sessions.epoch(record.expires_at) - sessions.epoch(record.issued_at))
 
     @after_this_request
     def _set(response):

@@ -36,26 +36,36 @@ def _client():
     return (agent[:512] if agent else None), request.remote_addr
 
 
-def _epoch(moment):
+def epoch(moment):
+    """Whole seconds since 1970, as JWT claims count them."""
     return int(moment.timestamp())
+
+
+def _times(now, exp):
+    """``iat``, ``nbf`` (when JWT_ENCODE_NBF) and ``exp`` from one clock reading, so that a
+    token's lifetime is exact (flask-jwt-extended would read the clock again)."""
+    claims = {"iat": now, "exp": exp}
+    if current_app.config["JWT_ENCODE_NBF"]:
+        claims["nbf"] = now
+    return claims
 
 
 def issue_access_token(user, session=None):
     """An access token for ``user``; bound to ``session`` (claim ``sid``) when given, and
     then never valid beyond the session's absolute end."""
-    now = _epoch(utcnow())
+    now = epoch(utcnow())
     lifetime = int(as_timedelta(current_app.config["JWT_ACCESS_TOKEN_EXPIRES"]).total_seconds())
-    claims = {"ver": user.token_version, "iat": now, "nbf": now, "exp": now + lifetime}
+    claims = {"ver": user.token_version, **_times(now, now + lifetime)}
     if session is not None:
         claims["sid"] = session.id
-        claims["exp"] = min(claims["exp"], _epoch(session.expires_at))
+        claims["exp"] = min(claims["exp"], epoch(session.expires_at))
     return create_access_token(identity=user.id, additional_claims=claims)
 
 
 def _issue_refresh_token(user, session, now):
     """The next refresh token of ``session``: ``exp`` = min(now + lifetime, session end)."""
     lifetime = as_timedelta(current_app.config["JWT_REFRESH_TOKEN_EXPIRES"])
-    exp = min(_epoch(now + lifetime), _epoch(session.expires_at))
+    exp = min(epoch(now + lifetime), epoch(session.expires_at))
     agent, address = _client()
     record = RefreshToken(
         jti=str(uuid.uuid4()),
@@ -67,8 +77,7 @@ def _issue_refresh_token(user, session, now):
         client_address=address,
     )
     db.session.add(record)
-    claims = {"jti": record.jti, "fam": session.id, "iat": _epoch(now), "nbf": _epoch(now),
-              "exp": exp}
+    claims = {"jti": record.jti, "fam": session.id, **_times(epoch(now), exp)}
     if current_app.config["JWT_COOKIE_CSRF_PROTECT"] and session.csrf_token:
         claims["csrf"] = session.csrf_token  # the session's, not a new one per token
     token = create_refresh_token(identity=user.id, expires_delta=lifetime,

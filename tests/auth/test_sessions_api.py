@@ -2,7 +2,7 @@
 (issue 5, part 2)."""
 import pytest
 
-from tests.auth.helpers import claims, cookie_value, refresh, set_cookie_attributes, use_cookie
+from tests.auth.helpers import claims, cookie_value, refresh, use_cookie
 from tests.conftest import PASSWORD, bearer, login
 
 BASE = "/api/v1/auth"
