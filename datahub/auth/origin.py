@@ -18,7 +18,9 @@ from flask import current_app, request
 from datahub.config import normalise_origin
 from datahub.errors import Forbidden
 
+
 def own_origin():
+    """scheme://host[:port] of this request, as the client addressed it (after ProxyFix)."""
     return normalise_origin(f"{request.scheme}://{request.host}")
 
 
