@@ -14,7 +14,7 @@ keepalive = 5
 forwarded_allow_ips = "127.0.0.1,::1"
 accesslog = "-"
 access_log_format = (
-    '%(h)s "%(r)s" %(s)s %(B)s %(M)sms request_id=%({x-request-id}o)s'
+    '%(h)s "%(r)s" %(s)s %(B)s %(M)sms request_id=%({x-request-id}o)s pid=%(p)s'
 )
 errorlog = "-"
 # gunicorn >= 24 opens a control socket at one fixed path per user; several services

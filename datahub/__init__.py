@@ -5,7 +5,7 @@ from flask import Flask
 from flask.sessions import SessionInterface
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from datahub.config import DefaultConfig, as_timedelta
+from datahub.config import DefaultConfig, as_timedelta, normalise_origins
 from datahub.secrets import configure_secrets
 
 
@@ -78,6 +78,16 @@ def finish_config(app):
     # view names its one location explicitly).
     config["JWT_TOKEN_LOCATION"] = ["headers", "cookies"]
     config["JWT_HEADER_TYPE"] = "Bearer"
+    config["REFRESH_ABSOLUTE_LIFETIME"] = as_timedelta(
+        config.get("REFRESH_ABSOLUTE_LIFETIME") or config["JWT_REFRESH_TOKEN_EXPIRES"]
+    )
+    config["CORS_ORIGINS"] = normalise_origins(config.get("CORS_ORIGINS"))
+    if str(config["JWT_COOKIE_SAMESITE"]).lower() == "none" and not config["JWT_COOKIE_SECURE"]:
+        from datahub.secrets import ConfigurationError
+
+        raise ConfigurationError(
+            "JWT_COOKIE_SAMESITE=None needs JWT_COOKIE_SECURE: browsers drop such a cookie"
+        )
     if not config.get("JWT_REFRESH_COOKIE_NAME"):
         secure = config["JWT_COOKIE_SECURE"]
         config["JWT_REFRESH_COOKIE_NAME"] = "__Secure-refresh_token" if secure else "refresh_token"
@@ -85,7 +95,7 @@ def finish_config(app):
 
 def register_extensions(app):
     from datahub.database import tune_sqlite
-    from datahub.extensions import api, db, jwt, migrate
+    from datahub.extensions import api, cors, db, jwt, limiter, migrate
 
     db.init_app(app)
     with app.app_context():
@@ -98,6 +108,20 @@ def register_extensions(app):
     guard.init_app(app)
 
     api.init_app(app)
+    limiter.init_app(app)
+    cors.init_app(
+        app,
+        resources=r"/api/*",
+        origins=app.config["CORS_ORIGINS"],  # exact origins only, never a pattern or "*"
+        supports_credentials=True,
+        methods=["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
+        allow_headers=["Authorization", "Content-Type", "X-Request-ID",
+                       app.config["JWT_REFRESH_CSRF_HEADER_NAME"]],
+        expose_headers=["Retry-After", "X-Request-ID", "WWW-Authenticate",
+                        "Content-Disposition", "ETag", app.config["JWT_REFRESH_CSRF_HEADER_NAME"]],
+        max_age=600,
+        send_wildcard=False,
+    )
     x_for = int(app.config["PROXY_FIX_X_FOR"])
     if x_for or app.config["PROXY_FIX_X_PROTO"] or app.config["PROXY_FIX_X_HOST"]:
         app.wsgi_app = ProxyFix(
@@ -124,12 +148,16 @@ def register_error_handlers(app):
 
 
 def register_commands(app):
+    from datahub.auth.cli import sessions_cli
     from datahub.cli import users_cli
 
     app.cli.add_command(users_cli)
+    app.cli.add_command(sessions_cli)
 
 
 def register_request_hooks(app):
+    from datahub.audit import configure_audit_log
     from datahub.ops import register_request_hooks as register
 
     register(app)
+    configure_audit_log()

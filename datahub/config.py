@@ -1,5 +1,9 @@
 """Default settings. Overridden by instance/config.py, then DATAHUB_* env, then test_config."""
+import re
 from datetime import timedelta
+from urllib.parse import urlsplit
+
+_ORIGIN = re.compile(r"^https?://[a-z0-9.-]+(:[0-9]{1,5})?$|^https?://\[[0-9a-f:.]+\](:[0-9]{1,5})?$")
 
 
 class DefaultConfig:
@@ -29,6 +33,28 @@ class DefaultConfig:
     JWT_REFRESH_COOKIE_PATH = "/api/v1/auth"
     JWT_REFRESH_COOKIE_NAME = None  # None → __Secure-refresh_token, or refresh_token without Secure
     JWT_SESSION_COOKIE = False
+    # Double-submit CSRF for cross-site SPA deployments that must use SameSite=None
+    # (flask-jwt-extended's names): the non-HttpOnly cookie the SPA reads and the header
+    # it sends back on refresh and logout.
+    JWT_REFRESH_CSRF_COOKIE_NAME = "csrf_refresh_token"
+    JWT_REFRESH_CSRF_COOKIE_PATH = "/"
+    JWT_REFRESH_CSRF_HEADER_NAME = "X-CSRF-TOKEN"
+    JWT_CSRF_CHECK_FORM = False
+
+    # Sessions (a login and the refresh tokens rotated from it).
+    REFRESH_REUSE_GRACE_SECONDS = 10  # a retired refresh token is accepted this long (two tabs)
+    REFRESH_ABSOLUTE_LIFETIME = None  # seconds from login; None → JWT_REFRESH_TOKEN_EXPIRES
+
+    # Rate limits (Flask-Limiter; limit strings like "5/minute;20/hour", "" turns one off).
+    RATELIMIT_ENABLED = True
+    RATELIMIT_STORAGE_URI = "memory://"  # redis://host:6379/0 shares counts across workers
+    RATELIMIT_KEY_PREFIX = "datahub"
+    RATELIMIT_STRATEGY = "moving-window"  # no double burst at a window's edge
+    RATELIMIT_IN_MEMORY_FALLBACK_ENABLED = True  # Redis down → per-worker counts, not 500s
+    RATE_LIMIT_LOGIN_PER_EMAIL = "5/minute;20/hour"
+    RATE_LIMIT_LOGIN_PER_ADDRESS = "30/minute"
+    RATE_LIMIT_REFRESH_PER_ADDRESS = "60/minute"
+    RATE_LIMIT_PASSWORD_CHANGE_PER_USER = "5/minute;20/hour"
 
     BCRYPT_ROUNDS = 12
     MAX_CONTENT_LENGTH = 100 * 1024 * 1024
@@ -56,3 +82,49 @@ def as_timedelta(value):
     if isinstance(value, timedelta):
         return value
     return timedelta(seconds=int(value))
+
+
+def normalise_origins(value):
+    """CORS_ORIGINS as a list of exact ``scheme://host[:port]`` origins (lower-cased).
+
+    A pattern, a path or ``*`` stops start-up: the list is used both by flask-cors and by
+    the Origin check of the cookie endpoints, and a credentialed wildcard would let any
+    site read the API as the user.
+    """
+    from datahub.secrets import ConfigurationError
+
+    if value is None:
+        return []
+    if isinstance(value, str):
+        value = [item for item in value.split(",") if item.strip()]
+    origins = []
+    for item in value:
+        origin = normalise_origin(str(item))
+        if not _ORIGIN.match(origin):
+            raise ConfigurationError(
+                f"CORS_ORIGINS entry {item!r} is not an origin like https://app.example.com "
+                "(scheme, host and optional port; no path, pattern or wildcard)"
+            )
+        origins.append(origin)
+    return origins
+
+
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def normalise_origin(origin):
+    """``scheme://host[:port]`` lower-cased, without a default port: how browsers write
+    the Origin header. Anything that is not such an origin comes back merely trimmed."""
+    origin = origin.strip().rstrip("/").lower()
+    try:
+        parts = urlsplit(origin)
+        port = parts.port
+    except ValueError:
+        return origin
+    if not parts.scheme or not parts.hostname or parts.path or parts.query or parts.fragment \
+            or parts.username or parts.password:
+        return origin
+    host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
+    if port is None or port == _DEFAULT_PORTS.get(parts.scheme):
+        return f"{parts.scheme}://{host}"
+    return f"{parts.scheme}://{host}:{port}"

@@ -1,9 +1,13 @@
 """The error table. Each exception carries its status and ``detail``; ``handle_exception``
 is the one place that turns any exception, from any layer, into ``{"detail": ...}``."""
 import logging
+import math
+import time
 
 import sqlalchemy as sa
 from flask import g, jsonify, request
+from flask_jwt_extended.exceptions import CSRFError
+from flask_limiter.errors import RateLimitExceeded
 from werkzeug import exceptions as wz
 
 log = logging.getLogger("datahub.errors")
@@ -70,6 +74,10 @@ class UserNotFound(NotFound):
     detail = "User not found"
 
 
+class SessionNotFound(NotFound):
+    detail = "Session not found"
+
+
 class Conflict(APIError):
     code = 409
     detail = "Conflict"
@@ -126,6 +134,10 @@ def to_api_error(exc):
 
     if isinstance(exc, APIError):
         return exc
+    if isinstance(exc, RateLimitExceeded):
+        return TooManyRequests(headers={"Retry-After": str(_retry_after())})
+    if isinstance(exc, CSRFError):  # double-submit CSRF (JWT_COOKIE_CSRF_PROTECT) failed
+        return Forbidden()
     if isinstance(exc, wz.RequestEntityTooLarge):
         return FileTooLarge()
     if isinstance(exc, wz.HTTPException):
@@ -143,6 +155,20 @@ def to_api_error(exc):
         error.code = exc.code
         return error
     return None
+
+
+def _retry_after():
+    """Whole seconds until the breached limit lets a request through again (at least 1)."""
+    from datahub.extensions import limiter
+
+    breached = limiter.current_limit
+    if breached is None:
+        return 1
+    try:
+        return max(1, math.ceil(breached.window[0] - time.time()))
+    except Exception:  # storage gone between the hit and now: a conservative guess
+        log.warning("could not read the rate limit window", exc_info=True)
+        return int(breached.limit.get_expiry())
 
 
 def handle_exception(exc):
@@ -176,3 +202,5 @@ def register_error_handlers(app):
     # Registered after flask-smorest's own HTTPException handler, so this one wins.
     app.register_error_handler(wz.HTTPException, handle_exception)
     app.register_error_handler(Exception, handle_exception)
+    # flask-jwt-extended registers its own CSRFError handler (a 401); ours replaces it.
+    app.register_error_handler(CSRFError, handle_exception)

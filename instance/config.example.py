@@ -16,3 +16,20 @@
 # ADMIN_EMAIL = "admin@example.com"
 # ADMIN_PASSWORD = "change-me-please"
 # PROXY_FIX_X_FOR = 1   # behind one nginx
+
+# Several gunicorn workers or hosts: share rate-limit counts through Redis.
+# RATELIMIT_STORAGE_URI = "redis://127.0.0.1:6379/0"
+# RATE_LIMIT_LOGIN_PER_EMAIL = "5/minute;20/hour"
+# RATE_LIMIT_LOGIN_PER_ADDRESS = "30/minute"
+# RATE_LIMIT_REFRESH_PER_ADDRESS = "60/minute"
+
+# Sessions: a login lives at most this long however often it is refreshed (seconds), and
+# a retired refresh cookie is still answered this long (two tabs refreshing at once).
+# REFRESH_ABSOLUTE_LIFETIME = 7 * 24 * 3600
+# REFRESH_REUSE_GRACE_SECONDS = 10
+
+# Single-page apps on other origins (exact origins, no wildcards):
+# CORS_ORIGINS = ["https://app.example.com"]
+# An SPA on another *site* needs the cookie sent cross-site, and then double-submit CSRF:
+# JWT_COOKIE_SAMESITE = "None"
+# JWT_COOKIE_CSRF_PROTECT = True

@@ -60,7 +60,12 @@ def config_overrides():
 
 @pytest.fixture
 def app(migrated, base_config, config_overrides):
+    from datahub.extensions import limiter
+
     app = create_app({**base_config, **config_overrides})
+    if app.config["RATELIMIT_STORAGE_URI"].startswith("memory"):
+        with app.app_context():
+            limiter.reset()  # no rate-limit count carries over from another test
     yield app
     with app.app_context():
         db.session.remove()

@@ -23,7 +23,7 @@ import sqlalchemy as sa
 from flask import current_app, g, request
 from werkzeug.local import LocalProxy
 
-from datahub.auth.models import RevokedAccessToken
+from datahub.auth.models import AuthSession, RevokedAccessToken
 from datahub.errors import InvalidToken, NotAuthenticated, TokenExpired, TokenRevoked
 from datahub.extensions import db
 from datahub.users.models import User
@@ -87,9 +87,18 @@ class AccessGuard:
         self.decoder = jwt.PyJWT(options={"require": REQUIRED_CLAIMS})
 
         users, revoked = User.__table__, RevokedAccessToken.__table__
+        sessions = AuthSession.__table__
+        # An access token is revoked when it is on the logout blocklist, carries an old
+        # ``ver`` (password change, deactivation), or names a session (``sid``) that has
+        # ended or is gone.
         statement = (
-            sa.select(*(users.c[name] for name in _COLUMNS), revoked.c.jti)
-            .select_from(users.outerjoin(revoked, revoked.c.jti == sa.bindparam("jti")))
+            sa.select(*(users.c[name] for name in _COLUMNS), revoked.c.jti,
+                      sessions.c.id, sessions.c.revoked_at)
+            .select_from(
+                users.outerjoin(revoked, revoked.c.jti == sa.bindparam("jti"))
+                .outerjoin(sessions, sa.and_(sessions.c.id == sa.bindparam("sid"),
+                                             sessions.c.user_id == users.c.id))
+            )
             .where(users.c.id == sa.bindparam("sub"))
         )
         compiled = statement.compile(dialect=engine.dialect)
@@ -187,14 +196,17 @@ class AccessGuard:
         return row
 
     def load(self, claims):
-        params = {"jti": claims["jti"], "sub": claims["sub"]}
+        sid = claims.get("sid")
+        params = {"jti": claims["jti"], "sub": claims["sub"], "sid": sid}
         if self.positional:
             params = tuple(params[name] for name in self.positional)
         row = self._fetch_one(params)
         if row is None:
             raise InvalidToken()
-        user_id, email, name, is_active, provider, roles, created_at, version, revoked = row
-        if revoked is not None or claims.get("ver") != version:
+        (user_id, email, name, is_active, provider, roles, created_at, version, blocked,
+         session_id, session_ended) = row
+        if (blocked is not None or claims.get("ver") != version
+                or (sid is not None and (session_id is None or session_ended is not None))):
             raise TokenRevoked()
         if not is_active:
             raise InvalidToken()
@@ -234,4 +246,10 @@ def auth_required(view):
     return wrapper
 
 
-current_user = LocalProxy(lambda: g.current_user)
+current_principal = LocalProxy(lambda: g.current_user)
+current_claims = LocalProxy(lambda: g.access_claims)
+
+
+def current_user_record():
+    """The caller as an ORM ``User``, for views that change it (one more query)."""
+    return db.session.get(User, g.current_user.id)

@@ -1,4 +1,4 @@
-"""Server-side records of refresh tokens and of access tokens ended early."""
+"""Server-side records of sessions, their refresh tokens, and access tokens ended early."""
 import sqlalchemy as sa
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -6,8 +6,40 @@ from datahub.database import UTCDateTime, utcnow
 from datahub.extensions import db
 
 
+class AuthSession(db.Model):
+    """One login, and with it the family of refresh tokens rotated from it.
+
+    ``expires_at`` is fixed at login: rotation never carries a session beyond it.
+    Ending the session (logout, logout-all, deletion, reuse detection, password change)
+    sets ``revoked_at``; the access tokens issued for it carry its id as ``sid`` and die
+    with it.
+    """
+
+    __tablename__ = "auth_sessions"
+
+    id: Mapped[str] = mapped_column(sa.String(36), primary_key=True)
+    user_id: Mapped[str] = mapped_column(
+        sa.ForeignKey("users.id", ondelete="CASCADE"), index=True
+    )
+    created_at: Mapped[object] = mapped_column(UTCDateTime, default=utcnow)
+    last_used_at: Mapped[object] = mapped_column(UTCDateTime, default=utcnow)
+    expires_at: Mapped[object] = mapped_column(UTCDateTime, index=True)
+    revoked_at: Mapped[object | None] = mapped_column(UTCDateTime)
+    revoked_reason: Mapped[str | None] = mapped_column(sa.String(32))
+    user_agent: Mapped[str | None] = mapped_column(sa.String(512))
+    client_address: Mapped[str | None] = mapped_column(sa.String(64))
+    # The double-submit CSRF value (JWT_COOKIE_CSRF_PROTECT), one per session so that it
+    # survives rotation: every tab of an SPA can go on using the value it has.
+    csrf_token: Mapped[str | None] = mapped_column(sa.String(64))
+
+
 class RefreshToken(db.Model):
-    """One issued refresh token. ``family_id`` groups every token descended from a login."""
+    """One issued refresh token. ``family_id`` is the session it belongs to.
+
+    A refresh retires the token it was given (``retired_at``) and links it to the token
+    it was exchanged for (``replaced_by``); retired tokens are kept so that a replay is
+    recognised (reuse detection) until they expire.
+    """
 
     __tablename__ = "refresh_tokens"
 
@@ -15,16 +47,22 @@ class RefreshToken(db.Model):
     user_id: Mapped[str] = mapped_column(
         sa.ForeignKey("users.id", ondelete="CASCADE"), index=True
     )
-    family_id: Mapped[str] = mapped_column(sa.String(36), index=True)
+    family_id: Mapped[str] = mapped_column(
+        sa.ForeignKey("auth_sessions.id", ondelete="CASCADE"), index=True
+    )
     issued_at: Mapped[object] = mapped_column(UTCDateTime, default=utcnow)
     expires_at: Mapped[object] = mapped_column(UTCDateTime, index=True)
     revoked_at: Mapped[object | None] = mapped_column(UTCDateTime)
+    retired_at: Mapped[object | None] = mapped_column(UTCDateTime)
+    replaced_by: Mapped[str | None] = mapped_column(sa.String(36))
+    last_used_at: Mapped[object | None] = mapped_column(UTCDateTime)
     user_agent: Mapped[str | None] = mapped_column(sa.String(512))
     client_address: Mapped[str | None] = mapped_column(sa.String(64))
 
 
 class RevokedAccessToken(db.Model):
-    """An access token ended by logout before it expired. Forgotten once it has expired."""
+    """An access token ended by logout before it expired. Forgotten once it has expired
+    (``flask --app datahub sessions purge``; a logout also sweeps expired entries)."""
 
     __tablename__ = "revoked_access_tokens"
 

@@ -1,18 +1,34 @@
-"""/api/v1/auth: login, refresh, logout, me."""
+"""/api/v1/auth: login, refresh, logout, me, the caller's sessions and password."""
 import sqlalchemy as sa
 from flask import after_this_request, current_app, jsonify, request
 from flask.views import MethodView
-from flask_jwt_extended import current_user, decode_token, verify_jwt_in_request
+from flask_jwt_extended import (
+    current_user,
+    decode_token,
+    get_csrf_token,
+    get_jwt,
+    verify_jwt_in_request,
+)
 from flask_jwt_extended.exceptions import JWTExtendedException
 from jwt import PyJWTError
 
 from datahub.api import BEARER, REFRESH_COOKIE, Blueprint, MessageSchema
-from datahub.auth import guard, sessions
-from datahub.auth.guard import auth_required
-from datahub.auth.schemas import LoginSchema, TokenSchema
-from datahub.config import as_timedelta
-from datahub.errors import InvalidCredentials
-from datahub.extensions import db
+from datahub.audit import audit
+from datahub.auth import sessions
+from datahub.auth.guard import auth_required, current_claims, current_principal, current_user_record
+from datahub.auth.models import AuthSession
+from datahub.auth.origin import check_double_submit, require_trusted_origin
+from datahub.auth.schemas import (
+    LoginSchema,
+    PageArgsSchema,
+    PasswordChangeSchema,
+    SessionPageSchema,
+    TokenSchema,
+)
+from datahub.database import utcnow
+from datahub.errors import InvalidCredentials, SessionNotFound, TokenRevoked
+from datahub.extensions import client_address, db, limiter
+from datahub.users import services as user_services
 from datahub.users.models import User
 from datahub.users.passwords import check_password
 from datahub.users.schemas import UserSchema, normalise_email
@@ -22,20 +38,43 @@ blp = Blueprint("auth", __name__, url_prefix="/api/v1/auth", description="Log in
 NO_STORE = {"Cache-Control": "no-store", "Pragma": "no-cache"}
 
 
-def _set_refresh_cookie(token):
+# -- cookies ---------------------------------------------------------------------------
+
+def _cookie_options(config):
+    return dict(secure=config["JWT_COOKIE_SECURE"], samesite=config["JWT_COOKIE_SAMESITE"])
+
+
+def _set_refresh_cookie(token, record):
+    """The refresh cookie; its Max-Age ends with the token (never after the session)."""
     config = current_app.config
+    max_age = max(0, sessions.epoch(record.expires_at) - sessions.epoch(record.issued_at))
 
     @after_this_request
     def _set(response):
         response.set_cookie(
-            config["JWT_REFRESH_COOKIE_NAME"],
-            token,
-            max_age=int(as_timedelta(config["JWT_REFRESH_TOKEN_EXPIRES"]).total_seconds()),
-            path=config["JWT_REFRESH_COOKIE_PATH"],
-            secure=config["JWT_COOKIE_SECURE"],
-            httponly=True,
-            samesite=config["JWT_COOKIE_SAMESITE"],
+            config["JWT_REFRESH_COOKIE_NAME"], token, max_age=max_age,
+            path=config["JWT_REFRESH_COOKIE_PATH"], httponly=True, **_cookie_options(config),
         )
+        if config["JWT_COOKIE_CSRF_PROTECT"]:
+            # Double submit: readable by the SPA's JavaScript, sent back as a header.
+            response.set_cookie(
+                config["JWT_REFRESH_CSRF_COOKIE_NAME"], get_csrf_token(token), max_age=max_age,
+                path=config["JWT_REFRESH_CSRF_COOKIE_PATH"], httponly=False,
+                **_cookie_options(config),
+            )
+        return response
+
+
+def _send_csrf_token(value):
+    """With double-submit CSRF on, login and refresh also name the value in a response
+    header, for an SPA on another site, which cannot read the API's cookies."""
+    config = current_app.config
+    if not (config["JWT_COOKIE_CSRF_PROTECT"] and value):
+        return
+
+    @after_this_request
+    def _header(response):
+        response.headers[config["JWT_REFRESH_CSRF_HEADER_NAME"]] = value
         return response
 
 
@@ -45,12 +84,14 @@ def _delete_refresh_cookie():
     @after_this_request
     def _delete(response):
         response.delete_cookie(
-            config["JWT_REFRESH_COOKIE_NAME"],
-            path=config["JWT_REFRESH_COOKIE_PATH"],
-            secure=config["JWT_COOKIE_SECURE"],
-            httponly=True,
-            samesite=config["JWT_COOKIE_SAMESITE"],
+            config["JWT_REFRESH_COOKIE_NAME"], path=config["JWT_REFRESH_COOKIE_PATH"],
+            httponly=True, **_cookie_options(config),
         )
+        if config["JWT_COOKIE_CSRF_PROTECT"]:
+            response.delete_cookie(
+                config["JWT_REFRESH_CSRF_COOKIE_NAME"],
+                path=config["JWT_REFRESH_CSRF_COOKIE_PATH"], **_cookie_options(config),
+            )
         return response
 
 
@@ -65,60 +106,194 @@ def _decode_or_none(token, **kwargs):
         return None
 
 
+# -- rate limit keys -------------------------------------------------------------------
+
+def _login_email():
+    try:
+        body = request.get_json(silent=True)
+    except RecursionError:  # nested too deep: the parser answers 400 right after
+        return None
+    email = body.get("email") if isinstance(body, dict) else None
+    return normalise_email(email)[:320] if isinstance(email, str) and email.strip() else None
+
+
+def _config_limit(key):
+    return lambda: current_app.config[key]
+
+
+_login_per_email = limiter.limit(
+    _config_limit("RATE_LIMIT_LOGIN_PER_EMAIL"), scope="email",
+    key_func=lambda: f"email:{_login_email()}", exempt_when=lambda: _login_email() is None,
+)
+_login_per_address = limiter.limit(
+    _config_limit("RATE_LIMIT_LOGIN_PER_ADDRESS"), scope="address", key_func=client_address,
+)
+_refresh_per_address = limiter.limit(
+    _config_limit("RATE_LIMIT_REFRESH_PER_ADDRESS"), scope="address", key_func=client_address,
+)
+_password_change_per_user = limiter.limit(
+    _config_limit("RATE_LIMIT_PASSWORD_CHANGE_PER_USER"), scope="user",
+    key_func=lambda: f"user:{current_claims['sub']}",
+)
+
+_TOO_MANY = {"description": "Too many requests; see Retry-After"}
+
+
+# -- views -----------------------------------------------------------------------------
+
 @blp.route("/login")
 class Login(MethodView):
-    @blp.arguments(LoginSchema)
     @blp.response(200, TokenSchema, description="Logged in; the refresh cookie is set",
                   headers={"Set-Cookie": {"description": "The HttpOnly refresh token cookie",
                                           "schema": {"type": "string"}}})
     @blp.alt_response(401, description="Invalid email or password")
+    @blp.alt_response(429, **_TOO_MANY)
+    @_login_per_email
+    @_login_per_address
+    @blp.arguments(LoginSchema)
     def post(self, credentials):
         """Log in with email and password."""
-        user = db.session.scalar(
-            sa.select(User).where(User.email == normalise_email(credentials["email"]))
-        )
+        email = normalise_email(credentials["email"])
+        user = db.session.scalar(sa.select(User).where(User.email == email))
         password_ok = check_password(credentials["password"], user.password_hash if user else None)
         if not (password_ok and user.is_active and user.provider == "local"):
+            reason = ("unknown_email" if user is None else "wrong_password" if not password_ok
+                      else "inactive" if not user.is_active else "not_local")
+            audit("login_failed", email=email[:320], user_id=user.id if user else None,
+                  reason=reason)
             raise InvalidCredentials()
-        refresh_token, _record = sessions.issue_refresh_token(user)
+        refresh_token, record, session = sessions.start_session(user)
+        access_token = sessions.issue_access_token(user, session)
         db.session.commit()
-        _set_refresh_cookie(refresh_token)
-        return _token_body(sessions.issue_access_token(user))
+        audit("login_succeeded", email=user.email, user_id=user.id, session_id=session.id)
+        _set_refresh_cookie(refresh_token, record)
+        _send_csrf_token(session.csrf_token)
+        return _token_body(access_token)
 
 
 @blp.route("/refresh")
 class Refresh(MethodView):
     @blp.doc(security=REFRESH_COOKIE)
-    @blp.response(200, TokenSchema, description="A new access token")
-    @blp.alt_response(401, description="Refresh cookie missing, expired, invalid or revoked")
+    @blp.response(200, TokenSchema, description="A new access token, and a new refresh "
+                  "cookie (the presented one is retired)")
+    @blp.alt_response(401, description="Refresh cookie missing, expired, invalid or revoked "
+                      "(a retired cookie replayed after the grace window revokes its session)")
+    @blp.alt_response(403, description="A cross-site request (Origin or Sec-Fetch-Site)")
+    @blp.alt_response(429, **_TOO_MANY)
+    @_refresh_per_address
     def post(self):
-        """Issue a new access token from the refresh cookie."""
+        """Rotate the refresh cookie and issue a new access token."""
+        require_trusted_origin()
         verify_jwt_in_request(refresh=True, locations=["cookies"])
-        return _token_body(sessions.issue_access_token(current_user))
+        user = current_user
+        try:
+            token, record, session = sessions.rotate(get_jwt(), user)
+        except TokenRevoked:
+            _delete_refresh_cookie()
+            raise
+        access_token = sessions.issue_access_token(user, session)
+        db.session.commit()
+        if token is not None:
+            _set_refresh_cookie(token, record)
+        if current_app.config["JWT_COOKIE_CSRF_PROTECT"]:
+            _send_csrf_token(get_csrf_token(token) if token is not None else get_jwt().get("csrf"))
+        return _token_body(access_token)
 
 
 @blp.route("/logout")
 class Logout(MethodView):
     @blp.doc(security=[{}, *BEARER, *REFRESH_COOKIE])
     @blp.response(200, MessageSchema, description="Logged out; the refresh cookie is deleted")
+    @blp.alt_response(403, description="A cross-site request (Origin or Sec-Fetch-Site)")
     def post(self):
-        """End the session: revoke the refresh cookie's token and the bearer's access token."""
+        """End the session: revoke the refresh cookie's session and the bearer's access token."""
+        require_trusted_origin()
+        user_id = session_id = None
         refresh_cookie = request.cookies.get(current_app.config["JWT_REFRESH_COOKIE_NAME"])
         refresh = _decode_or_none(refresh_cookie, allow_expired=True) if refresh_cookie else None
         if refresh and refresh.get("type") == "refresh":
-            sessions.revoke_refresh_token(refresh["jti"])
+            check_double_submit(refresh)
+            user_id, session_id = refresh.get("sub"), refresh.get("fam")
+            if session_id:
+                sessions.revoke_session(session_id, "logout")
 
         authorization = request.headers.get("Authorization", "")
         scheme, _, bearer = authorization.partition(" ")
         access = _decode_or_none(bearer.strip()) if scheme.lower() == "bearer" else None
         if access and access.get("type") == "access":
             sessions.revoke_access_token(access["jti"], access["exp"])
+            user_id = user_id or access.get("sub")
         try:
             db.session.commit()
         except sa.exc.IntegrityError:  # a concurrent logout blocked the same token first
             db.session.rollback()
+        if user_id:
+            audit("logout", user_id=user_id, session_id=session_id)
         _delete_refresh_cookie()
         return {"message": "Successfully logged out"}
+
+
+@blp.route("/logout-all")
+class LogoutAll(MethodView):
+    @blp.doc(security=BEARER)
+    @blp.response(200, MessageSchema, description="Every session of the caller has ended")
+    @blp.alt_response(401, description="Not authenticated, invalid, expired or revoked token")
+    @auth_required
+    def post(self):
+        """End every session of the caller, on every device; void every access token."""
+        user = current_user_record()
+        ended = sessions.end_all_sessions(user, reason="logout_all")
+        db.session.commit()
+        audit("logout_all", user_id=user.id, email=user.email, sessions_ended=ended)
+        _delete_refresh_cookie()
+        return {"message": "Logged out of all sessions"}
+
+
+@blp.route("/sessions")
+class Sessions(MethodView):
+    @blp.doc(security=BEARER)
+    @blp.response(200, SessionPageSchema)
+    @blp.alt_response(401, description="Not authenticated, invalid, expired or revoked token")
+    @auth_required
+    @blp.arguments(PageArgsSchema, location="query", as_kwargs=True)
+    def get(self, limit, offset):
+        """The caller's active sessions (logins), most recently used first."""
+        query = sessions.active_sessions(current_principal.id)
+        total = db.session.scalar(sa.select(sa.func.count()).select_from(query.subquery()))
+        rows = db.session.scalars(
+            query.order_by(AuthSession.last_used_at.desc(), AuthSession.id)
+            .limit(limit).offset(offset)
+        ).all()
+        current = current_claims.get("sid")
+        items = [
+            {"id": s.id, "created_at": s.created_at, "last_used_at": s.last_used_at,
+             "expires_at": s.expires_at, "user_agent": s.user_agent,
+             "client_address": s.client_address, "current": s.id == current}
+            for s in rows
+        ]
+        return {"items": items, "total": total, "limit": limit, "offset": offset}, 200, NO_STORE
+
+
+@blp.route("/sessions/<session_id>")
+class SessionItem(MethodView):
+    @blp.doc(security=BEARER)
+    @blp.response(204, description="The session has ended")
+    @blp.alt_response(401, description="Not authenticated, invalid, expired or revoked token")
+    @blp.alt_response(404, description="Session not found (unknown, ended or someone else's)")
+    @auth_required
+    def delete(self, session_id):
+        """End one of the caller's sessions (its refresh and access tokens stop working)."""
+        user = current_principal
+        owned = sessions.active_sessions(user.id).where(AuthSession.id == session_id)
+        if db.session.scalar(owned) is None:
+            raise SessionNotFound()
+        sessions.revoke_session(session_id, "deleted")
+        db.session.commit()
+        current = session_id == current_claims.get("sid")
+        audit("session_deleted", user_id=user.id, session_id=session_id, current=current)
+        if current:
+            _delete_refresh_cookie()
+        return ""
 
 
 @blp.route("/me")
@@ -131,4 +306,29 @@ class Me(MethodView):
         """The authenticated user."""
         # Serialised by hand: this is the hottest endpoint (see bench/); the response
         # schema above documents it and a test holds the two equal.
-        return jsonify(guard.current_user.as_json())
+        return jsonify(current_principal.as_json())
+
+
+@blp.route("/me/password")
+class MyPassword(MethodView):
+    @blp.doc(security=BEARER)
+    @blp.response(200, TokenSchema, description="Changed. Every other session has ended and "
+                  "every access token already out is void; use the one returned here")
+    @blp.alt_response(401, description="Not authenticated, invalid, expired or revoked token")
+    @blp.alt_response(422, description="Invalid new password, or the current password is "
+                      "incorrect (loc [\"body\", \"current_password\"])")
+    @blp.alt_response(429, **_TOO_MANY)
+    @auth_required
+    @_password_change_per_user
+    @blp.arguments(PasswordChangeSchema)
+    def put(self, body):
+        """Change the caller's password (current and new password)."""
+        user = current_user_record()
+        keep = current_claims.get("sid")
+        user_services.change_password(user, body["current_password"], body["new_password"],
+                                      keep_session=keep)
+        session = db.session.get(AuthSession, keep) if keep else None
+        if session is not None and (session.revoked_at is not None
+                                    or session.expires_at <= utcnow()):
+            session = None
+        return _token_body(sessions.issue_access_token(user, session))

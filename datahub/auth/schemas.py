@@ -1,6 +1,9 @@
 """Request and response bodies of the auth endpoints (seed 2.2, 2.3, 4.1)."""
 from marshmallow import Schema, fields
 
+from datahub.users.passwords import MAX_PASSWORD_BYTES, MIN_PASSWORD_BYTES
+from datahub.validation import ByteLength, Range
+
 
 class LoginSchema(Schema):
     # No format or length rules here: any wrong email or password is a 401, not a 422.
@@ -11,3 +14,38 @@ class LoginSchema(Schema):
 class TokenSchema(Schema):
     access_token = fields.String(required=True)
     token_type = fields.String(required=True, metadata={"enum": ["bearer"]})
+
+
+class PasswordChangeSchema(Schema):
+    current_password = fields.String(required=True, load_only=True)
+    new_password = fields.String(
+        required=True, load_only=True,
+        validate=ByteLength(min=MIN_PASSWORD_BYTES, max=MAX_PASSWORD_BYTES),
+    )
+
+
+class PageArgsSchema(Schema):
+    limit = fields.Integer(load_default=20, validate=Range(min=1, max=100))
+    offset = fields.Integer(load_default=0, validate=Range(min=0))
+
+
+class SessionSchema(Schema):
+    """One login of the caller (a family of rotated refresh tokens)."""
+
+    id = fields.String(required=True)
+    created_at = fields.DateTime(required=True, format="iso")
+    last_used_at = fields.DateTime(required=True, format="iso")
+    expires_at = fields.DateTime(required=True, format="iso",
+                                 metadata={"description": "The absolute end, fixed at login"})
+    user_agent = fields.String(required=True, allow_none=True)
+    client_address = fields.String(required=True, allow_none=True,
+                                   metadata={"description": "As of the last login or refresh"})
+    current = fields.Boolean(required=True,
+                             metadata={"description": "The session of the access token used"})
+
+
+class SessionPageSchema(Schema):
+    items = fields.List(fields.Nested(SessionSchema), required=True)
+    total = fields.Integer(required=True)
+    limit = fields.Integer(required=True)
+    offset = fields.Integer(required=True)

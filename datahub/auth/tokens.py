@@ -1,9 +1,9 @@
-"""flask-jwt-extended wiring: every loader answers with our error table, and one query
-per request decides whether the token is revoked and who its user is."""
+"""flask-jwt-extended wiring for the refresh cookie: every loader answers with our error
+table, and one query decides whether the token is revoked and who its user is."""
 import sqlalchemy as sa
 from flask import g
 
-from datahub.auth.models import RefreshToken, RevokedAccessToken
+from datahub.auth.models import AuthSession, RefreshToken
 from datahub.errors import (
     InvalidToken,
     NotAuthenticated,
@@ -16,30 +16,27 @@ from datahub.users.models import User
 
 
 def _lookup(jwt_payload):
-    """(user or None, revoked?) for this token, from one query, memoised per request."""
+    """(user or None, revoked?) for a refresh token, from one query, memoised per request.
+
+    flask-jwt-extended verifies only refresh tokens here (the refresh cookie); access
+    tokens go through datahub.auth.guard. A refresh token is revoked when its record or
+    its session is.
+    """
     jti = jwt_payload.get("jti")
     cached = g.get("_datahub_token_lookup")
     if cached is not None and cached[0] == jti:
         return cached[1], cached[2]
-
+    row = None
     if jwt_payload.get("type") == "refresh":
         row = db.session.execute(
-            sa.select(User, RefreshToken.revoked_at, RefreshToken.jti)
+            sa.select(User, RefreshToken.revoked_at, AuthSession.revoked_at)
+            .select_from(User)
             .join(RefreshToken, RefreshToken.user_id == User.id)
+            .join(AuthSession, AuthSession.id == RefreshToken.family_id)
             .where(RefreshToken.jti == jti, User.id == jwt_payload.get("sub"))
         ).first()
-        user = row[0] if row else None
-        revoked = row is None or row[1] is not None
-    else:
-        row = db.session.execute(
-            sa.select(User, RevokedAccessToken.jti)
-            .outerjoin(RevokedAccessToken, RevokedAccessToken.jti == sa.literal(jti))
-            .where(User.id == jwt_payload.get("sub"))
-        ).first()
-        user = row[0] if row else None
-        revoked = row is not None and (
-            row[1] is not None or jwt_payload.get("ver") != user.token_version
-        )
+    user = row[0] if row else None
+    revoked = row is None or row[1] is not None or row[2] is not None
     g._datahub_token_lookup = (jti, user, revoked)
     return user, revoked
 

@@ -9,6 +9,12 @@ import pytest
 pytestmark = pytest.mark.e2e
 
 
+@pytest.fixture
+def gunicorn_env():
+    """Forty logins of one user in a second would (rightly) hit the login rate limit."""
+    return {"DATAHUB_RATELIMIT_ENABLED": "false"}
+
+
 def post(url, body=None, headers=None):
     data = json.dumps(body).encode() if body is not None else b""
     request = urllib.request.Request(url, data=data, method="POST",

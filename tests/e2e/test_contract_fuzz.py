@@ -11,6 +11,12 @@ from pathlib import Path
 import pytest
 
 pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture
+def gunicorn_env():
+    """Every generated request logs in afresh; the login rate limit would answer 429."""
+    return {"DATAHUB_RATELIMIT_ENABLED": "false"}
 HERE = Path(__file__).parent
 
 

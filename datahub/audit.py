@@ -1,0 +1,38 @@
+"""The audit log: one JSON object per line on the ``datahub.audit`` logger.
+
+Events carry who (user id, email), from where (client address, request id) and what
+happened. Never a password, a token or a token's jti: a log reader must not be able to
+replay a session from it.
+"""
+import json
+import logging
+import sys
+
+from flask import g, has_request_context, request
+
+from datahub.database import isoformat, utcnow
+
+log = logging.getLogger("datahub.audit")
+
+
+def audit(event, **fields):
+    record = {"ts": isoformat(utcnow()), "event": event}
+    if has_request_context():
+        record["client_address"] = request.remote_addr
+        record["request_id"] = g.get("request_id")
+    else:
+        record["via"] = "cli"
+    record.update({key: value for key, value in fields.items() if value is not None})
+    log.info(json.dumps(record, sort_keys=False, default=str))
+
+
+def configure_audit_log():
+    """Audit events are INFO. When the process has configured no logging at all (gunicorn
+    configures only its own loggers), write them to stderr, next to the access log."""
+    if log.level == logging.NOTSET:
+        log.setLevel(logging.INFO)
+    if not log.handlers and not logging.getLogger().handlers:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("%(message)s"))
+        log.addHandler(handler)
+        log.propagate = False  # a root handler configured later must not print it twice

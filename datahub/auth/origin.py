@@ -1,0 +1,48 @@
+"""CSRF defences of the cookie-authenticated endpoints (refresh, logout).
+
+The refresh cookie is ``SameSite=Strict`` with ``Path=/api/v1/auth``. On top of that, a
+request that a browser marks as coming from elsewhere is refused with 403 ``Forbidden``:
+
+- an ``Origin`` header that is neither the service's own origin (scheme://host[:port] of
+  the request, as ProxyFix sees it) nor one of ``CORS_ORIGINS``;
+- ``Sec-Fetch-Site: cross-site``, unless the ``Origin`` is one of ``CORS_ORIGINS`` (an
+  SPA on another site that the operator allowed).
+
+A request without either header (curl, scripts, older browsers on same-origin GETs) is
+not a browser's cross-site request and passes.
+"""
+import hmac
+
+from flask import current_app, request
+
+from datahub.config import normalise_origin
+from datahub.errors import Forbidden
+
+
+def own_origin():
+    """scheme://host[:port] of this request, as the client addressed it (after ProxyFix)."""
+    return normalise_origin(f"{request.scheme}://{request.host}")
+
+
+def require_trusted_origin():
+    allowed = current_app.config["CORS_ORIGINS"]
+    origin = request.headers.get("Origin")
+    origin = normalise_origin(origin) if origin is not None else None
+    if origin is not None and origin in allowed:
+        return
+    if request.headers.get("Sec-Fetch-Site", "").strip().lower() == "cross-site":
+        raise Forbidden()
+    if origin is not None and origin != own_origin():
+        raise Forbidden()
+
+
+def check_double_submit(claims):
+    """With JWT_COOKIE_CSRF_PROTECT, the header must repeat the token's ``csrf`` claim
+    (the refresh endpoint gets this check from flask-jwt-extended; logout from here)."""
+    config = current_app.config
+    if not config["JWT_COOKIE_CSRF_PROTECT"]:
+        return
+    sent = request.headers.get(config["JWT_REFRESH_CSRF_HEADER_NAME"], "")
+    expected = claims.get("csrf") or ""
+    if not (sent and expected and hmac.compare_digest(sent, expected)):
+        raise Forbidden()
