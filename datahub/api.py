@@ -1,9 +1,14 @@
 """flask-smorest glue: a request parser that raises our errors, the error schemas for
 the OpenAPI document, and the security schemes."""
+import re
+
 import flask_smorest
+from flask import request
+from flask_jwt_extended import verify_jwt_in_request
 from marshmallow import Schema, fields
 from webargs import core
 from webargs.flaskparser import FlaskParser, is_json_request
+from werkzeug.routing import BaseConverter
 
 from datahub.errors import MalformedBody, RequestValidationError
 from datahub.validation import pydantic_errors
@@ -28,8 +33,67 @@ class Parser(FlaskParser):
         raise RequestValidationError(pydantic_errors(error.messages, location=None))
 
 
+_INTEGER = re.compile(r"[+-]?[0-9]{1,30}")
+
+
+class InvalidId(str):
+    """A path segment that the ``id`` converter could not read as an integer."""
+
+
+class IdConverter(BaseConverter):
+    """``<id:dataset_id>``: matches any segment and hands the view an ``int``.
+
+    werkzeug's ``int`` converter would not match ``abc`` and the request would be a 404;
+    the design wants a 422 naming the parameter. The converter cannot know the name, so
+    it passes an :class:`InvalidId` through and :func:`reject_invalid_ids` turns it into
+    the 422 once the view arguments are known.
+    """
+
+    regex = "[^/]+"
+    part_isolating = True
+
+    def to_python(self, value):
+        if _INTEGER.fullmatch(value):
+            return int(value)
+        return InvalidId(value)
+
+    def to_url(self, value):
+        return str(int(value))
+
+
+def idconverter2paramschema(_converter):
+    return {"type": "integer"}
+
+
+def reject_invalid_ids():
+    """422 ``["path", name]`` for every ``<id:...>`` segment that is not an integer."""
+    errors = [
+        {"loc": ["path", name], "msg": "value is not a valid integer",
+         "type": "type_error.integer"}
+        for name, value in (request.view_args or {}).items()
+        if isinstance(value, InvalidId)
+    ]
+    if errors:
+        raise RequestValidationError(errors)
+
+
+def require_bearer():
+    """Every view of the blueprint needs a valid access token (``current_user``)."""
+    verify_jwt_in_request(locations=["headers"])
+
+
 class Blueprint(flask_smorest.Blueprint):
+    """smorest's Blueprint with our parser. ``auth_required=True`` checks the bearer token
+    before anything else (so a 401 comes before a 404 or a 422); every blueprint checks
+    its ``<id:...>`` path parameters."""
+
     ARGUMENTS_PARSER = Parser()
+
+    def __init__(self, *args, auth_required=False, **kwargs):
+        super().__init__(*args, **kwargs)
+        if auth_required:
+            self.before_request(require_bearer)
+        self.before_request(reject_invalid_ids)
 
 
 class ValidationItemSchema(Schema):
@@ -64,6 +128,9 @@ class Api(flask_smorest.Api):
         """Our handlers (datahub.errors) answer every error; smorest's would use its shape."""
 
     def init_app(self, app, *args, **kwargs):
+        app.url_map.converters["id"] = IdConverter
+        if (IdConverter, idconverter2paramschema) not in self._converters:
+            self.register_converter(IdConverter, idconverter2paramschema)
         super().init_app(app, *args, **kwargs)
         self.spec.components.schema("ValidationItem", schema=ValidationItemSchema)
         self.spec.components.security_scheme(
@@ -83,3 +150,25 @@ class Api(flask_smorest.Api):
 
 BEARER = [{"bearerAuth": []}]
 REFRESH_COOKIE = [{"refreshCookie": []}]
+
+
+ERROR_DESCRIPTIONS = {
+    400: "Bad request (for example ``File too large``)",
+    401: "Not authenticated, invalid, expired or revoked token",
+    403: "Forbidden: the role or ownership does not allow this",
+    404: "Not found",
+    409: "Conflict (for example ``Name already exists``)",
+    416: "Range not satisfiable",
+    422: "Validation error: a list of {loc, msg, type}",
+}
+
+
+def error_responses(blp, *codes):
+    """Document error responses (all ``{"detail": ...}``) for a view."""
+
+    def decorator(func):
+        for code in reversed(codes):
+            func = blp.alt_response(code, schema=ErrorSchema, description=ERROR_DESCRIPTIONS[code])(func)
+        return func
+
+    return decorator

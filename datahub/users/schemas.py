@@ -48,3 +48,15 @@ class PasswordSchema(Schema):
     password = fields.String(
         required=True, validate=ByteLength(min=MIN_PASSWORD_BYTES, max=MAX_PASSWORD_BYTES)
     )
+
+
+class UserUpdateSchema(Schema):
+    """PATCH /users/{id}: any subset. Changing the password or deactivating ends the
+    user's sessions."""
+
+    name = fields.String(validate=Length(max=255))
+    roles = fields.List(fields.String(validate=validate.OneOf(ROLES)))
+    is_active = fields.Boolean()
+    password = fields.String(
+        load_only=True, validate=ByteLength(min=MIN_PASSWORD_BYTES, max=MAX_PASSWORD_BYTES)
+    )

@@ -97,3 +97,68 @@ def set_active(user, active):
     user.is_active = bool(active)
     db.session.commit()
     return user
+
+
+class UserOwnsResources(Conflict):
+    detail = "The user owns datasets or collections; delete them or deactivate the user instead"
+
+
+def get_user(user_id):
+    user = db.session.get(User, user_id) if isinstance(user_id, str) and len(user_id) <= 36 else None
+    if user is None:
+        raise UserNotFound()
+    return user
+
+
+def list_users(args):
+    from datahub.listing import contains_pattern, paginate
+
+    query = sa.select(User)
+    if args.get("q"):
+        pattern = contains_pattern(args["q"])
+        query = query.where(
+            sa.or_(
+                User.email.like(pattern, escape="\\"),
+                sa.func.lower(User.name).like(pattern, escape="\\"),
+            )
+        )
+    return paginate(query, [User.created_at, User.id], args)
+
+
+def update_user(user, values):
+    """Apply a PATCH in one transaction: either every change or none."""
+    demoted = "roles" in values and "admin" not in values["roles"]
+    deactivated = values.get("is_active") is False
+    if demoted or deactivated:
+        _keep_an_admin(user)
+    if "name" in values:
+        user.name = values["name"]
+    if "roles" in values:
+        user.roles = list(dict.fromkeys(values["roles"]))
+    if "password" in values:
+        user.password_hash = hash_password(values["password"])
+    if "is_active" in values:
+        user.is_active = values["is_active"]
+    if "password" in values or deactivated:
+        end_all_sessions(user)
+    db.session.commit()
+    return user
+
+
+def delete_user(user):
+    """Delete an account; its refresh tokens go with it (ON DELETE CASCADE), so every
+    session ends. Refused while the user owns datasets or collections (their data stays
+    until an admin deletes it; deactivating keeps both)."""
+    from datahub.collections.models import Collection
+    from datahub.datasets.models import Dataset
+
+    _keep_an_admin(user)
+    for model in (Dataset, Collection):
+        if db.session.scalar(sa.select(model.id).where(model.owner_id == user.id).limit(1)):
+            raise UserOwnsResources()
+    db.session.delete(user)
+    try:
+        db.session.commit()
+    except sa.exc.IntegrityError as exc:  # a dataset created for the user meanwhile
+        db.session.rollback()
+        raise UserOwnsResources() from exc

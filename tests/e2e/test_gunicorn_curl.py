@@ -4,6 +4,7 @@ real curl binary and its cookie jar (which, unlike Python's, sends a Secure cook
 import json
 import shutil
 import subprocess
+import time
 
 import pytest
 
@@ -80,6 +81,14 @@ def test_errors_through_gunicorn_are_json(gunicorn_server):
 
 def test_access_log_has_one_line_per_request_with_the_request_id(gunicorn_server):
     curl("-H", "X-Request-ID: trace-me-42", gunicorn_server.url + "/healthz")
+    # The worker writes its access line after the response is sent: wait for it.
+    deadline = time.monotonic() + 10
+    while True:
+        lines = [line for line in gunicorn_server.log().splitlines() if "trace-me-42" in line]
+        if lines or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
+    time.sleep(0.2)  # a duplicate line would have arrived by now
     lines = [line for line in gunicorn_server.log().splitlines() if "trace-me-42" in line]
     assert len(lines) == 1
     assert '"GET /healthz HTTP/1.1" 200' in lines[0]
