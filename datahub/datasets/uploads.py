@@ -27,6 +27,10 @@ class MalformedMultipart(BadRequest):
     detail = "Malformed multipart body"
 
 
+class IncompleteBody(BadRequest):
+    detail = "Request body ended before its Content-Length"
+
+
 def clean_filename(name, fallback):
     """The client's file name, kept only as metadata: no folders, no control characters."""
     name = (name or "").replace("\\", "/")
@@ -38,11 +42,18 @@ def clean_filename(name, fallback):
 
 
 def _read_chunks(stream):
+    """The body in chunks. A body shorter than its Content-Length is an aborted upload
+    (werkzeug does not check this when the server terminates the input, as gunicorn does)."""
+    expected = request.content_length
+    received = 0
     while True:
         chunk = stream.read(CHUNK_SIZE)
         if not chunk:
-            return
+            break
+        received += len(chunk)
         yield chunk
+    if expected is not None and received < expected:
+        raise IncompleteBody()
 
 
 class Upload:
