@@ -271,3 +271,25 @@ def test_wrong_method_is_405_json(client, actors):
     assert response.status_code == 405
     assert response.get_json() == {"detail": "Method Not Allowed"}
     assert "GET" in response.headers["Allow"]
+
+
+def test_the_database_enforces_unique_names(client, actors, monkeypatch):
+    """Two requests can both pass the pre-check; the unique index still refuses one."""
+    from datahub.datasets import services
+
+    headers = actors["editor"].headers
+    create_dataset(client, headers, "Raced")
+    real = services._name_taken
+    calls = []
+
+    def first_check_misses(name, exclude_id=None):
+        calls.append(name)
+        return False if len(calls) == 1 else real(name, exclude_id)
+
+    monkeypatch.setattr(services, "_name_taken", first_check_misses)
+    response = client.post(URL, json={"name": "RACED"}, headers=headers)
+    assert (response.status_code, response.get_json()) == (409, {"detail": "Name already exists"})
+    assert len(calls) == 2  # the pre-check, then the look after the IntegrityError
+    monkeypatch.undo()
+    # The session is usable again after the rollback.
+    assert create_dataset(client, headers, "after")["name"] == "after"

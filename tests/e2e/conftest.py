@@ -33,8 +33,14 @@ class Server:
 
 
 @pytest.fixture
-def gunicorn_server(app, database_url, tmp_path):
-    """Start gunicorn with two workers against the test database (emptied by ``app``)."""
+def gunicorn_workers():
+    """How many workers ``gunicorn_server`` starts; override in a test module."""
+    return 2
+
+
+@pytest.fixture
+def gunicorn_server(app, database_url, tmp_path, gunicorn_workers):
+    """Start gunicorn against the test database (emptied by ``app``)."""
     port = free_port()
     env = {
         **{k: v for k, v in os.environ.items() if not k.startswith("DATAHUB_")},
@@ -42,7 +48,7 @@ def gunicorn_server(app, database_url, tmp_path):
         "DATAHUB_INSTANCE_PATH": str(tmp_path / "instance"),
         "DATAHUB_BCRYPT_ROUNDS": "4",
         "DATAHUB_BIND": f"127.0.0.1:{port}",
-        "DATAHUB_WORKERS": "2",
+        "DATAHUB_WORKERS": str(gunicorn_workers),
     }
     log_path = tmp_path / "gunicorn.log"
     with open(log_path, "wb") as log:
@@ -51,6 +57,7 @@ def gunicorn_server(app, database_url, tmp_path):
             cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
         )
     server = Server(process, f"http://127.0.0.1:{port}", log_path)
+    server.instance_path = tmp_path / "instance"
     deadline = time.monotonic() + 30
     while True:
         try:
