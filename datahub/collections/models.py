@@ -8,15 +8,14 @@ from datahub.extensions import db
 
 class Collection(db.Model):
     __tablename__ = "collections"
+    __table_args__ = (sa.Index("ix_collections_owner_id_id", "owner_id", "id"),)
 
     id: Mapped[int] = mapped_column(sa.Integer, primary_key=True)
     name: Mapped[str] = mapped_column(sa.String(255))
     # Lower-cased name; the unique index makes names unique case-insensitively.
     name_key: Mapped[str] = mapped_column(sa.String(510), unique=True)
     description: Mapped[str] = mapped_column(sa.Text, default="")
-    owner_id: Mapped[str] = mapped_column(
-        sa.ForeignKey("users.id", ondelete="RESTRICT"), index=True
-    )
+    owner_id: Mapped[str] = mapped_column(sa.ForeignKey("users.id", ondelete="RESTRICT"))
     created_at: Mapped[object] = mapped_column(UTCDateTime, default=utcnow)
     updated_at: Mapped[object] = mapped_column(UTCDateTime, default=utcnow)
 

@@ -13,15 +13,15 @@ def name_key(name):
 
 class Dataset(db.Model):
     __tablename__ = "datasets"
+    # Pages are ordered by id: (owner_id, id) serves ``?owner=`` pages without a sort.
+    __table_args__ = (sa.Index("ix_datasets_owner_id_id", "owner_id", "id"),)
 
     id: Mapped[int] = mapped_column(sa.Integer, primary_key=True)
     name: Mapped[str] = mapped_column(sa.String(255))
     # ``name_key(name)``; lower() can lengthen a few characters (İ → i̇), hence 510.
     name_key: Mapped[str] = mapped_column(sa.String(510), unique=True)
     description: Mapped[str] = mapped_column(sa.Text, default="")
-    owner_id: Mapped[str] = mapped_column(
-        sa.ForeignKey("users.id", ondelete="RESTRICT"), index=True
-    )
+    owner_id: Mapped[str] = mapped_column(sa.ForeignKey("users.id", ondelete="RESTRICT"))
     created_at: Mapped[object] = mapped_column(UTCDateTime, default=utcnow)
     updated_at: Mapped[object] = mapped_column(UTCDateTime, default=utcnow)
 
@@ -74,11 +74,13 @@ class DatasetTag(db.Model):
     """One tag of a dataset; a table rather than JSON so ``?tag=`` filters by an index."""
 
     __tablename__ = "dataset_tags"
+    # ``?tag=`` finds its datasets in id order from this index alone.
+    __table_args__ = (sa.Index("ix_dataset_tags_tag_dataset_id", "tag", "dataset_id"),)
 
     dataset_id: Mapped[int] = mapped_column(
         sa.ForeignKey("datasets.id", ondelete="CASCADE"), primary_key=True
     )
-    tag: Mapped[str] = mapped_column(sa.String(64), primary_key=True, index=True)
+    tag: Mapped[str] = mapped_column(sa.String(64), primary_key=True)
     position: Mapped[int] = mapped_column(sa.Integer, default=0)
 
     dataset: Mapped[Dataset] = relationship(back_populates="tag_rows")
