@@ -69,9 +69,13 @@ class Upload:
         self._boundary = options.get("boundary", "").encode("latin-1", "replace")
         if self.multipart and not self._boundary:
             raise MalformedMultipart("Malformed multipart body: no boundary")
-        # The whole body may exceed the file limit only by the multipart framing.
+        # The whole body may exceed the file limit only by the multipart framing. One byte
+        # more than the limit may be read: werkzeug's stream fails a read *at* its limit
+        # (it cannot tell the end of a chunked body from more to come), and the file's own
+        # limit is checked exactly by the storage while it writes.
         if file_limit is not None:
-            request.max_content_length = file_limit + (MULTIPART_OVERHEAD if self.multipart else 0)
+            extra = MULTIPART_OVERHEAD if self.multipart else 0
+            request.max_content_length = file_limit + extra + 1
         if not self.multipart:
             self.content_type = request.headers.get("Content-Type") or DEFAULT_CONTENT_TYPE
             self.content_type = self.content_type[:255]

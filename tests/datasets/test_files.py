@@ -217,6 +217,22 @@ def test_if_range_with_a_stale_etag_sends_everything(client, editor, dataset):
 
 # --- the size limit --------------------------------------------------------------------
 
+@pytest.mark.parametrize("kind", ["raw", "multipart"])
+def test_exactly_the_limit_is_accepted_without_content_length(client, editor, dataset, kind):
+    content = b"q" * LIMIT
+    if kind == "multipart":
+        pieces = [b'--B\r\nContent-Disposition: form-data; name="file"; filename="a"\r\n\r\n',
+                  content, b"\r\n--B--\r\n"]
+        content_type = "multipart/form-data; boundary=B"
+    else:
+        pieces, content_type = [content], "application/octet-stream"
+    response = put_stream(client, file_url(dataset), GeneratedStream(pieces), editor.headers,
+                          content_type)
+    assert response.status_code == 200, response.get_json()
+    assert response.get_json()["file"]["size_bytes"] == LIMIT
+    assert client.get(file_url(dataset), headers=editor.headers).data == content
+
+
 def test_exactly_the_limit_is_accepted_raw_and_multipart(client, editor, dataset):
     content = b"x" * LIMIT
     response = upload(client, editor.headers, dataset["id"], content)

@@ -39,7 +39,13 @@ def gunicorn_workers():
 
 
 @pytest.fixture
-def gunicorn_server(app, database_url, tmp_path, gunicorn_workers):
+def gunicorn_env():
+    """Extra environment (DATAHUB_* settings) for ``gunicorn_server``; override in a module."""
+    return {}
+
+
+@pytest.fixture
+def gunicorn_server(app, database_url, tmp_path, gunicorn_workers, gunicorn_env):
     """Start gunicorn against the test database (emptied by ``app``)."""
     port = free_port()
     env = {
@@ -49,6 +55,7 @@ def gunicorn_server(app, database_url, tmp_path, gunicorn_workers):
         "DATAHUB_BCRYPT_ROUNDS": "4",
         "DATAHUB_BIND": f"127.0.0.1:{port}",
         "DATAHUB_WORKERS": str(gunicorn_workers),
+        **gunicorn_env,
     }
     log_path = tmp_path / "gunicorn.log"
     with open(log_path, "wb") as log:
