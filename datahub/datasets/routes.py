@@ -43,6 +43,26 @@ UPLOAD_BODY = {
 }
 
 
+_BINARY = {"*/*": {"schema": {"type": "string", "format": "binary"}}}
+_FILE_HEADERS = {
+    "ETag": {"description": "The sha256 of the file, quoted", "schema": {"type": "string"}},
+    "Content-Disposition": {
+        "description": "attachment; filename=\"ascii\"; filename*=UTF-8''...",
+        "schema": {"type": "string"},
+    },
+    "Accept-Ranges": {"schema": {"type": "string", "enum": ["bytes"]}},
+}
+DOWNLOAD_RESPONSES = {
+    "200": {"description": "The file, with the Content-Type it was uploaded with",
+            "content": _BINARY, "headers": _FILE_HEADERS},
+    "206": {"description": "Part of the file, for a `Range` request",
+            "content": _BINARY, "headers": {
+                **_FILE_HEADERS,
+                "Content-Range": {"schema": {"type": "string"}}}},
+    "304": {"description": "Not modified (`If-None-Match` matched the ETag)"},
+}
+
+
 @blp.route("/", strict_slashes=False)
 class Datasets(MethodView):
     @blp.doc(security=BEARER)
@@ -93,7 +113,8 @@ class DatasetById(MethodView):
     @error_responses(blp, 401, 403, 404, 422)
     def delete(self, dataset_id):
         """Delete a dataset and its file (the owner, if an editor, or an admin)."""
-        dataset = services.get_dataset(dataset_id)
+        # Locked, so an upload finishing meanwhile cannot attach a file to a deleted row.
+        dataset = services.get_dataset(dataset_id, for_update=True)
         permissions.require_change(current_user, dataset)
         services.delete_dataset(dataset)
 
@@ -120,12 +141,7 @@ class DatasetFile(MethodView):
         stored = get_storage().save(upload.chunks(), max_size=limit)
         return services.attach_file(dataset_id, stored, upload.filename, upload.content_type)
 
-    @blp.doc(security=BEARER, responses={
-        "206": {"description": "Partial content, for a `Range` request"},
-        "304": {"description": "Not modified (`If-None-Match` matched the ETag)"},
-    })
-    @blp.response(200, description="The file, as an attachment; `ETag` is its sha256",
-                  content_type="application/octet-stream")
+    @blp.doc(security=BEARER, responses=DOWNLOAD_RESPONSES)
     @error_responses(blp, 401, 403, 404, 416, 422)
     def get(self, dataset_id):
         """Download the file. Supports `Range`, `If-None-Match` and `If-Modified-Since`."""
