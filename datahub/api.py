@@ -168,7 +168,10 @@ def error_responses(blp, *codes):
 
     def decorator(func):
         for code in reversed(codes):
-            func = blp.alt_response(code, schema=ErrorSchema, description=ERROR_DESCRIPTIONS[code])(func)
+            document = blp.alt_response(
+                code, schema=ErrorSchema, description=ERROR_DESCRIPTIONS[code]
+            )
+            func = document(func)
         return func
 
     return decorator

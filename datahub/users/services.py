@@ -3,8 +3,11 @@ import sqlalchemy as sa
 from marshmallow import ValidationError
 
 from datahub.auth.sessions import end_all_sessions
+from datahub.collections.models import Collection
+from datahub.datasets.models import Dataset
 from datahub.errors import Conflict, NameAlreadyExists, RequestValidationError, UserNotFound
 from datahub.extensions import db
+from datahub.listing import contains_pattern, paginate
 from datahub.users.models import User
 from datahub.users.passwords import hash_password
 from datahub.users.schemas import NewUserSchema, PasswordSchema, normalise_email
@@ -104,15 +107,15 @@ class UserOwnsResources(Conflict):
 
 
 def get_user(user_id):
-    user = db.session.get(User, user_id) if isinstance(user_id, str) and len(user_id) <= 36 else None
+    user = None
+    if isinstance(user_id, str) and len(user_id) <= 36:  # ids are UUID strings
+        user = db.session.get(User, user_id)
     if user is None:
         raise UserNotFound()
     return user
 
 
 def list_users(args):
-    from datahub.listing import contains_pattern, paginate
-
     query = sa.select(User)
     if args.get("q"):
         pattern = contains_pattern(args["q"])
@@ -149,9 +152,6 @@ def delete_user(user):
     """Delete an account; its refresh tokens go with it (ON DELETE CASCADE), so every
     session ends. Refused while the user owns datasets or collections (their data stays
     until an admin deletes it; deactivating keeps both)."""
-    from datahub.collections.models import Collection
-    from datahub.datasets.models import Dataset
-
     _keep_an_admin(user)
     for model in (Dataset, Collection):
         if db.session.scalar(sa.select(model.id).where(model.owner_id == user.id).limit(1)):
