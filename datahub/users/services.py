@@ -26,14 +26,16 @@ def _keep_an_admin(user):
     """Refuse a change that would leave no active admin (``user`` is about to lose it)."""
     if not (user.is_active and user.has_role("admin")):
         return
-    others = db.session.scalar(
-        sa.select(sa.func.count()).select_from(User).where(
-            User.id != user.id,
-            User.is_active.is_(True),
-            sa.cast(User.roles, sa.String).like('%"admin"%'),
-        )
-    )
-    if not others:
+    # Lock every active admin's row, always in id order: two admins demoting each other at
+    # once are serialised (the second then sees the first's change) instead of both
+    # passing, and the fixed order cannot deadlock. (SQLite serialises writers anyway.)
+    admins = db.session.scalars(
+        sa.select(User.id)
+        .where(User.is_active.is_(True), sa.cast(User.roles, sa.String).like('%"admin"%'))
+        .order_by(User.id)
+        .with_for_update()
+    ).all()
+    if not [admin_id for admin_id in admins if admin_id != user.id]:
         raise LastAdmin()
 
 

@@ -100,3 +100,40 @@ def test_concurrent_uploads_leave_one_consistent_file(api, gunicorn_server):
     storage = gunicorn_server.instance_path / "storage"
     assert hashlib.sha256(content).hexdigest() == file["sha256"]
     assert len(list(storage.iterdir())) == 1  # every replaced file was removed, no temp left
+
+
+def test_two_admins_demoting_each_other_at_once_leave_one_admin(api):
+    base, headers = api
+    status, body = request("POST", f"{base}/users/", {
+        "email": "second@example.com", "password": "second admin password",
+        "roles": ["admin"]}, headers)
+    assert status == 201, body
+    second_id = json.loads(body)["id"]
+    status, body = request("POST", base + "/auth/login", {
+        "email": "second@example.com", "password": "second admin password"})
+    second = {"Authorization": f"Bearer {json.loads(body)['access_token']}"}
+    status, body = request("GET", base + "/auth/me", headers=headers)
+    first_id = json.loads(body)["id"]
+
+    admins = {first_id: headers, second_id: second}
+    for _ in range(5):
+        # Each admin demotes the other, at the same moment.
+        moves = [(first_id, second_id), (second_id, first_id)]
+        results = all_at_once(2, lambda i: request(
+            "PATCH", f"{base}/users/{moves[i][1]}", {"roles": ["viewer"]}, admins[moves[i][0]]))
+        # One wins. The other is refused: 409 when its check ran while the winner's change
+        # was in flight (it waited on the lock), or 403 when it started after the winner
+        # committed (it is no longer an admin; SQLite serialises whole write requests).
+        [refused] = [(status, json.loads(body)) for status, body in results if status != 200]
+        assert refused in [
+            (409, {"detail": "The last active admin cannot be removed, deactivated or demoted"}),
+            (403, {"detail": "Forbidden"}),
+        ], results
+        winner, loser = moves[0] if results[0][0] == 200 else moves[1]
+        status, body = request("GET", f"{base}/users/?limit=100", headers=admins[winner])
+        roles = {user["id"]: user["roles"] for user in json.loads(body)["items"]}
+        assert sorted([roles[first_id], roles[second_id]]) == [["admin"], ["viewer"]]
+        # The one left an admin promotes the other again for the next round.
+        status, body = request("PATCH", f"{base}/users/{loser}", {"roles": ["admin"]},
+                               admins[winner])
+        assert status == 200, body
