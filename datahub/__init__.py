@@ -134,10 +134,16 @@ def register_extensions(app):
 
 def register_blueprints(app):
     from datahub.auth.routes import blp as auth_blp
+    from datahub.collections.routes import blp as collections_blp
+    from datahub.datasets.routes import blp as datasets_blp
     from datahub.extensions import api
     from datahub.ops import blp as ops_blp
+    from datahub.users.routes import blp as users_blp
 
     api.register_blueprint(auth_blp)
+    api.register_blueprint(datasets_blp)
+    api.register_blueprint(collections_blp)
+    api.register_blueprint(users_blp)
     app.register_blueprint(ops_blp)
 
 

@@ -1,9 +1,13 @@
 """flask-smorest glue: a request parser that raises our errors, the error schemas for
 the OpenAPI document, and the security schemes."""
+import re
+
 import flask_smorest
+from flask import request
 from marshmallow import Schema, fields
 from webargs import core
 from webargs.flaskparser import FlaskParser, is_json_request
+from werkzeug.routing import BaseConverter
 
 from datahub.errors import MalformedBody, RequestValidationError
 from datahub.validation import pydantic_errors
@@ -27,6 +31,14 @@ class Parser(FlaskParser):
         if errors:
             raise RequestValidationError(errors)
         return parsed
+
+    def load_json(self, req, schema):
+        """No body at all where a JSON body is required: one 422 for the body itself,
+        as FastAPI says it, rather than one per field."""
+        data = super().load_json(req, schema)
+        if data is core.missing:
+            raise RequestValidationError.single(["body"], "field required", "value_error.missing")
+        return data
 
     def _handle_invalid_json_error(self, error, req, *args, **kwargs):
         raise MalformedBody()
@@ -56,8 +68,69 @@ def _unstorable_strings(value, loc):
             yield from _unstorable_strings(item, loc + [index])
 
 
+_INTEGER = re.compile(r"[+-]?[0-9]{1,30}")
+
+
+class InvalidId(str):
+    """A path segment that the ``id`` converter could not read as an integer."""
+
+
+class IdConverter(BaseConverter):
+    """``<id:dataset_id>``: matches any segment and hands the view an ``int``.
+
+    werkzeug's ``int`` converter would not match ``abc`` and the request would be a 404;
+    the design wants a 422 naming the parameter. The converter cannot know the name, so
+    it passes an :class:`InvalidId` through and :func:`reject_invalid_ids` turns it into
+    the 422 once the view arguments are known.
+    """
+
+    regex = "[^/]+"
+    part_isolating = True
+
+    def to_python(self, value):
+        if _INTEGER.fullmatch(value):
+            return int(value)
+        return InvalidId(value)
+
+    def to_url(self, value):
+        return str(int(value))
+
+
+def idconverter2paramschema(_converter):
+    return {"type": "integer"}
+
+
+def reject_invalid_ids():
+    """422 ``["path", name]`` for every ``<id:...>`` segment that is not an integer."""
+    errors = [
+        {"loc": ["path", name], "msg": "value is not a valid integer",
+         "type": "type_error.integer"}
+        for name, value in (request.view_args or {}).items()
+        if isinstance(value, InvalidId)
+    ]
+    if errors:
+        raise RequestValidationError(errors)
+
+
+def require_bearer():
+    """Every view of the blueprint needs a valid access token (see datahub.auth.guard)."""
+    from datahub.auth.guard import authenticate
+
+    authenticate()
+
+
 class Blueprint(flask_smorest.Blueprint):
+    """smorest's Blueprint with our parser. ``auth_required=True`` checks the bearer token
+    before anything else (so a 401 comes before a 404 or a 422); every blueprint checks
+    its ``<id:...>`` path parameters."""
+
     ARGUMENTS_PARSER = Parser()
+
+    def __init__(self, *args, auth_required=False, **kwargs):
+        super().__init__(*args, **kwargs)
+        if auth_required:
+            self.before_request(require_bearer)
+        self.before_request(reject_invalid_ids)
 
 
 class ValidationItemSchema(Schema):
@@ -93,6 +166,9 @@ class Api(flask_smorest.Api):
         """Our handlers (datahub.errors) answer every error; smorest's would use its shape."""
 
     def init_app(self, app, *args, **kwargs):
+        app.url_map.converters["id"] = IdConverter
+        if (IdConverter, idconverter2paramschema) not in self._converters:
+            self.register_converter(IdConverter, idconverter2paramschema)
         super().init_app(app, *args, **kwargs)
         self.spec.components.schema("ValidationItem", schema=ValidationItemSchema)
         self.spec.components.security_scheme(
@@ -112,3 +188,28 @@ class Api(flask_smorest.Api):
 
 BEARER = [{"bearerAuth": []}]
 REFRESH_COOKIE = [{"refreshCookie": []}]
+
+
+ERROR_DESCRIPTIONS = {
+    400: "Bad request (for example ``File too large``)",
+    401: "Not authenticated, invalid, expired or revoked token",
+    403: "Forbidden: the role or ownership does not allow this",
+    404: "Not found",
+    409: "Conflict (for example ``Name already exists``)",
+    416: "Range not satisfiable",
+    422: "Validation error: a list of {loc, msg, type}",
+}
+
+
+def error_responses(blp, *codes):
+    """Document error responses (all ``{"detail": ...}``) for a view."""
+
+    def decorator(func):
+        for code in reversed(codes):
+            document = blp.alt_response(
+                code, schema=ErrorSchema, description=ERROR_DESCRIPTIONS[code]
+            )
+            func = document(func)
+        return func
+
+    return decorator

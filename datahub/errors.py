@@ -78,6 +78,20 @@ class SessionNotFound(NotFound):
     detail = "Session not found"
 
 
+class DatasetNotFound(NotFound):
+    detail = "Dataset not found"
+
+
+class CollectionNotFound(NotFound):
+    detail = "Collection not found"
+
+
+class FileNotFound(NotFound):
+    """The dataset exists but no file has been uploaded to it."""
+
+    detail = "File not found"
+
+
 class Conflict(APIError):
     code = 409
     detail = "Conflict"

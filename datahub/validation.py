@@ -2,7 +2,7 @@
 which bound was broken so the mapping can be exact."""
 import re
 
-from marshmallow import ValidationError, validate
+from marshmallow import ValidationError, fields, validate
 
 # webargs location → the first element of ``loc``.
 LOCATIONS = {
@@ -119,4 +119,14 @@ class ByteLength(validate.Validator):
             raise ValidationError(f"Shorter than minimum length {self.min} bytes.")
         if self.max is not None and size > self.max:
             raise ValidationError(f"Longer than maximum length {self.max} bytes.")
+        return value
+
+
+class StrictBoolean(fields.Boolean):
+    """JSON ``true``/``false`` only. marshmallow's Boolean also takes 1, 0, "yes", "off"...;
+    and ``1 in {True}`` holds in Python, so its ``truthy`` set cannot say this."""
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if not isinstance(value, bool):
+            raise self.make_error("invalid", input=value)
         return value

@@ -235,12 +235,17 @@ def init_app(app):
         app.extensions["datahub.access_guard"] = AccessGuard(app, db.engine)
 
 
+def authenticate():
+    """Check the request's bearer token; sets ``current_principal`` and ``current_claims``."""
+    g.access_claims, g.current_user = current_app.extensions["datahub.access_guard"].authenticate()
+
+
 def auth_required(view):
-    """Let the view run only for a valid bearer access token; see ``current_user``."""
+    """Let the view run only for a valid bearer access token; see ``current_principal``."""
 
     @wraps(view)
     def wrapper(*args, **kwargs):
-        g.access_claims, g.current_user = current_app.extensions["datahub.access_guard"].authenticate()
+        authenticate()
         return view(*args, **kwargs)
 
     return wrapper

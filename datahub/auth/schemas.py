@@ -1,8 +1,8 @@
 """Request and response bodies of the auth endpoints (seed 2.2, 2.3, 4.1)."""
 from marshmallow import Schema, fields
 
-from datahub.users.passwords import MAX_PASSWORD_BYTES, MIN_PASSWORD_BYTES
-from datahub.validation import ByteLength, Range
+from datahub.listing import ListArgsSchema
+from datahub.users.schemas import password_field
 
 
 class LoginSchema(Schema):
@@ -18,15 +18,10 @@ class TokenSchema(Schema):
 
 class PasswordChangeSchema(Schema):
     current_password = fields.String(required=True, load_only=True)
-    new_password = fields.String(
-        required=True, load_only=True,
-        validate=ByteLength(min=MIN_PASSWORD_BYTES, max=MAX_PASSWORD_BYTES),
-    )
+    new_password = password_field(required=True)
 
 
-class PageArgsSchema(Schema):
-    limit = fields.Integer(load_default=20, validate=Range(min=1, max=100))
-    offset = fields.Integer(load_default=0, validate=Range(min=0))
+PageArgsSchema = ListArgsSchema
 
 
 class SessionSchema(Schema):

@@ -3,7 +3,7 @@ from marshmallow import Schema, fields, pre_load, validate
 
 from datahub.users.models import PROVIDERS, ROLES
 from datahub.users.passwords import MAX_PASSWORD_BYTES, MIN_PASSWORD_BYTES
-from datahub.validation import ByteLength, Length
+from datahub.validation import ByteLength, Length, StrictBoolean
 
 
 class UserSchema(Schema):
@@ -22,15 +22,23 @@ def normalise_email(value):
     return value.strip().lower() if isinstance(value, str) else value
 
 
+def password_field(**kwargs):
+    """A new password: 8 to 72 bytes of UTF-8 (bcrypt's limit). JSON Schema counts
+    characters, so the document states the bounds and the description says bytes."""
+    return fields.String(
+        load_only=True,
+        validate=ByteLength(min=MIN_PASSWORD_BYTES, max=MAX_PASSWORD_BYTES),
+        metadata={"minLength": MIN_PASSWORD_BYTES, "maxLength": MAX_PASSWORD_BYTES,
+                  "description": "8 to 72 bytes in UTF-8"},
+        **kwargs,
+    )
+
+
 class NewUserSchema(Schema):
     """What it takes to create a user (operator CLI, admin API)."""
 
     email = fields.Email(required=True, validate=Length(max=320))
-    password = fields.String(
-        required=True,
-        load_only=True,
-        validate=ByteLength(min=MIN_PASSWORD_BYTES, max=MAX_PASSWORD_BYTES),
-    )
+    password = password_field(required=True)
     name = fields.String(load_default="", validate=Length(max=255))
     roles = fields.List(
         fields.String(validate=validate.OneOf(ROLES)),
@@ -45,6 +53,14 @@ class NewUserSchema(Schema):
 
 
 class PasswordSchema(Schema):
-    password = fields.String(
-        required=True, validate=ByteLength(min=MIN_PASSWORD_BYTES, max=MAX_PASSWORD_BYTES)
-    )
+    password = password_field(required=True)
+
+
+class UserUpdateSchema(Schema):
+    """PATCH /users/{id}: any subset. Changing the password or deactivating ends the
+    user's sessions."""
+
+    name = fields.String(validate=Length(max=255))
+    roles = fields.List(fields.String(validate=validate.OneOf(ROLES)))
+    is_active = StrictBoolean()
+    password = password_field()

@@ -4,8 +4,11 @@ from marshmallow import ValidationError
 
 from datahub.audit import audit
 from datahub.auth.sessions import end_all_sessions
+from datahub.collections.models import Collection
+from datahub.datasets.models import Dataset
 from datahub.errors import Conflict, NameAlreadyExists, RequestValidationError, UserNotFound
 from datahub.extensions import db
+from datahub.listing import contains_pattern, paginate
 from datahub.users.models import User
 from datahub.users.passwords import check_password, hash_password
 from datahub.users.schemas import NewUserSchema, PasswordSchema, normalise_email
@@ -24,14 +27,16 @@ def _keep_an_admin(user):
     """Refuse a change that would leave no active admin (``user`` is about to lose it)."""
     if not (user.is_active and user.has_role("admin")):
         return
-    others = db.session.scalar(
-        sa.select(sa.func.count()).select_from(User).where(
-            User.id != user.id,
-            User.is_active.is_(True),
-            sa.cast(User.roles, sa.String).like('%"admin"%'),
-        )
-    )
-    if not others:
+    # Lock every active admin's row, always in id order: two admins demoting each other at
+    # once are serialised (the second then sees the first's change) instead of both
+    # passing, and the fixed order cannot deadlock. (SQLite serialises writers anyway.)
+    admins = db.session.scalars(
+        sa.select(User.id)
+        .where(User.is_active.is_(True), sa.cast(User.roles, sa.String).like('%"admin"%'))
+        .order_by(User.id)
+        .with_for_update()
+    ).all()
+    if not [admin_id for admin_id in admins if admin_id != user.id]:
         raise LastAdmin()
 
 
@@ -131,3 +136,65 @@ def set_active(user, active):
     audit("user_activated" if active else "user_deactivated", user_id=user.id,
           email=user.email, sessions_ended=ended)
     return user
+
+
+class UserOwnsResources(Conflict):
+    detail = "The user owns datasets or collections; delete them or deactivate the user instead"
+
+
+def get_user(user_id):
+    user = None
+    if isinstance(user_id, str) and len(user_id) <= 36:  # ids are UUID strings
+        user = db.session.get(User, user_id)
+    if user is None:
+        raise UserNotFound()
+    return user
+
+
+def list_users(args):
+    query = sa.select(User)
+    if args.get("q"):
+        pattern = contains_pattern(args["q"])
+        query = query.where(
+            sa.or_(
+                User.email.like(pattern, escape="\\"),
+                sa.func.lower(User.name).like(pattern, escape="\\"),
+            )
+        )
+    return paginate(query, [User.created_at, User.id], args)
+
+
+def update_user(user, values):
+    """Apply a PATCH in one transaction: either every change or none."""
+    demoted = "roles" in values and "admin" not in values["roles"]
+    deactivated = values.get("is_active") is False
+    if demoted or deactivated:
+        _keep_an_admin(user)
+    if "name" in values:
+        user.name = values["name"]
+    if "roles" in values:
+        user.roles = list(dict.fromkeys(values["roles"]))
+    if "password" in values:
+        user.password_hash = hash_password(values["password"])
+    if "is_active" in values:
+        user.is_active = values["is_active"]
+    if "password" in values or deactivated:
+        end_all_sessions(user)
+    db.session.commit()
+    return user
+
+
+def delete_user(user):
+    """Delete an account; its refresh tokens go with it (ON DELETE CASCADE), so every
+    session ends. Refused while the user owns datasets or collections (their data stays
+    until an admin deletes it; deactivating keeps both)."""
+    _keep_an_admin(user)
+    for model in (Dataset, Collection):
+        if db.session.scalar(sa.select(model.id).where(model.owner_id == user.id).limit(1)):
+            raise UserOwnsResources()
+    db.session.delete(user)
+    try:
+        db.session.commit()
+    except sa.exc.IntegrityError as exc:  # a dataset created for the user meanwhile
+        db.session.rollback()
+        raise UserOwnsResources() from exc

@@ -139,10 +139,13 @@ def test_strings_no_database_can_store_are_422(client, raw, loc, msg):
     assert response.get_json()["detail"][0]["msg"] == msg
 
 
-def test_no_body_at_all_is_422_field_required(client):
-    response = client.post("/api/v1/auth/login")
+@pytest.mark.parametrize("kwargs", [{}, {"data": "", "content_type": "application/json"}],
+                         ids=["no-content-type", "json-content-type"])
+def test_no_body_at_all_is_422_body_required(client, kwargs):
+    response = client.post("/api/v1/auth/login", **kwargs)
     assert response.status_code == 422
-    assert [e["loc"] for e in response.get_json()["detail"]] == [["body", "email"], ["body", "password"]]
+    assert response.get_json() == {
+        "detail": [{"loc": ["body"], "msg": "field required", "type": "value_error.missing"}]}
 
 
 @pytest.mark.parametrize(

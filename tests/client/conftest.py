@@ -1,1 +1,1 @@
-from tests.e2e.conftest import gunicorn_env, gunicorn_server  # noqa: F401  (shared fixtures)
+from tests.e2e.conftest import gunicorn_env, gunicorn_server, gunicorn_workers  # noqa: F401  (shared fixtures)

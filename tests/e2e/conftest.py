@@ -20,8 +20,9 @@ def free_port():
 
 
 class Server:
-    def __init__(self, process, url, log_path):
+    def __init__(self, process, url, log_path, env=None):
         self.process, self.url, self.log_path = process, url, log_path
+        self.env = {k: v for k, v in (env or {}).items() if k.startswith("DATAHUB_")}
 
     def log(self):
         return self.log_path.read_text(errors="replace")
@@ -33,14 +34,20 @@ class Server:
 
 
 @pytest.fixture
+def gunicorn_workers():
+    """How many workers ``gunicorn_server`` starts; override in a test module."""
+    return 2
+
+
+@pytest.fixture
 def gunicorn_env():
-    """Extra environment for the server; override this fixture in a test module."""
+    """Extra environment (DATAHUB_* settings) for ``gunicorn_server``; override in a module."""
     return {}
 
 
 @pytest.fixture
-def gunicorn_server(app, database_url, tmp_path, gunicorn_env):
-    """Start gunicorn with two workers against the test database (emptied by ``app``)."""
+def gunicorn_server(app, database_url, tmp_path, gunicorn_workers, gunicorn_env):
+    """Start gunicorn against the test database (emptied by ``app``)."""
     port = free_port()
     env = {
         **{k: v for k, v in os.environ.items() if not k.startswith("DATAHUB_")},
@@ -48,7 +55,7 @@ def gunicorn_server(app, database_url, tmp_path, gunicorn_env):
         "DATAHUB_INSTANCE_PATH": str(tmp_path / "instance"),
         "DATAHUB_BCRYPT_ROUNDS": "4",
         "DATAHUB_BIND": f"127.0.0.1:{port}",
-        "DATAHUB_WORKERS": "2",
+        "DATAHUB_WORKERS": str(gunicorn_workers),
         **gunicorn_env,
     }
     log_path = tmp_path / "gunicorn.log"
@@ -57,7 +64,8 @@ def gunicorn_server(app, database_url, tmp_path, gunicorn_env):
             [sys.executable, "-m", "gunicorn", "-c", "gunicorn.conf.py"],
             cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
         )
-    server = Server(process, f"http://127.0.0.1:{port}", log_path)
+    server = Server(process, f"http://127.0.0.1:{port}", log_path, env)
+    server.instance_path = tmp_path / "instance"
     deadline = time.monotonic() + 30
     while True:
         try:

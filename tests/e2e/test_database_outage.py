@@ -32,15 +32,20 @@ def gunicorn_env(proxy):
 
 
 @pytest.fixture
-def app(base_config, migrated, gunicorn_env):
-    """The test database is PostgreSQL here even when the suite runs on SQLite."""
+def app(base_config, database_url, migrated, gunicorn_env):
+    """The test database is PostgreSQL here even when the suite runs on SQLite (then its
+    schema is rebuilt first, as the session does for a PostgreSQL run)."""
+    import flask_migrate
+
     from datahub import create_app
     from datahub.extensions import db
 
     app = create_app({**base_config, "SQLALCHEMY_DATABASE_URI": POSTGRES})
     with app.app_context():
-        import flask_migrate
-
+        if database_url != POSTGRES:
+            with db.engine.begin() as conn:
+                conn.execute(sa.text("DROP SCHEMA public CASCADE"))
+                conn.execute(sa.text("CREATE SCHEMA public"))
         flask_migrate.upgrade()
     yield app
     with app.app_context():

@@ -1,7 +1,7 @@
 """session hardening: sessions (refresh-token families) and token rotation
 
 Revision ID: 0003
-Revises: 0001
+Revises: 0002
 Create Date: 2026-11-22 00:28:16.533886
 
 Touches only the auth tables: creates ``auth_sessions`` (one row per login, holding its
@@ -16,7 +16,7 @@ import datahub.database
 
 # revision identifiers, used by Alembic.
 revision = '0003'
-down_revision = '0001'
+down_revision = '0002'
 branch_labels = None
 depends_on = None
 

@@ -1,0 +1,1 @@
+"""Collections: named groups of datasets."""

@@ -1,0 +1,53 @@
+"""Collection bodies. Clients set ``name``, ``description`` and ``dataset_ids``; ``id``,
+``owner_id`` and timestamps are refused with 422 ``extra fields not permitted``."""
+from marshmallow import Schema, fields, pre_load
+
+from datahub.datasets.schemas import strip_name
+from datahub.listing import NamedListArgsSchema, page_schema
+from datahub.validation import Length, Range
+
+MAX_MEMBERS_PER_REQUEST = 1000
+
+
+class CollectionSchema(Schema):
+    id = fields.Integer(required=True)
+    name = fields.String(required=True)
+    description = fields.String(required=True)
+    owner_id = fields.String(required=True)
+    dataset_ids = fields.List(fields.Integer(), required=True,
+                              metadata={"description": "Member datasets, ascending"})
+    created_at = fields.DateTime(required=True, format="iso")
+    updated_at = fields.DateTime(required=True, format="iso")
+
+
+class CollectionCreateSchema(Schema):
+    name = fields.String(required=True, validate=Length(min=1, max=255),
+                         metadata={"description": "Unique, compared case-insensitively"})
+    description = fields.String(load_default="", validate=Length(max=10000))
+    dataset_ids = fields.List(
+        fields.Integer(strict=True, validate=Range(min=1)),
+        load_default=list,
+        validate=Length(max=MAX_MEMBERS_PER_REQUEST),
+        metadata={"description": "Initial members; every one must exist"},
+    )
+
+    @pre_load
+    def _strip(self, data, **_):
+        return strip_name(data)
+
+
+class CollectionUpdateSchema(CollectionCreateSchema):
+    """PATCH: any subset; ``dataset_ids`` replaces the member list."""
+
+    def __init__(self, **kwargs):
+        super().__init__(partial=True, **kwargs)
+
+    description = fields.String(validate=Length(max=10000))
+    dataset_ids = fields.List(
+        fields.Integer(strict=True, validate=Range(min=1)),
+        validate=Length(max=MAX_MEMBERS_PER_REQUEST),
+    )
+
+
+CollectionListArgsSchema = NamedListArgsSchema
+CollectionPageSchema = page_schema(CollectionSchema, "CollectionPage")

@@ -1,0 +1,1 @@
+"""Datasets: described data with an optional stored file."""

@@ -1,0 +1,79 @@
+"""Dataset bodies. Only ``name``, ``description`` and ``tags`` can be set by clients;
+anything else (``id``, ``owner_id``, timestamps, ``file``) is refused with 422
+``extra fields not permitted``."""
+from marshmallow import Schema, fields, pre_load
+
+from datahub.listing import NamedListArgsSchema, page_schema
+from datahub.validation import Length
+
+MAX_TAGS = 50
+
+
+def strip_name(data):
+    if isinstance(data, dict) and isinstance(data.get("name"), str):
+        data = {**data, "name": data["name"].strip()}
+    return data
+
+
+class FileSchema(Schema):
+    filename = fields.String(required=True)
+    content_type = fields.String(required=True)
+    size_bytes = fields.Integer(required=True)
+    sha256 = fields.String(required=True)
+    uploaded_at = fields.DateTime(required=True, format="iso")
+
+
+class DatasetSchema(Schema):
+    id = fields.Integer(required=True)
+    name = fields.String(required=True)
+    description = fields.String(required=True)
+    tags = fields.List(fields.String(), required=True)
+    owner_id = fields.String(required=True)
+    created_at = fields.DateTime(required=True, format="iso")
+    updated_at = fields.DateTime(required=True, format="iso")
+    file = fields.Nested(FileSchema, allow_none=True, required=True,
+                         metadata={"description": "null until a file is uploaded"})
+
+
+class DatasetCreateSchema(Schema):
+    name = fields.String(required=True, validate=Length(min=1, max=255),
+                         metadata={"description": "Unique, compared case-insensitively; "
+                                                  "surrounding spaces are removed"})
+    description = fields.String(load_default="", validate=Length(max=10000))
+    tags = fields.List(
+        fields.String(validate=Length(min=1, max=64)),
+        load_default=list,
+        validate=Length(max=MAX_TAGS),
+        metadata={"description": "Up to 50 tags of 1 to 64 characters; duplicates are dropped"},
+    )
+
+    @pre_load
+    def _strip(self, data, **_):
+        return strip_name(data)
+
+
+class DatasetUpdateSchema(DatasetCreateSchema):
+    """PATCH: any subset of the create fields."""
+
+    def __init__(self, **kwargs):
+        super().__init__(partial=True, **kwargs)
+
+    # No defaults on PATCH: a missing field stays as it is.
+    description = fields.String(validate=Length(max=10000))
+    tags = fields.List(fields.String(validate=Length(min=1, max=64)), validate=Length(max=MAX_TAGS))
+
+
+class DatasetListArgsSchema(NamedListArgsSchema):
+    tag = fields.String(validate=Length(min=1, max=64),
+                        metadata={"description": "Only datasets carrying this tag (exact)"})
+
+
+class UploadArgsSchema(Schema):
+    filename = fields.String(
+        validate=Length(min=1, max=255),
+        metadata={"description": "For a raw body: the file name to keep as metadata "
+                                 "(a multipart upload takes the part's filename)"},
+    )
+
+
+DatasetPageSchema = page_schema(DatasetSchema, "DatasetPage")

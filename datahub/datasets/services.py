@@ -1,0 +1,121 @@
+"""What can be done to datasets, independent of HTTP."""
+import sqlalchemy as sa
+
+from datahub.database import utcnow
+from datahub.datasets.models import Dataset, DatasetTag, name_key
+from datahub.datasets.storage import delete_quietly, get_storage
+from datahub.errors import DatasetNotFound, NameAlreadyExists
+from datahub.extensions import db
+from datahub.listing import contains_pattern, paginate, valid_id
+
+
+def get_dataset(dataset_id, for_update=False):
+    if not valid_id(dataset_id):
+        raise DatasetNotFound()
+    query = sa.select(Dataset).where(Dataset.id == dataset_id)
+    if for_update:
+        query = query.with_for_update().execution_options(populate_existing=True)
+    dataset = db.session.scalar(query)
+    if dataset is None:
+        raise DatasetNotFound()
+    return dataset
+
+
+def list_datasets(args, user):
+    query = sa.select(Dataset)
+    if args.get("q"):
+        query = query.where(Dataset.name_key.like(contains_pattern(args["q"]), escape="\\"))
+    if args.get("owner"):
+        owner = user.id if args["owner"] == "me" else args["owner"]
+        query = query.where(Dataset.owner_id == owner)
+    if args.get("tag"):
+        query = query.where(
+            Dataset.id.in_(sa.select(DatasetTag.dataset_id).where(DatasetTag.tag == args["tag"]))
+        )
+    return paginate(query, [Dataset.id], args)
+
+
+def _name_taken(name, exclude_id=None):
+    query = sa.select(Dataset.id).where(Dataset.name_key == name_key(name))
+    if exclude_id is not None:
+        query = query.where(Dataset.id != exclude_id)
+    return db.session.scalar(query) is not None
+
+
+def _commit_named(name, exclude_id=None):
+    """Commit; a unique-name violation (also from a concurrent request) is a 409."""
+    try:
+        db.session.commit()
+    except sa.exc.IntegrityError:
+        db.session.rollback()
+        if _name_taken(name, exclude_id):
+            raise NameAlreadyExists() from None
+        raise
+
+
+def create_dataset(owner, values):
+    if _name_taken(values["name"]):
+        raise NameAlreadyExists()
+    now = utcnow()
+    dataset = Dataset(
+        name=values["name"],
+        name_key=name_key(values["name"]),
+        description=values["description"],
+        owner_id=owner.id,
+        created_at=now,
+        updated_at=now,
+    )
+    dataset.tags = values["tags"]
+    db.session.add(dataset)
+    _commit_named(dataset.name)
+    return dataset
+
+
+def update_dataset(dataset, values):
+    if "name" in values:
+        if _name_taken(values["name"], exclude_id=dataset.id):
+            raise NameAlreadyExists()
+        dataset.name = values["name"]
+        dataset.name_key = name_key(values["name"])
+    if "description" in values:
+        dataset.description = values["description"]
+    if "tags" in values:
+        dataset.tags = values["tags"]
+    dataset.updated_at = utcnow()
+    _commit_named(dataset.name, exclude_id=dataset.id)
+    return dataset
+
+
+def delete_dataset(dataset):
+    """Delete the row (its collection memberships go with it), then its file."""
+    key = dataset.file_key
+    db.session.delete(dataset)
+    db.session.commit()
+    delete_quietly(key)
+
+
+def attach_file(dataset_id, stored, filename, content_type):
+    """Point the dataset at a newly stored file and drop the one it replaces.
+
+    The row is re-read under a lock: the upload was streamed outside any transaction, and
+    the dataset may have been deleted or given another file meanwhile.
+    """
+    try:
+        dataset = get_dataset(dataset_id, for_update=True)
+        previous = dataset.file_key
+        now = utcnow()
+        dataset.file_key = stored.key
+        dataset.file_name = filename
+        dataset.file_content_type = content_type
+        dataset.file_size = stored.size
+        dataset.file_sha256 = stored.sha256
+        dataset.file_uploaded_at = now
+        dataset.updated_at = now
+        db.session.commit()
+    except BaseException:
+        db.session.rollback()
+        get_storage().delete(stored.key)
+        raise
+    if previous and previous != stored.key:
+        delete_quietly(previous)
+    return dataset

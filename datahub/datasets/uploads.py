@@ -1,0 +1,130 @@
+"""Reading an upload from the request body in chunks, without buffering it.
+
+A ``multipart/form-data`` body is decoded by werkzeug's sans-IO ``MultipartDecoder`` as
+it arrives and only the data of the part named ``file`` is passed on; any other body is
+the file itself. Nothing is read through ``request.form``/``request.files`` (those would
+spool the whole upload first).
+"""
+import posixpath
+import unicodedata
+
+from flask import request
+from werkzeug.exceptions import RequestEntityTooLarge
+from werkzeug.http import parse_options_header
+from werkzeug.sansio.multipart import Data, Epilogue, Field, File, MultipartDecoder, NeedData
+
+from datahub.errors import BadRequest, RequestValidationError
+
+CHUNK_SIZE = 64 * 1024
+# Room for the multipart framing (boundaries, part headers, small extra fields) on top
+# of the file itself, which has the MAX_CONTENT_LENGTH limit of its own.
+MULTIPART_OVERHEAD = 64 * 1024
+MAX_PART_HEADERS = 16 * 1024
+DEFAULT_CONTENT_TYPE = "application/octet-stream"
+
+
+class MalformedMultipart(BadRequest):
+    detail = "Malformed multipart body"
+
+
+class IncompleteBody(BadRequest):
+    detail = "Request body ended before its Content-Length"
+
+
+def clean_filename(name, fallback):
+    """The client's file name, kept only as metadata: no folders, no control characters."""
+    name = (name or "").replace("\\", "/")
+    name = posixpath.basename(name)
+    name = "".join(ch for ch in name if unicodedata.category(ch)[0] != "C").strip()
+    if name in ("", ".", ".."):
+        name = fallback
+    return name[:255]
+
+
+def _read_chunks(stream):
+    """The body in chunks. A body shorter than its Content-Length is an aborted upload
+    (werkzeug does not check this when the server terminates the input, as gunicorn does)."""
+    expected = request.content_length
+    received = 0
+    while True:
+        chunk = stream.read(CHUNK_SIZE)
+        if not chunk:
+            break
+        received += len(chunk)
+        yield chunk
+    if expected is not None and received < expected:
+        raise IncompleteBody()
+
+
+class Upload:
+    """The file of the current request: ``chunks()`` yields its bytes; ``filename`` and
+    ``content_type`` are known once the first chunk is out (or the generator is done)."""
+
+    def __init__(self, file_limit, default_name):
+        self.filename = None
+        self.content_type = None
+        self._default_name = default_name
+        mimetype, options = parse_options_header(request.headers.get("Content-Type", ""))
+        self.multipart = mimetype == "multipart/form-data"
+        self._boundary = options.get("boundary", "").encode("latin-1", "replace")
+        if self.multipart and not self._boundary:
+            raise MalformedMultipart("Malformed multipart body: no boundary")
+        # The whole body may exceed the file limit only by the multipart framing. One byte
+        # more than the limit may be read: werkzeug's stream fails a read *at* its limit
+        # (it cannot tell the end of a chunked body from more to come), and the file's own
+        # limit is checked exactly by the storage while it writes.
+        if file_limit is not None:
+            extra = MULTIPART_OVERHEAD if self.multipart else 0
+            request.max_content_length = file_limit + extra + 1
+        if not self.multipart:
+            self.content_type = request.headers.get("Content-Type") or DEFAULT_CONTENT_TYPE
+            self.content_type = self.content_type[:255]
+            self.filename = clean_filename(request.args.get("filename"), default_name)
+
+    def chunks(self):
+        stream = request.stream
+        if not self.multipart:
+            yield from _read_chunks(stream)
+            return
+        yield from self._multipart_chunks(stream)
+
+    def _multipart_chunks(self, stream):
+        decoder = MultipartDecoder(
+            self._boundary, max_form_memory_size=MAX_PART_HEADERS + CHUNK_SIZE
+        )
+        found = in_file = False
+        try:
+            for data in _chunks_then_end(stream):
+                try:
+                    decoder.receive_data(data)
+                except RequestEntityTooLarge:  # its buffer: part headers without an end
+                    raise MalformedMultipart(
+                        "Malformed multipart body: part headers too large"
+                    ) from None
+                event = decoder.next_event()
+                while not isinstance(event, (Epilogue, NeedData)):
+                    if isinstance(event, (Field, File)):
+                        # The first part named "file" is the upload; others are skipped.
+                        in_file = not found and event.name == "file"
+                        if in_file:
+                            found = True
+                            self.filename = clean_filename(
+                                getattr(event, "filename", None), self._default_name
+                            )
+                            content_type = event.headers.get("Content-Type")
+                            self.content_type = (content_type or DEFAULT_CONTENT_TYPE)[:255]
+                    elif isinstance(event, Data) and in_file and event.data:
+                        yield event.data
+                    event = decoder.next_event()
+        except ValueError as exc:  # the decoder's word for a malformed or truncated body
+            raise MalformedMultipart() from exc
+        if not found:
+            raise RequestValidationError.single(
+                ["body", "file"], "field required", "value_error.missing"
+            )
+
+
+def _chunks_then_end(stream):
+    """The body in chunks, then ``None`` (the decoder's end-of-input)."""
+    yield from _read_chunks(stream)
+    yield None

@@ -1,0 +1,38 @@
+"""Who may do what (DESIGN.md "Users and roles").
+
+viewer: read everything and download files. editor: viewer, plus create, and change or
+delete what it owns. admin: everything. Any refusal is 403 ``Forbidden``.
+"""
+from datahub.errors import Forbidden
+
+READ_ROLES = frozenset({"viewer", "editor", "admin"})
+CREATE_ROLES = frozenset({"editor", "admin"})
+
+
+def _roles(user):
+    return set(user.roles or [])
+
+
+def require_read(user):
+    if not _roles(user) & READ_ROLES:
+        raise Forbidden()
+
+
+def require_create(user):
+    if not _roles(user) & CREATE_ROLES:
+        raise Forbidden()
+
+
+def can_change(user, resource):
+    roles = _roles(user)
+    return "admin" in roles or ("editor" in roles and resource.owner_id == user.id)
+
+
+def require_change(user, resource):
+    if not can_change(user, resource):
+        raise Forbidden()
+
+
+def require_admin(user):
+    if "admin" not in _roles(user):
+        raise Forbidden()

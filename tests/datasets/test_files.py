@@ -1,0 +1,421 @@
+"""Uploading and downloading a dataset's file."""
+import hashlib
+import io
+import os
+import tracemalloc
+
+import pytest
+
+from tests.resources import create_dataset, upload
+
+URL = "/api/v1/datasets/"
+LIMIT = 1024
+
+
+@pytest.fixture
+def config_overrides(tmp_path):
+    # A small limit, and a storage folder of each test's own to look into.
+    return {"MAX_CONTENT_LENGTH": LIMIT, "STORAGE_PATH": str(tmp_path / "storage")}
+
+
+@pytest.fixture
+def editor(actors):
+    return actors["editor"]
+
+
+@pytest.fixture
+def dataset(client, editor):
+    return create_dataset(client, editor.headers, "files")
+
+
+@pytest.fixture
+def storage(app):
+    path = app.config["STORAGE_PATH"]
+
+    def listing():
+        return sorted(os.listdir(path)) if os.path.isdir(path) else []
+
+    return listing
+
+
+def file_url(dataset):
+    return f"{URL}{dataset['id']}/file"
+
+
+def multipart(client, headers, dataset, content, filename="data.csv", content_type="text/csv",
+              **extra_fields):
+    data = {**extra_fields, "file": (io.BytesIO(content), filename, content_type)}
+    return client.put(file_url(dataset), data=data, headers=headers,
+                      content_type="multipart/form-data")
+
+
+class GeneratedStream(io.RawIOBase):
+    """A request body made on the fly (nothing held in memory), optionally failing."""
+
+    def __init__(self, pieces, fail_after=None):
+        self._pieces = iter(pieces)
+        self._current = b""
+        self.sent = 0
+        self._fail_after = fail_after
+
+    def readable(self):
+        return True
+
+    def readinto(self, buffer):
+        if self._fail_after is not None and self.sent >= self._fail_after:
+            raise ConnectionResetError("client went away")
+        while not self._current:
+            try:
+                self._current = next(self._pieces)
+            except StopIteration:
+                return 0
+        n = min(len(buffer), len(self._current))
+        if self._fail_after is not None:
+            n = min(n, self._fail_after - self.sent)
+        buffer[:n] = self._current[:n]
+        self._current = self._current[n:]
+        self.sent += n
+        return n
+
+
+def put_stream(client, url, stream, headers, content_type, content_length=None):
+    """PUT a body read from ``stream`` as the server reads it: with the given
+    Content-Length, or chunked (no length) when it is None."""
+    environ = {"wsgi.input": stream, "wsgi.input_terminated": True, "CONTENT_TYPE": content_type}
+    if content_length is None:
+        headers = {**headers, "Transfer-Encoding": "chunked"}
+    else:
+        environ["CONTENT_LENGTH"] = str(content_length)
+    return client.put(url, headers=headers, environ_overrides=environ)
+
+
+def pattern(size, chunk=64 * 1024):
+    block = bytes(range(256)) * (chunk // 256)
+    while size > 0:
+        yield block[:size]
+        size -= len(block)
+
+
+def sha256_of(size):
+    digest = hashlib.sha256()
+    for piece in pattern(size):
+        digest.update(piece)
+    return digest.hexdigest()
+
+
+# --- round trips -----------------------------------------------------------------------
+
+def test_multipart_round_trip(client, editor, dataset, storage):
+    content = b"city,temp\nOslo,3\n"
+    response = multipart(client, editor.headers, dataset, content, note="ignored")
+    assert response.status_code == 200
+    body = response.get_json()
+    assert body["id"] == dataset["id"] and body["name"] == dataset["name"]
+    file = body["file"]
+    assert file["filename"] == "data.csv"
+    assert file["content_type"] == "text/csv"
+    assert file["size_bytes"] == len(content)
+    assert file["sha256"] == hashlib.sha256(content).hexdigest()
+    assert file["uploaded_at"] == body["updated_at"]
+
+    download = client.get(file_url(dataset), headers=editor.headers)
+    assert download.status_code == 200
+    assert download.data == content
+    assert download.headers["Content-Type"].startswith("text/csv")
+    assert download.headers["Content-Length"] == str(len(content))
+    assert download.headers["ETag"] == f'"{file["sha256"]}"'
+    assert download.headers["Content-Disposition"] == "attachment; filename=data.csv"
+    assert download.headers["Accept-Ranges"] == "bytes"
+    assert download.headers["X-Content-Type-Options"] == "nosniff"
+    [name] = storage()
+    assert name != "data.csv" and len(name) == 32  # a server-generated name
+
+
+def test_raw_round_trip_keeps_content_type_and_filename(client, editor, dataset):
+    content = b'{"a": 1}'
+    response = client.put(f"{file_url(dataset)}?filename=report.json", data=content,
+                          content_type="application/json", headers=editor.headers)
+    assert response.status_code == 200
+    file = response.get_json()["file"]
+    assert (file["filename"], file["content_type"], file["size_bytes"]) == (
+        "report.json", "application/json", len(content))
+    assert file["sha256"] == hashlib.sha256(content).hexdigest()
+    download = client.get(file_url(dataset), headers=editor.headers)
+    assert download.data == content
+    assert download.headers["Content-Type"] == "application/json"
+
+
+def test_raw_without_name_or_type_gets_defaults(client, editor, dataset):
+    response = client.put(file_url(dataset), data=b"\x00\x01", headers=editor.headers)
+    assert response.status_code == 200
+    file = response.get_json()["file"]
+    assert file["filename"] == f"dataset-{dataset['id']}"
+    assert file["content_type"] == "application/octet-stream"
+
+
+def test_empty_file_is_a_file(client, editor, dataset):
+    response = upload(client, editor.headers, dataset["id"], b"")
+    assert response.status_code == 200
+    assert response.get_json()["file"]["size_bytes"] == 0
+    assert response.get_json()["file"]["sha256"] == hashlib.sha256(b"").hexdigest()
+    assert client.get(file_url(dataset), headers=editor.headers).data == b""
+
+
+def test_replacing_removes_the_previous_file(client, editor, dataset, storage):
+    assert upload(client, editor.headers, dataset["id"], b"one").status_code == 200
+    [first] = storage()
+    assert upload(client, editor.headers, dataset["id"], b"two").status_code == 200
+    [second] = storage()
+    assert first != second
+    assert client.get(file_url(dataset), headers=editor.headers).data == b"two"
+
+
+def test_download_without_a_file_is_404(client, editor, dataset):
+    response = client.get(file_url(dataset), headers=editor.headers)
+    assert (response.status_code, response.get_json()) == (404, {"detail": "File not found"})
+
+
+# --- conditional and range requests ----------------------------------------------------
+
+def test_range_request_is_206_with_the_right_bytes(client, editor, dataset):
+    content = bytes(range(200))
+    upload(client, editor.headers, dataset["id"], content)
+    response = client.get(file_url(dataset), headers={**editor.headers, "Range": "bytes=10-19"})
+    assert response.status_code == 206
+    assert response.data == content[10:20]
+    assert response.headers["Content-Range"] == "bytes 10-19/200"
+    assert response.headers["Content-Length"] == "10"
+    tail = client.get(file_url(dataset), headers={**editor.headers, "Range": "bytes=-5"})
+    assert (tail.status_code, tail.data) == (206, content[-5:])
+
+
+def test_unsatisfiable_range_is_416_json(client, editor, dataset):
+    upload(client, editor.headers, dataset["id"], b"short")
+    response = client.get(file_url(dataset), headers={**editor.headers, "Range": "bytes=50-60"})
+    assert response.status_code == 416
+    assert response.get_json() == {"detail": "Requested Range Not Satisfiable"}
+    assert response.headers["Content-Range"] == "bytes */5"
+
+
+def test_if_none_match_is_304(client, editor, dataset):
+    body = upload(client, editor.headers, dataset["id"], b"cache me").get_json()
+    etag = f'"{body["file"]["sha256"]}"'
+    response = client.get(file_url(dataset), headers={**editor.headers, "If-None-Match": etag})
+    assert response.status_code == 304
+    assert response.data == b""
+    assert response.headers["ETag"] == etag
+    other = client.get(file_url(dataset), headers={**editor.headers, "If-None-Match": '"nope"'})
+    assert (other.status_code, other.data) == (200, b"cache me")
+
+
+def test_if_range_with_a_stale_etag_sends_everything(client, editor, dataset):
+    upload(client, editor.headers, dataset["id"], b"0123456789")
+    response = client.get(file_url(dataset), headers={
+        **editor.headers, "Range": "bytes=0-1", "If-Range": '"stale"'})
+    assert (response.status_code, response.data) == (200, b"0123456789")
+
+
+# --- the size limit --------------------------------------------------------------------
+
+@pytest.mark.parametrize("kind", ["raw", "multipart"])
+def test_exactly_the_limit_is_accepted_without_content_length(client, editor, dataset, kind):
+    content = b"q" * LIMIT
+    if kind == "multipart":
+        pieces = [b'--B\r\nContent-Disposition: form-data; name="file"; filename="a"\r\n\r\n',
+                  content, b"\r\n--B--\r\n"]
+        content_type = "multipart/form-data; boundary=B"
+    else:
+        pieces, content_type = [content], "application/octet-stream"
+    response = put_stream(client, file_url(dataset), GeneratedStream(pieces), editor.headers,
+                          content_type)
+    assert response.status_code == 200, response.get_json()
+    assert response.get_json()["file"]["size_bytes"] == LIMIT
+    assert client.get(file_url(dataset), headers=editor.headers).data == content
+
+
+def test_exactly_the_limit_is_accepted_raw_and_multipart(client, editor, dataset):
+    content = b"x" * LIMIT
+    response = upload(client, editor.headers, dataset["id"], content)
+    assert response.status_code == 200
+    assert response.get_json()["file"]["size_bytes"] == LIMIT
+    # The multipart body is larger than the limit; only the file counts.
+    response = multipart(client, editor.headers, dataset, b"y" * LIMIT)
+    assert response.status_code == 200
+    assert response.get_json()["file"]["size_bytes"] == LIMIT
+    assert client.get(file_url(dataset), headers=editor.headers).data == b"y" * LIMIT
+
+
+@pytest.mark.parametrize("how", ["raw", "multipart", "chunked raw", "chunked multipart"])
+def test_one_byte_over_the_limit_is_400_and_the_old_file_stays(client, editor, dataset,
+                                                               storage, how):
+    assert upload(client, editor.headers, dataset["id"], b"old").status_code == 200
+    before = client.get(f"{URL}{dataset['id']}", headers=editor.headers).get_json()
+    stored = storage()
+    content = b"z" * (LIMIT + 1)
+    if how == "raw":
+        response = upload(client, editor.headers, dataset["id"], content)
+    elif how == "multipart":
+        response = multipart(client, editor.headers, dataset, content)
+    else:
+        # No Content-Length: the limit is enforced while reading.
+        boundary = "b0undary"
+        if how == "chunked multipart":
+            pieces = [f'--{boundary}\r\nContent-Disposition: form-data; name="file"; '
+                      f'filename="a.bin"\r\n\r\n'.encode(), content,
+                      f"\r\n--{boundary}--\r\n".encode()]
+            content_type = f"multipart/form-data; boundary={boundary}"
+        else:
+            pieces, content_type = [content], "application/octet-stream"
+        stream = GeneratedStream(pieces)
+        response = put_stream(client, file_url(dataset), stream, editor.headers, content_type)
+        assert stream.sent <= LIMIT + 64 * 1024 + 1024  # stopped reading near the limit
+    assert response.status_code == 400
+    assert response.get_json() == {"detail": "File too large"}
+    assert client.get(f"{URL}{dataset['id']}", headers=editor.headers).get_json() == before
+    assert client.get(file_url(dataset), headers=editor.headers).data == b"old"
+    assert storage() == stored
+
+
+def test_a_body_far_over_the_limit_is_refused_before_reading(client, editor, dataset, storage):
+    stream = GeneratedStream(pattern(100 * LIMIT))
+    response = put_stream(client, file_url(dataset), stream, editor.headers,
+                          "application/octet-stream", content_length=100 * LIMIT)
+    assert (response.status_code, response.get_json()) == (400, {"detail": "File too large"})
+    assert stream.sent == 0
+    assert storage() == []
+
+
+# --- failures leave nothing behind -----------------------------------------------------
+
+def test_truncated_raw_body_leaves_nothing(client, editor, dataset, storage):
+    upload(client, editor.headers, dataset["id"], b"old")
+    stored = storage()
+    response = put_stream(client, file_url(dataset), io.BytesIO(b"only part"), editor.headers,
+                          "text/plain", content_length=500)
+    assert response.status_code == 400
+    assert response.get_json() == {"detail": "Request body ended before its Content-Length"}
+    assert storage() == stored
+    assert client.get(file_url(dataset), headers=editor.headers).data == b"old"
+
+
+def test_stream_error_mid_upload_leaves_nothing(client, editor, dataset, storage):
+    stream = GeneratedStream(pattern(LIMIT), fail_after=300)
+    response = put_stream(client, file_url(dataset), stream, editor.headers, "text/plain",
+                          content_length=LIMIT)
+    assert response.status_code == 400
+    assert response.get_json() == {"detail": "Bad Request"}
+    assert storage() == []
+    assert client.get(f"{URL}{dataset['id']}", headers=editor.headers).get_json()["file"] is None
+
+
+def test_truncated_multipart_body_leaves_nothing(client, editor, dataset, storage):
+    boundary = "xyz"
+    body = (f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="a"\r\n\r\n'
+            "partial data without the closing boundary").encode()
+    response = client.put(file_url(dataset), data=body, headers=editor.headers,
+                          content_type=f"multipart/form-data; boundary={boundary}")
+    assert (response.status_code, response.get_json()) == (
+        400, {"detail": "Malformed multipart body"})
+    assert storage() == []
+    assert client.get(f"{URL}{dataset['id']}", headers=editor.headers).get_json()["file"] is None
+
+
+def test_multipart_without_a_file_field_is_422(client, editor, dataset, storage):
+    response = client.put(file_url(dataset), data={"other": (io.BytesIO(b"x"), "x.txt")},
+                          headers=editor.headers, content_type="multipart/form-data")
+    assert response.status_code == 422
+    assert response.get_json() == {"detail": [{"loc": ["body", "file"], "msg": "field required",
+                                               "type": "value_error.missing"}]}
+    assert storage() == []
+
+
+def test_multipart_without_boundary_is_400(client, editor, dataset):
+    response = client.put(file_url(dataset), data=b"--x--",
+                          content_type="multipart/form-data", headers=editor.headers)
+    assert (response.status_code, response.get_json()) == (
+        400, {"detail": "Malformed multipart body: no boundary"})
+
+
+def test_upload_to_a_dataset_deleted_meanwhile_leaves_nothing(client, editor, dataset, storage,
+                                                              app, monkeypatch):
+    from datahub.datasets.storage import LocalStorage
+    from datahub.extensions import db
+
+    real_save = LocalStorage.save
+
+    def save_then_delete_row(self, chunks, max_size=None):
+        stored = real_save(self, chunks, max_size)
+        db.session.execute(db.text("DELETE FROM datasets WHERE id = :id"), {"id": dataset["id"]})
+        db.session.commit()
+        return stored
+
+    monkeypatch.setattr(LocalStorage, "save", save_then_delete_row)
+    response = upload(client, editor.headers, dataset["id"], b"late")
+    assert (response.status_code, response.get_json()) == (404, {"detail": "Dataset not found"})
+    assert storage() == []
+
+
+# --- file names ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("sent, kept, disposition", [
+    ("../../etc/passwd", "passwd", "attachment; filename=passwd"),
+    ("données été.csv", "données été.csv",
+     "attachment; filename=\"donnees ete.csv\"; filename*=UTF-8''donn%C3%A9es%20%C3%A9t%C3%A9.csv"),
+    ("..", "dataset-{id}", "attachment; filename=dataset-{id}"),
+])
+def test_client_file_names_are_metadata_only(client, editor, dataset, storage, sent, kept,
+                                             disposition):
+    kept = kept.format(id=dataset["id"])
+    disposition = disposition.format(id=dataset["id"])
+    response = multipart(client, editor.headers, dataset, b"data", filename=sent)
+    assert response.status_code == 200
+    assert response.get_json()["file"]["filename"] == kept
+    [name] = storage()
+    assert len(name) == 32 and all(c in "0123456789abcdef" for c in name)
+    download = client.get(file_url(dataset), headers=editor.headers)
+    assert download.headers["Content-Disposition"] == disposition
+
+
+@pytest.mark.parametrize("sent, kept, disposition", [
+    ("../../x\ny.csv", "xy.csv", "attachment; filename=xy.csv"),
+    ("..\\..\\boot.ini", "boot.ini", "attachment; filename=boot.ini"),
+    ('résumé "final".txt', 'résumé "final".txt',
+     'attachment; filename="resume \\"final\\".txt"; '
+     "filename*=UTF-8''r%C3%A9sum%C3%A9%20%22final%22.txt"),
+])
+def test_raw_upload_filename_parameter_is_cleaned(client, editor, dataset, sent, kept,
+                                                  disposition):
+    response = client.put(file_url(dataset), query_string={"filename": sent}, data=b"d",
+                          headers=editor.headers)
+    assert response.get_json()["file"]["filename"] == kept
+    download = client.get(file_url(dataset), headers=editor.headers)
+    assert download.headers["Content-Disposition"] == disposition
+
+
+# --- bounded memory --------------------------------------------------------------------
+
+@pytest.mark.parametrize("config_overrides", [{"MAX_CONTENT_LENGTH": 64 * 1024 * 1024}])
+@pytest.mark.parametrize("kind", ["raw", "multipart"])
+def test_memory_does_not_grow_with_file_size(client, editor, dataset, kind, config_overrides):
+    peaks = {}
+    for size in (4 * 1024 * 1024, 48 * 1024 * 1024):
+        if kind == "multipart":
+            pieces = [b'--B\r\nContent-Disposition: form-data; name="file"; filename="big.bin"'
+                      b"\r\nContent-Type: application/x-big\r\n\r\n", *pattern(size), b"\r\n--B--\r\n"]
+            content_type = "multipart/form-data; boundary=B"
+        else:
+            pieces, content_type = pattern(size), "application/x-big"
+        tracemalloc.start()
+        try:
+            response = put_stream(client, file_url(dataset), GeneratedStream(pieces),
+                                  editor.headers, content_type)
+            peaks[size] = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert response.status_code == 200, response.get_json()
+        file = response.get_json()["file"]
+        assert (file["size_bytes"], file["sha256"]) == (size, sha256_of(size))
+        assert file["content_type"] == "application/x-big"
+    # Twelve times the data, yet the peak stays small and about the same.
+    assert max(peaks.values()) < 2 * 1024 * 1024, peaks
+    assert peaks[48 * 1024 * 1024] < peaks[4 * 1024 * 1024] + 512 * 1024, peaks

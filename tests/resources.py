@@ -1,0 +1,49 @@
+"""Helpers for the resource tests: users of every role, logged in, and quick creates."""
+from dataclasses import dataclass
+
+import pytest
+
+from tests.conftest import bearer, login
+
+
+@dataclass
+class Actor:
+    role: str
+    id: str
+    headers: dict
+
+
+@pytest.fixture
+def actors(client, make_user):
+    """One logged-in user per role, plus a second editor: ``actors["editor"]`` etc."""
+    people = {}
+    for key, roles in (("admin", ["admin"]), ("editor", ["editor"]),
+                       ("other_editor", ["editor"]), ("viewer", ["viewer"]),
+                       ("nobody", [])):
+        email = f"{key}@example.com"
+        user = make_user(email=email, roles=roles)
+        response = login(client, email)
+        assert response.status_code == 200, response.get_json()
+        people[key] = Actor(key, user.id, bearer(response.get_json()["access_token"]))
+    return people
+
+
+def create_dataset(client, headers, name="Dataset", **fields):
+    response = client.post("/api/v1/datasets/", json={"name": name, **fields}, headers=headers)
+    assert response.status_code == 201, response.get_json()
+    return response.get_json()
+
+
+def create_collection(client, headers, name="Collection", **fields):
+    response = client.post("/api/v1/collections/", json={"name": name, **fields}, headers=headers)
+    assert response.status_code == 201, response.get_json()
+    return response.get_json()
+
+
+def upload(client, headers, dataset_id, data, **kwargs):
+    kwargs.setdefault("content_type", "application/octet-stream")
+    return client.put(f"/api/v1/datasets/{dataset_id}/file", data=data, headers=headers, **kwargs)
+
+
+def validation_error(loc, msg, type_):
+    return {"loc": loc, "msg": msg, "type": type_}
