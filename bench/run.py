@@ -161,7 +161,144 @@ def bench_login(args, env, report):
            f"{base * 1000:.1f} ms", ours / base, "<= 1.1", ours / base <= 1.1)
 
 
-CASES = {"me": bench_me, "login": bench_login}
+def _seed_datasets(env, count):
+    """Insert ``count`` datasets owned by the bench user, in bulk (not through the API)."""
+    import sqlalchemy as sa
+
+    from datahub import create_app
+    from datahub.database import utcnow
+    from datahub.datasets.models import Dataset, name_key
+    from datahub.extensions import db
+    from datahub.users import services
+
+    os.environ.update(env)
+    app = create_app()
+    with app.app_context():
+        owner = services.find_by_email(EMAIL).id
+        db.session.execute(sa.delete(Dataset))
+        now = utcnow()
+        for start in range(0, count, 10000):
+            db.session.execute(sa.insert(Dataset), [
+                {"name": f"dataset {i:06d}", "name_key": name_key(f"dataset {i:06d}"),
+                 "description": "", "owner_id": owner, "created_at": now, "updated_at": now}
+                for i in range(start, min(count, start + 10000))
+            ])
+        db.session.commit()
+        db.engine.dispose()
+
+
+def bench_list(args, env, report):
+    """GET /datasets/?limit=20 p50 with 100,000 datasets against 100 (the same query)."""
+    def p50_for(count):
+        _seed_datasets(env, count)
+        with Server("wsgi:app", env, args.workers) as datahub:
+            status, body, _ = datahub.request("POST", "/api/v1/auth/login",
+                                              {"email": EMAIL, "password": PASSWORD})
+            headers = {"Authorization": f"Bearer {json.loads(body)['access_token']}"}
+            samples = []
+            for i in range(args.list_samples):
+                path = f"/api/v1/datasets/?limit=20&offset={(i * 20) % 80}"
+                start = time.perf_counter()
+                status, body, _ = datahub.request("GET", path, headers=headers)
+                samples.append(time.perf_counter() - start)
+                assert status == 200 and json.loads(body)["total"] == count, body[:200]
+            return statistics.median(samples)
+
+    small, large = p50_for(100), p50_for(100_000)
+    _seed_datasets(env, 0)
+    report("GET /datasets/?limit=20 p50, 100k vs 100 rows", f"{large * 1000:.2f} ms",
+           f"{small * 1000:.2f} ms", large / small, "<= 1.5", large / small <= 1.5)
+
+
+def _rss_kib(pid):
+    with open(f"/proc/{pid}/status") as status:
+        return int(next(line for line in status if line.startswith("VmRSS")).split()[1])
+
+
+def _worker_pids(master_pid):
+    children = Path(f"/proc/{master_pid}/task/{master_pid}/children").read_text().split()
+    return [int(pid) for pid in children]
+
+
+def bench_files(args, env, report):
+    """Upload and download of a large file against ``cp`` of the same file, and the
+    worker's peak RSS growth meanwhile (one worker, so it is the one serving)."""
+    size = args.file_mib * 1024 * 1024
+    with tempfile.TemporaryDirectory(dir=args.scratch) as scratch:
+        source = Path(scratch) / "source.bin"
+        with open(source, "wb") as out:
+            block = os.urandom(1024 * 1024)
+            for _ in range(args.file_mib):
+                out.write(block)
+        start = time.perf_counter()
+        shutil.copyfile(source, Path(scratch) / "copy.bin")
+        os.sync()
+        cp_seconds = time.perf_counter() - start
+        os.unlink(Path(scratch) / "copy.bin")
+
+        file_env = {**env, "DATAHUB_MAX_CONTENT_LENGTH": str(size + 1)}
+        with Server("wsgi:app", file_env, 1) as datahub:
+            status, body, _ = datahub.request("POST", "/api/v1/auth/login",
+                                              {"email": EMAIL, "password": PASSWORD})
+            token = json.loads(body)["access_token"]
+            headers = {"Authorization": f"Bearer {token}"}
+            status, body, _ = datahub.request("POST", "/api/v1/datasets/",
+                                              {"name": "big file"}, headers=headers)
+            assert status == 201, body
+            dataset_id = json.loads(body)["id"]
+            (worker,) = _worker_pids(datahub.process.pid)
+            baseline_rss = _rss_kib(worker)
+            peak = [baseline_rss]
+            sampling = True
+
+            def sample():
+                while sampling:
+                    peak[0] = max(peak[0], _rss_kib(worker))
+                    time.sleep(0.05)
+
+            import threading
+
+            sampler = threading.Thread(target=sample)
+            sampler.start()
+            try:
+                conn = http.client.HTTPConnection("127.0.0.1", datahub.port, timeout=600)
+                start = time.perf_counter()
+                with open(source, "rb") as body_file:
+                    conn.request("PUT", f"/api/v1/datasets/{dataset_id}/file?filename=big.bin",
+                                 body=body_file, headers={**headers,
+                                                          "Content-Type": "application/octet-stream",
+                                                          "Content-Length": str(size)})
+                    response = conn.getresponse()
+                    response.read()
+                upload_seconds = time.perf_counter() - start
+                assert response.status == 200, response.status
+                conn.close()
+
+                conn = http.client.HTTPConnection("127.0.0.1", datahub.port, timeout=600)
+                start = time.perf_counter()
+                conn.request("GET", f"/api/v1/datasets/{dataset_id}/file", headers=headers)
+                response = conn.getresponse()
+                received = 0
+                while chunk := response.read(1024 * 1024):
+                    received += len(chunk)
+                download_seconds = time.perf_counter() - start
+                assert received == size
+                conn.close()
+            finally:
+                sampling = False
+                sampler.join()
+    growth_mib = (peak[0] - baseline_rss) / 1024
+    report(f"upload {args.file_mib} MiB, throughput vs cp", f"{size / upload_seconds / 2**20:.0f} MiB/s",
+           f"{size / cp_seconds / 2**20:.0f} MiB/s", cp_seconds / upload_seconds, ">= 0.5",
+           cp_seconds / upload_seconds >= 0.5)
+    report(f"download {args.file_mib} MiB, throughput vs cp",
+           f"{size / download_seconds / 2**20:.0f} MiB/s", f"{size / cp_seconds / 2**20:.0f} MiB/s",
+           cp_seconds / download_seconds, ">= 0.5", cp_seconds / download_seconds >= 0.5)
+    report("worker peak RSS growth during both", f"{growth_mib:.1f} MiB", "50 MiB",
+           growth_mib / 50, "< 1.0", growth_mib < 50)
+
+
+CASES = {"me": bench_me, "login": bench_login, "list": bench_list, "files": bench_files}
 
 
 def main():
@@ -174,6 +311,9 @@ def main():
     parser.add_argument("--connections", type=int, default=16)
     parser.add_argument("--login-samples", type=int, default=30)
     parser.add_argument("--bcrypt-rounds", type=int, default=12)
+    parser.add_argument("--list-samples", type=int, default=200)
+    parser.add_argument("--file-mib", type=int, default=1024, help="size of the file case")
+    parser.add_argument("--scratch", default=None, help="folder for the file case's files")
     args = parser.parse_args()
     if not shutil.which("wrk"):
         sys.exit("wrk is needed: apt-get install wrk")

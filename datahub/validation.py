@@ -45,6 +45,8 @@ _MESSAGES = [
     (r"Must be one of: (?P<choices>.*)\.",
      "value is not a valid enumeration member; permitted: {choices}", "type_error.enum"),
     (r"Unknown field\.", "extra fields not permitted", "value_error.extra"),
+    (r'string does not match regex "(?P<regex>.*)"', 'string does not match regex "{regex}"',
+     "value_error.str.regex"),
 ]
 _COMPILED = [(re.compile(rf"^{p}$"), msg, typ) for p, msg, typ in _MESSAGES]
 
@@ -130,3 +132,35 @@ class StrictBoolean(fields.Boolean):
         if not isinstance(value, bool):
             raise self.make_error("invalid", input=value)
         return value
+
+
+ASCII_SPACE = " \t\n\r\f\v"
+_VISIBLE = "[^ \\t\\n\\r\\f\\v]"  # the same rule as JSON Schema (ECMA) and Python regex
+
+
+class NotBlank(validate.Validator):
+    """At least one character that is not ASCII white space. (Python's ``str.strip`` and
+    ``\\s`` also take the control characters 0x1c-0x1f for white space; JSON Schema's
+    ``\\s`` does not: spelling the set out keeps the document and the check equal.)"""
+
+    def __call__(self, value):
+        if value and value.strip(ASCII_SPACE) == "":  # "" is Length's to refuse
+            raise ValidationError(f'string does not match regex "{_VISIBLE}"')
+        return value
+
+
+def name_field(description, **kwargs):
+    """A resource name: 1 to 255 characters, not blank; surrounding ASCII white space is
+    removed after validation (``strip_name``)."""
+    return fields.String(
+        validate=[Length(min=1, max=255), NotBlank()],
+        metadata={"description": description, "pattern": _VISIBLE},
+        **kwargs,
+    )
+
+
+def strip_name(data):
+    """For a ``post_load``: the validated name without surrounding ASCII white space."""
+    if isinstance(data.get("name"), str):
+        data["name"] = data["name"].strip(ASCII_SPACE)
+    return data

@@ -1,10 +1,9 @@
 """Collection bodies. Clients set ``name``, ``description`` and ``dataset_ids``; ``id``,
 ``owner_id`` and timestamps are refused with 422 ``extra fields not permitted``."""
-from marshmallow import Schema, fields, pre_load
+from marshmallow import Schema, fields, post_load
 
-from datahub.datasets.schemas import strip_name
 from datahub.listing import NamedListArgsSchema, page_schema
-from datahub.validation import Length, Range
+from datahub.validation import Length, Range, name_field, strip_name
 
 MAX_MEMBERS_PER_REQUEST = 1000
 
@@ -21,8 +20,8 @@ class CollectionSchema(Schema):
 
 
 class CollectionCreateSchema(Schema):
-    name = fields.String(required=True, validate=Length(min=1, max=255),
-                         metadata={"description": "Unique, compared case-insensitively"})
+    name = name_field("Unique, compared case-insensitively; surrounding spaces are removed",
+                      required=True)
     description = fields.String(load_default="", validate=Length(max=10000))
     dataset_ids = fields.List(
         fields.Integer(strict=True, validate=Range(min=1)),
@@ -31,7 +30,7 @@ class CollectionCreateSchema(Schema):
         metadata={"description": "Initial members; every one must exist"},
     )
 
-    @pre_load
+    @post_load
     def _strip(self, data, **_):
         return strip_name(data)
 

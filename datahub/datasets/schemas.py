@@ -1,18 +1,12 @@
 """Dataset bodies. Only ``name``, ``description`` and ``tags`` can be set by clients;
 anything else (``id``, ``owner_id``, timestamps, ``file``) is refused with 422
 ``extra fields not permitted``."""
-from marshmallow import Schema, fields, pre_load
+from marshmallow import Schema, fields, post_load
 
 from datahub.listing import NamedListArgsSchema, page_schema
-from datahub.validation import Length
+from datahub.validation import Length, name_field, strip_name
 
 MAX_TAGS = 50
-
-
-def strip_name(data):
-    if isinstance(data, dict) and isinstance(data.get("name"), str):
-        data = {**data, "name": data["name"].strip()}
-    return data
 
 
 class FileSchema(Schema):
@@ -36,9 +30,8 @@ class DatasetSchema(Schema):
 
 
 class DatasetCreateSchema(Schema):
-    name = fields.String(required=True, validate=Length(min=1, max=255),
-                         metadata={"description": "Unique, compared case-insensitively; "
-                                                  "surrounding spaces are removed"})
+    name = name_field("Unique, compared case-insensitively; surrounding spaces are removed",
+                      required=True)
     description = fields.String(load_default="", validate=Length(max=10000))
     tags = fields.List(
         fields.String(validate=Length(min=1, max=64)),
@@ -47,7 +40,7 @@ class DatasetCreateSchema(Schema):
         metadata={"description": "Up to 50 tags of 1 to 64 characters; duplicates are dropped"},
     )
 
-    @pre_load
+    @post_load
     def _strip(self, data, **_):
         return strip_name(data)
 
