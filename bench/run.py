@@ -261,7 +261,8 @@ def bench_files(args, env, report):
             sampler = threading.Thread(target=sample)
             sampler.start()
             try:
-                conn = http.client.HTTPConnection("127.0.0.1", datahub.port, timeout=600)
+                conn = http.client.HTTPConnection("127.0.0.1", datahub.port, timeout=600,
+                                                  blocksize=1024 * 1024)
                 start = time.perf_counter()
                 with open(source, "rb") as body_file:
                     conn.request("PUT", f"/api/v1/datasets/{dataset_id}/file?filename=big.bin",
