@@ -34,3 +34,11 @@ def on_starting(server):
 
     with app.app_context():
         db.engine.dispose()
+
+
+def post_worker_init(worker):
+    """Runs in each worker once the app is loaded, also in one that replaces a killed
+    worker: remove the files that interrupted uploads left in storage."""
+    from datahub.datasets.storage import sweep_storage
+
+    sweep_storage(worker.wsgi)
