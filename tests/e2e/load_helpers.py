@@ -142,6 +142,22 @@ def worker_pids(master_pid):
     return sorted(pids)
 
 
+def open_storage_files(server):
+    """Worker pid → names of the files it has open in the storage folder (an upload in
+    progress holds its temporary file, then the stored file until its row is committed)."""
+    folder = str(server.instance_path / "storage") + "/"
+    found = {}
+    for pid in worker_pids(server.process.pid):
+        try:
+            links = [os.readlink(f"/proc/{pid}/fd/{fd}") for fd in os.listdir(f"/proc/{pid}/fd")]
+        except OSError:  # the worker is gone or the fd closed meanwhile
+            continue
+        names = {link[len(folder):] for link in links if link.startswith(folder)}
+        if names:
+            found[pid] = names
+    return found
+
+
 def kill_worker(server, pid):
     """SIGKILL one worker of *our* gunicorn (never anything else)."""
     assert pid in worker_pids(server.process.pid), (pid, "is not a worker of our gunicorn")
