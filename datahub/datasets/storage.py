@@ -211,8 +211,12 @@ def sweep_storage(app):
                 return True
 
             removed = get_storage().sweep(is_referenced)
+        except (sa.exc.SQLAlchemyError, OSError) as exc:  # the database is down, say
+            log.warning("could not sweep the storage folder (the files stay until a later "
+                        "worker start): %s", exc)
+            return []
         except Exception:
-            log.warning("could not sweep the storage folder", exc_info=True)
+            log.exception("could not sweep the storage folder")
             return []
         finally:
             db.session.remove()
