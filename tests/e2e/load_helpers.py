@@ -99,9 +99,20 @@ class ApiClient:
             self.created[reply.json()["id"]] = name
         return reply
 
-    def upload(self, dataset_id, content):
-        reply = call(self.base, "PUT", f"/datasets/{dataset_id}/file", data=content,
-                     headers={**self.auth(), "Content-Type": "application/octet-stream"})
+    def upload(self, dataset_id, content, pause=0):
+        """PUT the file; with ``pause`` seconds between its 64 KiB pieces, as a slower
+        client would (so that a kill can catch a worker in the middle of it)."""
+        data = content
+        if pause:
+            def data():
+                for start in range(0, len(content), 64 * 1024):
+                    if start:
+                        time.sleep(pause)
+                    yield content[start:start + 64 * 1024]
+            data = data()
+        reply = call(self.base, "PUT", f"/datasets/{dataset_id}/file", data=data,
+                     headers={**self.auth(), "Content-Type": "application/octet-stream",
+                              "Content-Length": str(len(content))})
         if reply.status == 200:
             self.files[dataset_id] = sha256(content)
         return reply
@@ -126,19 +137,23 @@ def sha256(content):
 
 # -- gunicorn's workers ----------------------------------------------------------------
 
+def _state_and_parent(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            state, parent = stat.read().rpartition(")")[2].split()[:2]
+    except OSError:
+        return None, None
+    return state, int(parent)
+
+
 def worker_pids(master_pid):
     """Live (not yet reaped) children of the gunicorn master, read from /proc."""
     pids = []
     for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as stat:
-                fields = stat.read().rpartition(")")[2].split()
-        except OSError:
-            continue
-        if int(fields[1]) == master_pid and fields[0] != "Z":
-            pids.append(int(entry))
+        if entry.isdigit():
+            state, parent = _state_and_parent(entry)
+            if parent == master_pid and state != "Z":
+                pids.append(int(entry))
     return sorted(pids)
 
 
@@ -160,7 +175,7 @@ def open_storage_files(server):
 
 def kill_worker(server, pid):
     """SIGKILL one worker of *our* gunicorn (never anything else)."""
-    assert pid in worker_pids(server.process.pid), (pid, "is not a worker of our gunicorn")
+    assert _state_and_parent(pid)[1] == server.process.pid, (pid, "is not our worker")
     os.kill(pid, signal.SIGKILL)
 
 

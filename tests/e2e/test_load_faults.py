@@ -200,7 +200,7 @@ def write_burst(server, index, stop, outcomes):
         dataset_id = reply.json()["id"]
         content = rng.randbytes(rng.randint(64 * 1024, 512 * 1024))
         try:
-            status = client.upload(dataset_id, content).status
+            status = client.upload(dataset_id, content, pause=0.005).status
         except CONNECTION_ERRORS:
             status = None
         outcomes.append(("upload", dataset_id, sha256(content), status))
