@@ -34,3 +34,16 @@ def on_starting(server):
 
     with app.app_context():
         db.engine.dispose()
+
+
+def post_worker_init(worker):
+    """Runs in each worker once the app is loaded, also in one that replaces a killed
+    worker: remove the files that interrupted uploads left in storage. In a thread, so
+    that an unreachable database cannot hold up the worker's start (the sweep is safe
+    beside requests, see datahub/datasets/storage.py)."""
+    import threading
+
+    from datahub.datasets.storage import sweep_storage
+
+    threading.Thread(target=sweep_storage, args=(worker.wsgi,), name="storage-sweep",
+                     daemon=True).start()

@@ -140,7 +140,10 @@ class DatasetFile(MethodView):
         # End the transaction before streaming: no lock is held while the body arrives.
         db.session.commit()
         stored = get_storage().save(upload.chunks(), max_size=limit)
-        return services.attach_file(dataset_id, stored, upload.filename, upload.content_type)
+        try:
+            return services.attach_file(dataset_id, stored, upload.filename, upload.content_type)
+        finally:
+            stored.release()  # until here a storage sweep leaves the new file alone
 
     @blp.doc(security=BEARER, responses=DOWNLOAD_RESPONSES)
     @error_responses(blp, 401, 403, 404, 416, 422)
