@@ -103,8 +103,9 @@ class Heartbeat:
                 if result.rowcount == 0:
                     self.lost.set()
                     return
-            except sa.exc.SQLAlchemyError:
-                log.warning("heartbeat of run %s failed; retrying", self.run_id, exc_info=True)
+            except sa.exc.SQLAlchemyError as exc:
+                log.warning("heartbeat of run %s failed, retrying: %s", self.run_id,
+                            str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
 
     def check(self):
         if self.lost.is_set():
@@ -151,6 +152,11 @@ class Worker:
         while not self.shutdown.is_set():
             try:
                 worked = self.run_once()
+            except (sa.exc.OperationalError, sa.exc.InterfaceError) as exc:
+                # The database is down or unreachable: one line, then wait and retry.
+                log.warning("pipeline worker %s: database unavailable: %s", self.name,
+                            str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+                worked = None
             except Exception:
                 log.exception("pipeline worker %s: error between runs", self.name)
                 worked = None
