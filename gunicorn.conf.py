@@ -47,3 +47,13 @@ def post_worker_init(worker):
 
     threading.Thread(target=sweep_storage, args=(worker.wsgi,), name="storage-sweep",
                      daemon=True).start()
+
+
+def worker_exit(server, worker):
+    """Stop the worker's embedded pipeline thread (PIPELINE_EMBEDDED_WORKER): a run it was
+    executing fails as "shut down" now instead of waiting to be found stale."""
+    app = getattr(worker, "wsgi", None)
+    if app is not None and hasattr(app, "extensions"):
+        from datahub.pipelines.worker import stop_embedded_worker
+
+        stop_embedded_worker(app)

@@ -138,12 +138,16 @@ def register_blueprints(app):
     from datahub.datasets.routes import blp as datasets_blp
     from datahub.extensions import api
     from datahub.ops import blp as ops_blp
+    from datahub.pipelines.routes import blp as pipelines_blp
+    from datahub.pipelines.steps import register_openapi_schemas
     from datahub.users.routes import blp as users_blp
 
     api.register_blueprint(auth_blp)
     api.register_blueprint(datasets_blp)
     api.register_blueprint(collections_blp)
     api.register_blueprint(users_blp)
+    register_openapi_schemas(api.spec)
+    api.register_blueprint(pipelines_blp)
     app.register_blueprint(ops_blp)
 
 
@@ -156,8 +160,10 @@ def register_error_handlers(app):
 def register_commands(app):
     from datahub.auth.cli import sessions_cli
     from datahub.cli import users_cli
+    from datahub.pipelines.cli import worker_command
 
     app.cli.add_command(users_cli)
+    app.cli.add_command(worker_command)
     app.cli.add_command(sessions_cli)
 
 
@@ -167,3 +173,9 @@ def register_request_hooks(app):
 
     register(app)
     configure_audit_log()
+    if app.config["PIPELINE_EMBEDDED_WORKER"]:
+        from datahub.pipelines.worker import ensure_embedded_worker
+
+        # Lazily, so that under gunicorn each worker process starts its own thread after
+        # the fork (a thread started in the master would not survive it).
+        app.before_request(lambda: ensure_embedded_worker(app))

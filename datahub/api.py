@@ -68,7 +68,9 @@ def _unstorable_strings(value, loc):
             yield from _unstorable_strings(item, loc + [index])
 
 
-_INTEGER = re.compile(r"[+-]?[0-9]{1,30}")
+# Any integer is an integer (a huge one names nothing: 404); the bound only keeps int()
+# under Python's 4300-digit conversion limit.
+_INTEGER = re.compile(r"[+-]?[0-9]{1,4000}")
 
 
 class InvalidId(str):

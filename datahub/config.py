@@ -66,6 +66,15 @@ class DefaultConfig:
     PROXY_FIX_X_PROTO = 0
     PROXY_FIX_X_HOST = 0
 
+    # Pipelines (datahub.pipelines): where runs execute and how.
+    PIPELINE_EMBEDDED_WORKER = True  # a worker thread in each web process; False: run
+    # ``flask --app datahub worker`` instead (any number, on any host)
+    PIPELINE_POLL_SECONDS = 1.0  # an idle worker looks for queued runs this often
+    PIPELINE_HEARTBEAT_SECONDS = 2.0  # a running run's heartbeat (and cancel check)
+    PIPELINE_STALE_AFTER_SECONDS = 60  # no heartbeat this long: the run is failed
+    PIPELINE_SORT_MEMORY_ROWS = 100000  # rows sort/dedupe hold before spilling to disk
+    PIPELINE_TEMP_DIR = None  # spill folder; None → the system's temporary folder
+
     # OpenAPI (flask-smorest names)
     API_TITLE = "datahub"
     API_VERSION = "v1"

@@ -218,3 +218,15 @@ def register_error_handlers(app):
     app.register_error_handler(Exception, handle_exception)
     # flask-jwt-extended registers its own CSRFError handler (a 401); ours replaces it.
     app.register_error_handler(CSRFError, handle_exception)
+
+
+class PipelineNotFound(NotFound):
+    detail = "Pipeline not found"
+
+
+class RunNotFound(NotFound):
+    detail = "Run not found"
+
+
+class PipelineAlreadyRunning(Conflict):
+    detail = "Pipeline is already running"

@@ -39,6 +39,7 @@ def base_config(database_url, tmp_path_factory):
         "SECRET_KEY": TEST_SECRET,
         "JWT_SECRET_KEY": TEST_SECRET,
         "BCRYPT_ROUNDS": 4,
+        "PIPELINE_EMBEDDED_WORKER": False,  # tests execute runs with worker.run_once
         "STORAGE_PATH": str(tmp_path_factory.mktemp("storage")),
     }
 

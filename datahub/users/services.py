@@ -139,7 +139,7 @@ def set_active(user, active):
 
 
 class UserOwnsResources(Conflict):
-    detail = "The user owns datasets or collections; delete them or deactivate the user instead"
+    detail = "The user owns datasets, collections or pipelines; delete them or deactivate the user instead"
 
 
 def get_user(user_id):
@@ -186,10 +186,12 @@ def update_user(user, values):
 
 def delete_user(user):
     """Delete an account; its refresh tokens go with it (ON DELETE CASCADE), so every
-    session ends. Refused while the user owns datasets or collections (their data stays
+    session ends. Refused while the user owns datasets, collections or pipelines (their data stays
     until an admin deletes it; deactivating keeps both)."""
     _keep_an_admin(user)
-    for model in (Dataset, Collection):
+    from datahub.pipelines.models import Pipeline
+
+    for model in (Dataset, Collection, Pipeline):
         if db.session.scalar(sa.select(model.id).where(model.owner_id == user.id).limit(1)):
             raise UserOwnsResources()
     db.session.delete(user)

@@ -187,7 +187,7 @@ def test_delete_user_who_owns_resources_is_409(client, actors, admin, owns):
         create_collection(client, editor.headers, "mine")
     response = client.delete(f"{URL}{editor.id}", headers=admin.headers)
     assert response.status_code == 409
-    assert response.get_json() == {"detail": "The user owns datasets or collections; "
+    assert response.get_json() == {"detail": "The user owns datasets, collections or pipelines; "
                                              "delete them or deactivate the user instead"}
     assert client.get(f"{URL}{editor.id}", headers=admin.headers).status_code == 200
     # Deactivating keeps the user's data.

@@ -1,0 +1,1 @@
+"""Pipelines (declarative CSV transformations of one dataset into another) and their runs."""

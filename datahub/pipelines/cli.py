@@ -1,0 +1,42 @@
+"""``flask --app datahub worker``: execute pipeline runs in their own process."""
+import logging
+import signal
+import sys
+import threading
+
+import click
+from flask import current_app
+from flask.cli import with_appcontext
+
+from datahub.pipelines.worker import Worker, reap_stale
+
+
+@click.command("worker")
+@click.option("--once", is_flag=True, help="Execute the queued runs there are now, then exit.")
+@with_appcontext
+def worker_command(once):
+    """Run pipeline runs. Start any number, on any number of hosts: each run is claimed by
+    exactly one. SIGTERM or Ctrl-C stops it; a run in progress then fails as shut down."""
+    app = current_app._get_current_object()
+    if not logging.getLogger().handlers:  # a log line per claimed, stopped or failed run
+        logging.basicConfig(level=logging.INFO, stream=sys.stderr,
+                            format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    shutdown = threading.Event()
+
+    def stop(signum, _frame):
+        click.echo(f"worker: signal {signum}, stopping", err=True)
+        shutdown.set()
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    worker = Worker(app, shutdown=shutdown)
+    reaped = reap_stale(app)
+    if reaped:
+        click.echo(f"worker: marked {reaped} run(s) with a dead worker as failed", err=True)
+    click.echo(f"worker {worker.name}: started", err=True)
+    if once:
+        while not shutdown.is_set() and worker.run_once() is not None:
+            pass
+    else:
+        worker.run_forever()
+    click.echo(f"worker {worker.name}: stopped", err=True)

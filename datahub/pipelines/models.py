@@ -1,0 +1,62 @@
+"""A pipeline and its runs."""
+import sqlalchemy as sa
+from sqlalchemy.orm import Mapped, mapped_column
+
+from datahub.database import UTCDateTime, utcnow
+from datahub.extensions import db
+
+ACTIVE_STATUSES = ("queued", "running")
+STATUSES = ("queued", "running", "succeeded", "failed", "cancelled")
+# Both SQLite and PostgreSQL accept this predicate in a partial index.
+ACTIVE_PREDICATE = sa.text("status IN ('queued', 'running')")
+
+
+class Pipeline(db.Model):
+    __tablename__ = "pipelines"
+    __table_args__ = (sa.Index("ix_pipelines_owner_id_id", "owner_id", "id"),)
+
+    id: Mapped[int] = mapped_column(sa.Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(sa.String(255))
+    # Lower-cased name; the unique index makes names unique case-insensitively.
+    name_key: Mapped[str] = mapped_column(sa.String(510), unique=True)
+    description: Mapped[str] = mapped_column(sa.Text, default="")
+    owner_id: Mapped[str] = mapped_column(sa.ForeignKey("users.id", ondelete="RESTRICT"))
+    # NULL once the source dataset is deleted: the pipeline stays, its runs then fail.
+    source_dataset_id: Mapped[int | None] = mapped_column(
+        sa.ForeignKey("datasets.id", ondelete="SET NULL"), index=True
+    )
+    steps: Mapped[list] = mapped_column(sa.JSON, default=list)
+    output_dataset_name: Mapped[str] = mapped_column(sa.String(255))
+    created_at: Mapped[object] = mapped_column(UTCDateTime, default=utcnow)
+    updated_at: Mapped[object] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class Run(db.Model):
+    """One execution. At most one run per pipeline is queued or running: the partial
+    unique index ``ux_runs_active_pipeline`` says so to every worker on every host."""
+
+    __tablename__ = "runs"
+    __table_args__ = (
+        sa.Index("ix_runs_pipeline_id_id", "pipeline_id", "id"),
+        sa.Index("ix_runs_status_id", "status", "id"),
+        sa.Index(
+            "ux_runs_active_pipeline", "pipeline_id", unique=True,
+            sqlite_where=ACTIVE_PREDICATE, postgresql_where=ACTIVE_PREDICATE,
+        ),
+    )
+
+    id: Mapped[int] = mapped_column(sa.Integer, primary_key=True)
+    pipeline_id: Mapped[int] = mapped_column(sa.ForeignKey("pipelines.id", ondelete="CASCADE"))
+    status: Mapped[str] = mapped_column(sa.String(16), default="queued")
+    created_at: Mapped[object] = mapped_column(UTCDateTime, default=utcnow)
+    started_at: Mapped[object | None] = mapped_column(UTCDateTime)
+    finished_at: Mapped[object | None] = mapped_column(UTCDateTime)
+    rows_in: Mapped[int | None] = mapped_column(sa.BigInteger)
+    rows_out: Mapped[int | None] = mapped_column(sa.BigInteger)
+    error: Mapped[str | None] = mapped_column(sa.Text)
+    output_dataset_id: Mapped[int | None] = mapped_column(
+        sa.ForeignKey("datasets.id", ondelete="SET NULL")
+    )
+    # Which worker holds a running run, and when it last said it is alive.
+    worker: Mapped[str | None] = mapped_column(sa.String(255))
+    heartbeat_at: Mapped[object | None] = mapped_column(UTCDateTime)

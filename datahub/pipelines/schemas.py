@@ -1,0 +1,97 @@
+"""Pipeline and run bodies. Clients set ``name``, ``description``, ``source_dataset_id``,
+``steps`` and ``output_dataset_name``; anything else is refused with 422
+``extra fields not permitted``."""
+from marshmallow import Schema, fields, post_load
+
+from datahub.listing import MAX_ID, ListArgsSchema, NamedListArgsSchema, page_schema
+from datahub.pipelines.models import STATUSES
+from datahub.pipelines.steps import StepField
+from datahub.validation import ASCII_SPACE, Length, Range, name_field, strip_name
+
+MAX_STEPS = 100
+STEP_DOC = {
+    "description": "One step; `op` chooses its shape (see the *Step schemas)",
+    "oneOf": [{"$ref": f"#/components/schemas/{name}Step"}
+              for name in ("Select", "Rename", "Filter", "Sort", "Dedupe", "Limit")],
+}
+
+
+def _steps(**kwargs):
+    return fields.List(StepField(metadata=STEP_DOC), validate=Length(max=MAX_STEPS), **kwargs)
+
+
+def _strip_output_name(data):
+    """After validation: both names without surrounding ASCII white space."""
+    data = strip_name(data)
+    if isinstance(data.get("output_dataset_name"), str):
+        data["output_dataset_name"] = data["output_dataset_name"].strip(ASCII_SPACE)
+    return data
+
+
+class PipelineSchema(Schema):
+    id = fields.Integer(required=True)
+    name = fields.String(required=True)
+    description = fields.String(required=True)
+    owner_id = fields.String(required=True)
+    source_dataset_id = fields.Integer(
+        required=True, allow_none=True,
+        metadata={"description": "null once the source dataset has been deleted"})
+    steps = _steps(required=True)
+    output_dataset_name = fields.String(required=True)
+    created_at = fields.DateTime(required=True, format="iso")
+    updated_at = fields.DateTime(required=True, format="iso")
+
+
+class PipelineCreateSchema(Schema):
+    name = name_field("Unique, compared case-insensitively; surrounding spaces are removed",
+                      required=True)
+    description = fields.String(load_default="", validate=Length(max=10000))
+    source_dataset_id = fields.Integer(required=True, strict=True, validate=Range(min=1),
+                                       metadata={"description": "The dataset whose CSV "
+                                                                "file is read"})
+    steps = _steps(load_default=list)
+    output_dataset_name = name_field(
+        "The dataset a successful run writes; created by the first success, owned by the "
+        "pipeline's owner", required=True)
+
+    @post_load
+    def _strip(self, data, **_):
+        return _strip_output_name(data)
+
+
+class PipelineUpdateSchema(PipelineCreateSchema):
+    """PATCH: any subset; ``steps`` replaces the whole list."""
+
+    def __init__(self, **kwargs):
+        super().__init__(partial=True, **kwargs)
+
+    description = fields.String(validate=Length(max=10000))
+    steps = _steps()
+
+
+class PipelineListArgsSchema(NamedListArgsSchema):
+    source_dataset_id = fields.Integer(validate=Range(min=1, max=MAX_ID),
+                                       metadata={"description": "Only pipelines reading this "
+                                                                "dataset"})
+
+
+class RunSchema(Schema):
+    id = fields.Integer(required=True)
+    pipeline_id = fields.Integer(required=True)
+    status = fields.String(required=True, metadata={"enum": list(STATUSES)})
+    created_at = fields.DateTime(required=True, format="iso")
+    started_at = fields.DateTime(required=True, allow_none=True, format="iso")
+    finished_at = fields.DateTime(required=True, allow_none=True, format="iso")
+    rows_in = fields.Integer(required=True, allow_none=True,
+                             metadata={"description": "Rows read from the source"})
+    rows_out = fields.Integer(required=True, allow_none=True,
+                              metadata={"description": "Rows written to the output"})
+    error = fields.String(required=True, allow_none=True,
+                          metadata={"description": "Why the run failed or was cancelled"})
+    output_dataset_id = fields.Integer(required=True, allow_none=True,
+                                       metadata={"description": "Set when the run succeeded"})
+
+
+RunListArgsSchema = ListArgsSchema
+PipelinePageSchema = page_schema(PipelineSchema, "PipelinePage")
+RunPageSchema = page_schema(RunSchema, "RunPage")

@@ -1,0 +1,152 @@
+"""What can be done to pipelines and runs, independent of HTTP."""
+import sqlalchemy as sa
+
+from datahub.database import utcnow
+from datahub.datasets.models import Dataset, name_key
+from datahub.errors import (
+    DatasetNotFound,
+    NameAlreadyExists,
+    PipelineAlreadyRunning,
+    PipelineNotFound,
+    RunNotFound,
+)
+from datahub.extensions import db
+from datahub.listing import contains_pattern, paginate, valid_id
+from datahub.pipelines.models import ACTIVE_STATUSES, Pipeline, Run
+
+CANCELLED_BY_USER = "cancelled by a user"
+
+
+def get_pipeline(pipeline_id):
+    if not valid_id(pipeline_id):
+        raise PipelineNotFound()
+    pipeline = db.session.get(Pipeline, pipeline_id)
+    if pipeline is None:
+        raise PipelineNotFound()
+    return pipeline
+
+
+def list_pipelines(args, user):
+    query = sa.select(Pipeline)
+    if args.get("q"):
+        query = query.where(Pipeline.name_key.like(contains_pattern(args["q"]), escape="\\"))
+    if args.get("owner"):
+        owner = user.id if args["owner"] == "me" else args["owner"]
+        query = query.where(Pipeline.owner_id == owner)
+    if args.get("source_dataset_id"):
+        query = query.where(Pipeline.source_dataset_id == args["source_dataset_id"])
+    return paginate(query, [Pipeline.id], args)
+
+
+def _name_taken(name, exclude_id=None):
+    query = sa.select(Pipeline.id).where(Pipeline.name_key == name_key(name))
+    if exclude_id is not None:
+        query = query.where(Pipeline.id != exclude_id)
+    return db.session.scalar(query) is not None
+
+
+def _require_dataset(dataset_id):
+    if not valid_id(dataset_id) or db.session.get(Dataset, dataset_id) is None:
+        raise DatasetNotFound()
+
+
+def _commit_named(name, exclude_id=None):
+    try:
+        db.session.commit()
+    except sa.exc.IntegrityError:
+        db.session.rollback()
+        if _name_taken(name, exclude_id):
+            raise NameAlreadyExists() from None
+        raise DatasetNotFound() from None  # the source dataset was deleted meanwhile
+
+
+def create_pipeline(owner, values):
+    if _name_taken(values["name"]):
+        raise NameAlreadyExists()
+    _require_dataset(values["source_dataset_id"])
+    now = utcnow()
+    pipeline = Pipeline(
+        name=values["name"],
+        name_key=name_key(values["name"]),
+        description=values["description"],
+        owner_id=owner.id,
+        source_dataset_id=values["source_dataset_id"],
+        steps=values["steps"],
+        output_dataset_name=values["output_dataset_name"],
+        created_at=now,
+        updated_at=now,
+    )
+    db.session.add(pipeline)
+    _commit_named(pipeline.name)
+    return pipeline
+
+
+def update_pipeline(pipeline, values):
+    if "name" in values:
+        if _name_taken(values["name"], exclude_id=pipeline.id):
+            raise NameAlreadyExists()
+        pipeline.name = values["name"]
+        pipeline.name_key = name_key(values["name"])
+    if "source_dataset_id" in values:
+        _require_dataset(values["source_dataset_id"])
+        pipeline.source_dataset_id = values["source_dataset_id"]
+    for field in ("description", "steps", "output_dataset_name"):
+        if field in values:
+            setattr(pipeline, field, values[field])
+    pipeline.updated_at = utcnow()
+    _commit_named(pipeline.name, exclude_id=pipeline.id)
+    return pipeline
+
+
+def delete_pipeline(pipeline):
+    """Delete the pipeline and its runs. A worker busy with one of them notices at its
+    next heartbeat and discards its output; the output dataset stays."""
+    db.session.delete(pipeline)
+    db.session.commit()
+
+
+def start_run(pipeline):
+    """Queue a run. The partial unique index on active runs refuses a second one, also
+    when several requests on several hosts race: that IntegrityError is the 409."""
+    run = Run(pipeline_id=pipeline.id, status="queued", created_at=utcnow())
+    db.session.add(run)
+    try:
+        db.session.commit()
+    except sa.exc.IntegrityError:
+        db.session.rollback()
+        if db.session.get(Pipeline, pipeline.id) is None:
+            raise PipelineNotFound() from None
+        raise PipelineAlreadyRunning() from None
+    return run
+
+
+def list_runs(pipeline, args):
+    query = sa.select(Run).where(Run.pipeline_id == pipeline.id)
+    return paginate(query, [Run.id.desc()], args)
+
+
+def get_run(pipeline, run_id):
+    if not valid_id(run_id):
+        raise RunNotFound()
+    run = db.session.get(Run, run_id)
+    if run is None or run.pipeline_id != pipeline.id:
+        raise RunNotFound()
+    return run
+
+
+def cancel_run(run):
+    """Cancel a queued or running run; a finished run is answered as it is.
+
+    The status changes at once (which also lets a new run start); a worker executing the
+    run sees it at its next heartbeat, stops, and throws its partial output away.
+    """
+    now = utcnow()
+    result = db.session.execute(
+        sa.update(Run)
+        .where(Run.id == run.id, Run.status.in_(ACTIVE_STATUSES))
+        .values(status="cancelled", finished_at=now, error=CANCELLED_BY_USER)
+        .execution_options(synchronize_session=False)
+    )
+    db.session.commit()
+    db.session.refresh(run)
+    return run, bool(result.rowcount)

@@ -1,0 +1,137 @@
+"""The step language: one marshmallow schema per ``op``, and ``StepField`` that picks the
+schema by ``op`` so each error keeps its place (``["body", "steps", 0, "value"]``)."""
+from marshmallow import Schema, ValidationError, fields, validate
+
+from datahub.validation import Length, Range, StrictBoolean
+
+OPERATORS = ("eq", "ne", "lt", "le", "gt", "ge", "contains")
+MAX_COLUMNS = 1000
+MAX_NAME = 255
+
+
+def _columns(**kwargs):
+    return fields.List(fields.String(validate=Length(min=1, max=MAX_NAME)),
+                       validate=Length(min=1, max=MAX_COLUMNS), **kwargs)
+
+
+class _StepSchema(Schema):
+    op = fields.String(required=True)
+
+
+class SelectStep(_StepSchema):
+    """Keep these columns, in this order."""
+
+    op = fields.String(required=True, metadata={"enum": ["select"]})
+
+    columns = _columns(required=True)
+
+
+class MaxProperties(validate.Validator):
+    """At most ``n`` keys (not marshmallow's Length: apispec would document that as a
+    string length)."""
+
+    def __init__(self, n):
+        self.n = n
+
+    def __call__(self, value):
+        if len(value) > self.n:
+            raise ValidationError(f"Longer than maximum length {self.n}.")
+        return value
+
+
+class RenameStep(_StepSchema):
+    """Rename columns: ``{"old": "new"}``."""
+
+    op = fields.String(required=True, metadata={"enum": ["rename"]})
+
+    # Keys name existing columns (checked against the file when the run starts).
+    mapping = fields.Dict(keys=fields.String(),
+                          values=fields.String(validate=Length(min=1, max=MAX_NAME)),
+                          required=True, validate=MaxProperties(MAX_COLUMNS),
+                          metadata={"maxProperties": MAX_COLUMNS})
+
+
+class FilterValue(fields.Field):
+    """A string or a number (not a boolean, list or object)."""
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+            raise ValidationError("value must be a string or a number")
+        if isinstance(value, str) and len(value) > 10000:
+            raise ValidationError("Longer than maximum length 10000.")
+        return value
+
+
+class FilterStep(_StepSchema):
+    """Keep the rows whose ``column`` compares true with ``value``. Numbers compare as
+    numbers when both the cell and the value parse as numbers, else as text."""
+
+    op = fields.String(required=True, metadata={"enum": ["filter"]})
+
+    column = fields.String(required=True, validate=Length(min=1, max=MAX_NAME))
+    operator = fields.String(required=True, validate=validate.OneOf(OPERATORS))
+    value = FilterValue(required=True, metadata={"oneOf": [
+        {"type": "string", "maxLength": 10000}, {"type": "number"}]})
+
+
+class SortStep(_StepSchema):
+    """Order rows by ``columns`` (numbers before text, numbers numerically)."""
+
+    op = fields.String(required=True, metadata={"enum": ["sort"]})
+
+    columns = _columns(required=True)
+    descending = StrictBoolean(load_default=False)
+
+
+class DedupeStep(_StepSchema):
+    """Drop rows equal on ``columns`` (default: all) to an earlier row; order is kept."""
+
+    op = fields.String(required=True, metadata={"enum": ["dedupe"]})
+
+    columns = _columns()
+
+
+class LimitStep(_StepSchema):
+    """Keep the first ``count`` rows."""
+
+    op = fields.String(required=True, metadata={"enum": ["limit"]})
+
+    count = fields.Integer(required=True, strict=True, validate=Range(min=0, max=2**62))
+
+
+STEP_SCHEMAS = {
+    "select": SelectStep,
+    "rename": RenameStep,
+    "filter": FilterStep,
+    "sort": SortStep,
+    "dedupe": DedupeStep,
+    "limit": LimitStep,
+}
+
+
+class StepField(fields.Field):
+    """One step: an object whose ``op`` chooses its schema."""
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if not isinstance(value, dict):
+            raise ValidationError("Not a valid mapping type.")
+        if "op" not in value:
+            raise ValidationError({"op": ["Missing data for required field."]})
+        op = value["op"]
+        if not isinstance(op, str):
+            raise ValidationError({"op": ["Not a valid string."]})
+        if op not in STEP_SCHEMAS:
+            raise ValidationError({"op": [f"Must be one of: {', '.join(STEP_SCHEMAS)}."]})
+        return STEP_SCHEMAS[op]().load(value)  # its ValidationError carries the field dict
+
+    def _serialize(self, value, attr, obj, **kwargs):
+        return value
+
+
+def register_openapi_schemas(spec):
+    """Publish each step shape (``SelectStep`` ...) under components/schemas; the
+    pipeline schemas refer to them in a ``oneOf``."""
+    for op, schema in STEP_SCHEMAS.items():
+        name = f"{op.capitalize()}Step"
+        if name not in spec.components.schemas:
+            spec.components.schema(name, schema=schema)

@@ -1,0 +1,58 @@
+"""Helpers for the pipeline tests: a source dataset with a CSV, pipelines, runs."""
+import csv
+import io
+
+from datahub.pipelines import worker
+from tests.resources import create_dataset, upload
+
+PIPELINES = "/api/v1/pipelines/"
+
+PEOPLE = (
+    "name,city,age\r\n"
+    "Ann,Oslo,34\r\n"
+    "Bob,Bergen,9\r\n"
+    "Cid,Oslo,100\r\n"
+    "Dee,Tromsø,34\r\n"
+    "Ann,Oslo,34\r\n"
+)
+
+
+def source(client, headers, text=PEOPLE, name="people"):
+    dataset = create_dataset(client, headers, name)
+    response = upload(client, headers, dataset["id"], text.encode("utf-8"))
+    assert response.status_code == 200, response.get_json()
+    return dataset
+
+
+def create_pipeline(client, headers, source_id, steps=(), name="pipe", output="pipe output",
+                    **fields):
+    body = {"name": name, "source_dataset_id": source_id, "steps": list(steps),
+            "output_dataset_name": output, **fields}
+    response = client.post(PIPELINES, json=body, headers=headers)
+    assert response.status_code == 201, response.get_json()
+    return response.get_json()
+
+
+def start(client, headers, pipeline_id):
+    response = client.post(f"{PIPELINES}{pipeline_id}/runs", headers=headers)
+    assert response.status_code == 201, response.get_json()
+    return response.get_json()
+
+
+def get_run(client, headers, pipeline_id, run_id):
+    response = client.get(f"{PIPELINES}{pipeline_id}/runs/{run_id}", headers=headers)
+    assert response.status_code == 200, response.get_json()
+    return response.get_json()
+
+
+def run_now(app, client, headers, pipeline_id):
+    """Queue a run, execute it in this thread, and answer the finished run."""
+    run = start(client, headers, pipeline_id)
+    assert worker.run_once(app) == run["id"]
+    return get_run(client, headers, pipeline_id, run["id"])
+
+
+def output_rows(client, headers, run):
+    response = client.get(f"/api/v1/datasets/{run['output_dataset_id']}/file", headers=headers)
+    assert response.status_code == 200
+    return list(csv.reader(io.StringIO(response.data.decode("utf-8"))))

@@ -1,0 +1,88 @@
+"""The worker's building blocks in-process: claiming, stale heartbeats, shutdown."""
+import threading
+from datetime import timedelta
+
+import pytest
+import sqlalchemy as sa
+
+from datahub.database import utcnow
+from datahub.extensions import db
+from datahub.pipelines import worker
+from datahub.pipelines.models import Run
+from tests.pipelines.helpers import create_pipeline, get_run, source, start
+
+
+@pytest.fixture
+def config_overrides():
+    return {"PIPELINE_STALE_AFTER_SECONDS": 30}
+
+
+def test_each_queued_run_is_claimed_once_oldest_first(app, client, actors):
+    editor = actors["editor"].headers
+    dataset = source(client, editor)
+    runs = [start(client, editor, create_pipeline(client, editor, dataset["id"],
+                                                  name=f"p{i}")["id"])["id"] for i in range(3)]
+    with app.app_context():
+        claimed = [worker.claim(f"w{i}") for i in range(4)]
+        assert claimed == runs + [None]
+        rows = db.session.scalars(sa.select(Run).order_by(Run.id)).all()
+        assert [(r.status, r.worker) for r in rows] == [("running", "w0"), ("running", "w1"),
+                                                         ("running", "w2")]
+        assert all(r.heartbeat_at is not None and r.started_at is not None for r in rows)
+
+
+def test_stale_running_runs_are_failed_and_the_pipeline_can_run_again(app, client, actors):
+    editor = actors["editor"].headers
+    pipeline = create_pipeline(client, editor, source(client, editor)["id"])
+    fresh_pipeline = create_pipeline(client, editor, source(client, editor, name="b")["id"],
+                                     name="fresh")
+    stale = start(client, editor, pipeline["id"])
+    fresh = start(client, editor, fresh_pipeline["id"])
+    with app.app_context():
+        assert worker.claim("dead") == stale["id"]
+        assert worker.claim("alive") == fresh["id"]
+        db.session.execute(sa.update(Run).where(Run.id == stale["id"])
+                           .values(heartbeat_at=utcnow() - timedelta(seconds=31)))
+        db.session.commit()
+        assert worker.reap_stale(app) == 1
+    run = get_run(client, editor, pipeline["id"], stale["id"])
+    assert (run["status"], run["error"]) == (
+        "failed", "the worker running this run stopped responding (no heartbeat for 30 s)")
+    assert run["finished_at"] is not None
+    assert get_run(client, editor, fresh_pipeline["id"], fresh["id"])["status"] == "running"
+    again = start(client, editor, pipeline["id"])
+    assert worker.run_once(app) == again["id"]
+    assert get_run(client, editor, pipeline["id"], again["id"])["status"] == "succeeded"
+
+
+def test_a_worker_shutting_down_fails_its_run(app, client, actors):
+    editor = actors["editor"].headers
+    text = "n\r\n" + "".join(f"{i}\r\n" for i in range(5000))
+    pipeline = create_pipeline(client, editor, source(client, editor, text)["id"])
+    run = start(client, editor, pipeline["id"])
+    shutdown = threading.Event()
+    shutdown.set()  # already asked to stop: the first check ends the run
+    assert worker.Worker(app, shutdown=shutdown).run_once() == run["id"]
+    run = get_run(client, editor, pipeline["id"], run["id"])
+    assert (run["status"], run["error"]) == ("failed", worker.SHUTDOWN_ERROR)
+    assert run["output_dataset_id"] is None
+
+
+def test_embedded_worker_starts_once_per_process(app, client, actors):
+    app.config["PIPELINE_POLL_SECONDS"] = 0.05
+    editor = actors["editor"].headers
+    pipeline = create_pipeline(client, editor, source(client, editor)["id"])
+    worker.ensure_embedded_worker(app)
+    state = app.extensions["datahub.pipeline_worker"]
+    worker.ensure_embedded_worker(app)
+    assert app.extensions["datahub.pipeline_worker"] is state
+    try:
+        run = start(client, editor, pipeline["id"])
+        for _ in range(200):
+            if get_run(client, editor, pipeline["id"], run["id"])["status"] == "succeeded":
+                break
+            threading.Event().wait(0.05)
+        assert get_run(client, editor, pipeline["id"], run["id"])["status"] == "succeeded"
+    finally:
+        worker.stop_embedded_worker(app)
+    assert not state[2].is_alive()
