@@ -11,15 +11,18 @@ the access token lives in memory only and is renewed through the refresh cookie 
 from datahub.client.api import Client, SeedRetry
 from datahub.client.errors import (
     AuthenticationError,
+    BadRequestError,
     ConflictError,
     DatahubError,
     NotFoundError,
     PermissionDeniedError,
+    RateLimitedError,
     ServerError,
     ValidationError,
 )
 
 __all__ = [
-    "AuthenticationError", "Client", "ConflictError", "DatahubError", "NotFoundError",
-    "PermissionDeniedError", "SeedRetry", "ServerError", "ValidationError",
+    "AuthenticationError", "BadRequestError", "Client", "ConflictError", "DatahubError",
+    "NotFoundError", "PermissionDeniedError", "RateLimitedError", "SeedRetry", "ServerError",
+    "ValidationError",
 ]
