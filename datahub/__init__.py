@@ -138,6 +138,7 @@ def register_blueprints(app):
     from datahub.datasets.routes import blp as datasets_blp
     from datahub.extensions import api
     from datahub.ops import blp as ops_blp
+    from datahub.spa import blp as spa_blp
     from datahub.users.routes import blp as users_blp
 
     api.register_blueprint(auth_blp)
@@ -145,6 +146,7 @@ def register_blueprints(app):
     api.register_blueprint(collections_blp)
     api.register_blueprint(users_blp)
     app.register_blueprint(ops_blp)
+    app.register_blueprint(spa_blp)
 
 
 def register_error_handlers(app):
