@@ -111,6 +111,11 @@ def login(context, email):
     password = os.environ.get("DATAHUB_PASSWORD")
     if password is None:
         password = click.prompt("Password", hide_input=True, err=True)
+    if context.client.refresh_cookie:  # logged in already: end that session first
+        try:
+            context.client.logout()
+        except DatahubError:
+            pass  # already over, or unreachable: the new login replaces the file anyway
     context.client.login(email, password)
     user = context.client.me()
     context.output(user)

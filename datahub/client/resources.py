@@ -6,6 +6,7 @@ import mimetypes
 import os
 from email.message import Message
 import re
+import shutil
 import tempfile
 from urllib.parse import quote
 
@@ -46,6 +47,11 @@ def _remaining_size(fileobj):
     end = fileobj.seek(0, os.SEEK_END)
     fileobj.seek(position)
     return end - position
+
+
+def _name_of(fileobj):
+    name = getattr(fileobj, "name", None)
+    return os.path.basename(name) if isinstance(name, str) else None
 
 
 def _quoted_etag_sha256(value):
@@ -99,7 +105,8 @@ class ResourcesMixin:
     def dataset_upload(self, dataset_id, source, *, filename=None, content_type=None,
                        progress=None):
         """Upload (or replace) the dataset's file from a path or a binary file object,
-        streamed in chunks as the raw request body (never read into memory whole).
+        streamed in chunks as the raw request body (never read into memory whole; a file
+        object that cannot seek, such as a pipe, is spooled to a temporary file first).
         ``progress(bytes_sent, total)`` is called after each chunk."""
         if isinstance(source, (str, os.PathLike)):
             with open(source, "rb") as fileobj:
@@ -107,9 +114,17 @@ class ResourcesMixin:
                     dataset_id, fileobj, progress=progress, content_type=content_type,
                     filename=filename or os.path.basename(os.fspath(source)))
         fileobj = source
+        if not fileobj.seekable():
+            # A pipe or socket: spool it to a temporary file (disk, not memory) first, so
+            # that a retried or renewed request can send it again from the start.
+            with tempfile.TemporaryFile() as spooled:
+                shutil.copyfileobj(fileobj, spooled, CHUNK_SIZE)
+                spooled.seek(0)
+                return self.dataset_upload(
+                    dataset_id, spooled, progress=progress, content_type=content_type,
+                    filename=filename or _name_of(fileobj))
         if filename is None:
-            name = getattr(fileobj, "name", None)
-            filename = os.path.basename(name) if isinstance(name, str) else None
+            filename = _name_of(fileobj)
         if content_type is None:
             guessed = mimetypes.guess_type(filename or "")[0]
             content_type = guessed or "application/octet-stream"

@@ -173,4 +173,11 @@ def test_the_password_is_never_an_argument_and_the_prompt_hides_it(datahub, sess
     assert result.exit_code == 0, result.stderr
     assert "Password:" in result.stderr
     assert datahub.password not in result.stdout + result.stderr  # not echoed
-    assert session_file.exists()
+    first = saved(session_file)["refresh_token"]
+
+    # Logging in again ends the session the file held, rather than leaving it behind.
+    assert datahub("login").exit_code == 0
+    assert saved(session_file)["refresh_token"] != first
+    with pytest.raises(AuthenticationError) as error:
+        Client(saved(session_file)["url"], refresh_token=first).refresh()
+    assert error.value.detail == "Token has been revoked"

@@ -3,6 +3,7 @@ progress, renewal of an expired token in the middle of an upload, typed errors."
 import hashlib
 import io
 import os
+import threading
 import time
 
 import pytest
@@ -85,3 +86,16 @@ def test_a_new_client_with_only_the_refresh_cookie_refreshes_first(client, gunic
     assert resumed.me()["email"] == "admin@example.com"
     assert len(seen) == 1 and seen[0][0] == "__Secure-refresh_token"
     assert seen[0][1] == resumed.refresh_cookie != client.refresh_cookie  # rotated
+
+
+def test_upload_from_a_pipe(client):
+    dataset = client.dataset_create("Piped")
+    content = os.urandom(150 * 1024)
+    read_end, write_end = os.pipe()
+    writer = threading.Thread(target=lambda: (os.write(write_end, content), os.close(write_end)))
+    writer.start()
+    with os.fdopen(read_end, "rb", buffering=0) as pipe:
+        answer = client.dataset_upload(dataset["id"], pipe, filename="piped.bin")
+    writer.join()
+    assert answer["file"]["size_bytes"] == len(content)
+    assert answer["file"]["sha256"] == hashlib.sha256(content).hexdigest()
