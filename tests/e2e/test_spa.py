@@ -88,6 +88,9 @@ def test_login_upload_reload_expiry_and_logout(gunicorn_env, gunicorn_server, br
     assert traffic.count("POST", "/auth/refresh", 401) == 1
     page.fill("#email", "admin@example.com")
     page.screenshot(path=str(screenshots / "login.png"))
+    page.fill("#password", "not the password")
+    page.click("#login-form button")
+    page.wait_for_selector("#status.error:has-text('Error: Invalid email or password')")
 
     log_in(page, gunicorn_server)
     assert page.text_content("#user-roles") == "admin"
@@ -145,6 +148,16 @@ def test_login_upload_reload_expiry_and_logout(gunicorn_env, gunicorn_server, br
     page.reload()
     page.wait_for_selector("#login-view:not([hidden])")
     assert traffic.calls == [("POST", "/auth/refresh", 401)]
+
+    # A session ended elsewhere (every session of the user, from a script): the next
+    # request fails, the refresh is refused, and the app asks to log in again.
+    log_in(page, gunicorn_server)
+    api.request("POST", "/api/v1/auth/logout-all")
+    traffic.clear()
+    page.click("#reload")
+    page.wait_for_selector("#login-view:not([hidden])")
+    assert page.text_content("#status") == "Your session has ended; please log in again."
+    assert traffic.count("POST", "/auth/refresh", 401) == 1
     assert errors == []
     context.close()
 

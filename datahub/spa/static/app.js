@@ -3,7 +3,13 @@
 import { DatahubClient, DatahubError } from "./datahub-client.js";
 
 const $ = (id) => document.getElementById(id);
-const api = new DatahubClient("", { onSessionEnd: () => showLogin("Your session has ended; please log in again.") });
+let sessionEnded = false;
+const api = new DatahubClient("", {
+  onSessionEnd: () => {
+    sessionEnded = true; // the failing request's own error need not be shown as well
+    showLogin("Your session has ended; please log in again.");
+  },
+});
 
 function say(message, isError = false) {
   $("status").textContent = message;
@@ -59,10 +65,11 @@ async function showMain() {
 
 async function busy(button, work) {
   button.disabled = true;
+  sessionEnded = false;
   try {
     await work();
   } catch (error) {
-    fail(error);
+    if (!sessionEnded) fail(error);
   } finally {
     button.disabled = false;
   }

@@ -139,24 +139,25 @@ export class DatahubClient {
    * options: json (a value to send as JSON), body (anything fetch takes), headers.
    */
   async request(method, path, options = {}) {
-    if (!this._accessToken) await this.refresh();
+    if (!this._accessToken) await this._renewOrEnd();
     const sentWith = this._accessToken;
     try {
       return await this._send(method, path, this._withToken(options));
     } catch (error) {
       if (!(error instanceof DatahubError) || error.status !== 401) throw error;
       // Another request may have renewed the token meanwhile: then just use the new one.
-      if (this._accessToken === sentWith) {
-        try {
-          await this.refresh();
-        } catch (refreshError) {
-          if (refreshError instanceof DatahubError && refreshError.status === 401) {
-            this.onSessionEnd(refreshError);
-          }
-          throw refreshError;
-        }
-      }
+      if (this._accessToken === sentWith) await this._renewOrEnd();
       return this._send(method, path, this._withToken(options));
+    }
+  }
+
+  /** Refresh (shared); a refused refresh ends the session and tells the app. */
+  async _renewOrEnd() {
+    try {
+      await this.refresh();
+    } catch (error) {
+      if (error instanceof DatahubError && error.status === 401) this.onSessionEnd(error);
+      throw error;
     }
   }
 
