@@ -46,7 +46,8 @@ class Context:
             widths = [max([len(title)] + [len(row[i]) for row in table])
                       for i, title in enumerate(columns)]
             for row in [columns, *table]:
-                click.echo("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip())
+                line = "  ".join(cell.ljust(width) for cell, width in zip(row, widths))
+                click.echo(line.rstrip())
 
     def progress(self, label, total):
         return Progress(label, total, hidden=self.as_json)
