@@ -140,6 +140,7 @@ def register_blueprints(app):
     from datahub.ops import blp as ops_blp
     from datahub.pipelines.routes import blp as pipelines_blp
     from datahub.pipelines.steps import register_openapi_schemas
+    from datahub.spa import blp as spa_blp
     from datahub.users.routes import blp as users_blp
 
     api.register_blueprint(auth_blp)
@@ -149,6 +150,7 @@ def register_blueprints(app):
     register_openapi_schemas(api.spec)
     api.register_blueprint(pipelines_blp)
     app.register_blueprint(ops_blp)
+    app.register_blueprint(spa_blp)
 
 
 def register_error_handlers(app):

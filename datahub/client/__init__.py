@@ -7,19 +7,27 @@ the access token lives in memory only and is renewed through the refresh cookie 
     client = Client("https://datahub.example.com")
     client.login("ann@example.com", password)
     client.me()
+    dataset = client.dataset_create("Oslo weather", tags=["weather"])
+    client.dataset_upload(dataset["id"], "weather.csv", progress=print)
+    client.dataset_download(dataset["id"], "copy.csv")
+
+The ``datahub`` command (``datahub.client.cli``) is built on it.
 """
 from datahub.client.api import Client, SeedRetry
 from datahub.client.errors import (
     AuthenticationError,
+    BadRequestError,
     ConflictError,
     DatahubError,
     NotFoundError,
     PermissionDeniedError,
+    RateLimitedError,
     ServerError,
     ValidationError,
 )
 
 __all__ = [
-    "AuthenticationError", "Client", "ConflictError", "DatahubError", "NotFoundError",
-    "PermissionDeniedError", "SeedRetry", "ServerError", "ValidationError",
+    "AuthenticationError", "BadRequestError", "Client", "ConflictError", "DatahubError",
+    "NotFoundError", "PermissionDeniedError", "RateLimitedError", "SeedRetry", "ServerError",
+    "ValidationError",
 ]

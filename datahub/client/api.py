@@ -9,6 +9,7 @@ import urllib3
 from urllib3.util.retry import Retry
 
 from datahub.client.errors import AuthenticationError, DatahubError, error_for
+from datahub.client.resources import ResourcesMixin
 
 AUTH_PATH = "/api/v1/auth"
 
@@ -46,11 +47,17 @@ class SeedRetry(Retry):
             time.sleep(delay)
 
 
-class Client:
-    """One session with the service. Thread-safe; concurrent 401s share one refresh."""
+class Client(ResourcesMixin):
+    """One session with the service. Thread-safe; concurrent 401s share one refresh.
+
+    ``refresh_token`` (and ``refresh_cookie_name``) resume a session kept elsewhere, as the
+    ``datahub`` command does between runs; ``on_refresh_cookie(name, value)`` is called
+    whenever the service sets a new refresh cookie (rotation) or deletes it (value None).
+    Without an access token, the first authenticated request refreshes first."""
 
     def __init__(self, base_url, *, retries=3, backoff=1.0, timeout=60.0, verify=True,
-                 access_token=None, refresh_token=None):
+                 access_token=None, refresh_token=None,
+                 refresh_cookie_name="__Secure-refresh_token", on_refresh_cookie=None):
         self.base_url = base_url.rstrip("/")
         self.timeout = timeout
         self._http = urllib3.PoolManager(
@@ -61,7 +68,8 @@ class Client:
         # The refresh cookie, kept here rather than in a cookie jar: Python's jar would
         # drop a Secure cookie on plain http (localhost development), browsers do not.
         self.refresh_cookie = refresh_token
-        self.refresh_cookie_name = "__Secure-refresh_token"
+        self.refresh_cookie_name = refresh_cookie_name
+        self.on_refresh_cookie = on_refresh_cookie
         self._refresh_lock = threading.Lock()
 
     # -- transport ------------------------------------------------------------------------
@@ -70,6 +78,8 @@ class Client:
                 preload=True, authenticated=True, _renewed=False):
         """Send one request; returns the urllib3 response or raises a DatahubError."""
         url = self.base_url + path + (f"?{urlencode(params, doseq=True)}" if params else "")
+        if authenticated and not self.access_token and self.refresh_cookie and not _renewed:
+            self._renew(None)  # a new process or tab: the cookie is there, the token not
         headers = dict(headers or {})
         if json_body is not None:
             body = json.dumps(json_body).encode()
@@ -122,6 +132,8 @@ class Client:
                     self.refresh_cookie = morsel.value or None
                     if morsel["max-age"] == "0":
                         self.refresh_cookie = None
+                    if self.on_refresh_cookie is not None:
+                        self.on_refresh_cookie(name, self.refresh_cookie)
 
     def _renew(self, expired_token):
         """One refresh for any number of threads that saw the same token expire."""
@@ -141,15 +153,26 @@ class Client:
     def refresh(self):
         if not self.refresh_cookie:
             raise AuthenticationError(401, "Not authenticated")
-        body = self._json("POST", f"{AUTH_PATH}/refresh", authenticated=False)
+        try:
+            body = self._json("POST", f"{AUTH_PATH}/refresh", authenticated=False)
+        except AuthenticationError:
+            # Refused (expired, revoked, replayed): the cookie is worth nothing any more.
+            self.access_token = self.refresh_cookie = None
+            if self.on_refresh_cookie is not None:
+                self.on_refresh_cookie(self.refresh_cookie_name, None)
+            raise
         self.access_token = body["access_token"]
         return body
 
     def logout(self):
+        """End the session: the cookie's refresh token and the bearer's access token."""
         try:
-            return self._json("POST", f"{AUTH_PATH}/logout")
+            return self._json("POST", f"{AUTH_PATH}/logout",
+                              authenticated=self.access_token is not None)
         finally:
             self.access_token = None
+            if self.refresh_cookie is not None and self.on_refresh_cookie is not None:
+                self.on_refresh_cookie(self.refresh_cookie_name, None)
             self.refresh_cookie = None
 
     def me(self):

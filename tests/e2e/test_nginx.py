@@ -10,6 +10,7 @@ import pytest
 
 from datahub.auth.models import RefreshToken
 from datahub.extensions import db
+from datahub.spa import STATIC as SPA_STATIC
 from tests.e2e.conftest import ROOT, free_port
 
 pytestmark = pytest.mark.e2e
@@ -35,7 +36,7 @@ def nginx(gunicorn_server, tmp_path):
         "__LISTEN__": f"127.0.0.1:{port}", "__SERVER_NAME__": "localhost",
         "__TLS_CERT__": str(tmp_path / "cert.pem"), "__TLS_KEY__": str(tmp_path / "key.pem"),
         "__UPSTREAM__": gunicorn_server.url.removeprefix("http://"),
-        "__MAX_BODY__": str(MAX_BODY),
+        "__MAX_BODY__": str(MAX_BODY), "__SPA_ROOT__": str(SPA_STATIC),
     }.items():
         site = site.replace(placeholder, value)
     assert "__" not in site.replace("__Secure", "")
@@ -124,3 +125,18 @@ def test_gunicorn_down_is_a_json_502(nginx, gunicorn_server):
 def test_an_error_from_the_app_passes_through_unchanged(nginx):
     status, head, body = curl(f"{nginx}/api/v1/nothing")
     assert (status, json.loads(body)) == (404, {"detail": "Not Found"})
+
+
+def test_nginx_serves_the_single_page_app_itself(nginx, gunicorn_server):
+    gunicorn_server.process.terminate()  # static files: gunicorn is not involved
+    gunicorn_server.process.wait(timeout=20)
+    status, head, body = curl(f"{nginx}/app/")
+    assert status == 200 and body == (SPA_STATIC / "index.html").read_text()
+    assert "content-type: text/html" in head
+    assert "content-security-policy: default-src 'self'" in head
+    assert "strict-transport-security" in head and "x-content-type-options: nosniff" in head
+    status, head, body = curl(f"{nginx}/app/datahub-client.js")
+    assert status == 200 and "content-type: text/javascript" in head  # a module needs it
+    assert body == (SPA_STATIC / "datahub-client.js").read_text()
+    status, head, _ = curl(f"{nginx}/app")
+    assert status == 308 and "location: https://localhost" in head and "/app/" in head

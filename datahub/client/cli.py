@@ -1,0 +1,301 @@
+"""The ``datahub`` command: the service's resources from a shell, on ``datahub.client``.
+
+    datahub login --email ann@example.com        # password from a prompt or DATAHUB_PASSWORD
+    datahub datasets create "Oslo weather" --tag weather
+    datahub datasets upload 1 weather.csv
+    datahub --json datasets list
+
+Between runs only the refresh cookie is kept, in ``~/.config/datahub/session.json`` (or
+``$DATAHUB_SESSION_FILE``), mode 0600, rewritten after every rotation.
+"""
+import json
+import os
+import sys
+
+import click
+
+from datahub.client.api import Client
+from datahub.client.errors import AuthenticationError, DatahubError
+from datahub.client.session import SessionFile
+
+DEFAULT_URL = "http://127.0.0.1:8000"
+
+
+class Context:
+    def __init__(self, url, as_json):
+        self.url = url.rstrip("/")
+        self.as_json = as_json
+        self.session = SessionFile()
+        cookie_name, token = self.session.load(self.url)
+        self.client = Client(
+            self.url, refresh_token=token,
+            refresh_cookie_name=cookie_name or "__Secure-refresh_token",
+            on_refresh_cookie=lambda name, value: self.session.save(self.url, name, value),
+        )
+
+    def require_session(self):
+        if not self.client.refresh_cookie:
+            raise AuthenticationError(401, f"Not logged in to {self.url}; run: datahub login")
+
+    def output(self, data, columns=None, rows=None):
+        """JSON with --json; otherwise a plain table of ``columns`` over ``rows``."""
+        if self.as_json:
+            click.echo(json.dumps(data, indent=2))
+        elif columns:
+            table = [[str(cell) for cell in row] for row in rows]
+            widths = [max([len(title)] + [len(row[i]) for row in table])
+                      for i, title in enumerate(columns)]
+            for row in [columns, *table]:
+                line = "  ".join(cell.ljust(width) for cell, width in zip(row, widths))
+                click.echo(line.rstrip())
+
+    def progress(self, label, total):
+        return Progress(label, total, hidden=self.as_json)
+
+
+class Progress:
+    """A click progress bar (on stderr) fed by the client's ``(done, total)`` callback;
+    it appears with the first chunk, so an error answer prints nothing but the error."""
+
+    def __init__(self, label, total, hidden=False):
+        self.label, self.total, self.hidden = label, total, hidden
+        self.bar, self.done = None, 0
+
+    def __enter__(self):
+        return self
+
+    def __call__(self, done, total):
+        if self.bar is None:
+            self.bar = click.progressbar(length=total or self.total or 0, label=self.label,
+                                         file=sys.stderr, show_pos=True, hidden=self.hidden)
+            self.bar.__enter__()
+        if done > self.done:
+            self.bar.update(done - self.done)
+        self.done = done
+
+    def __exit__(self, *exc):
+        if self.bar is not None:
+            self.bar.__exit__(*exc)
+
+
+class Main(click.Group):
+    """Every service error is ``Error: <detail>`` on stderr and exit status 1."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except DatahubError as error:
+            click.echo(f"Error: {error.message}", err=True)
+            if isinstance(error, AuthenticationError) and "datahub login" not in error.message:
+                click.echo("Log in with: datahub login", err=True)
+            ctx.exit(1)
+
+
+pass_context = click.make_pass_decorator(Context)
+
+
+@click.group(cls=Main, name="datahub")
+@click.option("--url", envvar="DATAHUB_URL", default=DEFAULT_URL, show_default=True,
+              help="The service (also DATAHUB_URL).")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable JSON output.")
+@click.pass_context
+def cli(ctx, url, as_json):
+    """Command-line client of a datahub service."""
+    ctx.obj = Context(url, as_json)
+
+
+@cli.command()
+@click.option("--email", envvar="DATAHUB_EMAIL", required=True, help="Also DATAHUB_EMAIL.")
+@pass_context
+def login(context, email):
+    """Log in (the password from DATAHUB_PASSWORD or a hidden prompt)."""
+    password = os.environ.get("DATAHUB_PASSWORD")
+    if password is None:
+        password = click.prompt("Password", hide_input=True, err=True)
+    if context.client.refresh_cookie:  # logged in already: end that session first
+        try:
+            context.client.logout()
+        except DatahubError:
+            pass  # already over, or unreachable: the new login replaces the file anyway
+    context.client.login(email, password)
+    user = context.client.me()
+    context.output(user)
+    if not context.as_json:
+        click.echo(f"Logged in to {context.url} as {user['email']}")
+
+
+@cli.command()
+@pass_context
+def logout(context):
+    """Log out: the session ends on the service and the session file is removed."""
+    body = context.client.logout() if context.client.refresh_cookie else {
+        "message": "Not logged in"}
+    context.session.clear()
+    context.output(body)
+    if not context.as_json:
+        click.echo(body["message"])
+
+
+@cli.command()
+@pass_context
+def whoami(context):
+    """The logged-in user."""
+    context.require_session()
+    user = context.client.users_me()
+    context.output(user, ["EMAIL", "NAME", "ROLES", "ID"],
+                   [[user["email"], user["name"], ",".join(user["roles"]), user["id"]]])
+
+
+# -- datasets -----------------------------------------------------------------------------
+
+def _size(file):
+    return "-" if not file else f"{file['size_bytes']} B"
+
+
+def _dataset_rows(items):
+    return [[d["id"], d["name"], ",".join(d["tags"]) or "-",
+             d["file"]["filename"] if d["file"] else "-", _size(d["file"])] for d in items]
+
+
+DATASET_COLUMNS = ["ID", "NAME", "TAGS", "FILE", "SIZE"]
+
+
+@cli.group()
+def datasets():
+    """List, create, upload, download and delete datasets."""
+
+
+@datasets.command("list")
+@click.option("--q", help="Name contains (any case).")
+@click.option("--tag", help="Carries this tag.")
+@click.option("--owner", help='A user id, or "me".')
+@click.option("--limit", type=click.IntRange(1, 100), default=20, show_default=True)
+@click.option("--offset", type=click.IntRange(0), default=0, show_default=True)
+@pass_context
+def datasets_list(context, q, tag, owner, limit, offset):
+    """List datasets."""
+    context.require_session()
+    page = context.client.datasets_list(q=q, tag=tag, owner=owner, limit=limit, offset=offset)
+    context.output(page, DATASET_COLUMNS, _dataset_rows(page["items"]))
+    if not context.as_json:
+        click.echo(f"{len(page['items'])} of {page['total']} (offset {page['offset']})", err=True)
+
+
+@datasets.command("create")
+@click.argument("name")
+@click.option("--description", help="What it is.")
+@click.option("--tag", "tags", multiple=True, help="A tag (repeatable).")
+@pass_context
+def datasets_create(context, name, description, tags):
+    """Create a dataset called NAME."""
+    context.require_session()
+    dataset = context.client.dataset_create(name, description=description,
+                                            tags=list(tags) if tags else None)
+    context.output(dataset, DATASET_COLUMNS, _dataset_rows([dataset]))
+
+
+@datasets.command("upload")
+@click.argument("dataset_id", type=int)
+@click.argument("path", type=click.Path(exists=True, dir_okay=False, readable=True))
+@click.option("--content-type", help="Default: guessed from the file name.")
+@click.option("--filename", help="The name to store (default: the file's).")
+@pass_context
+def datasets_upload(context, dataset_id, path, content_type, filename):
+    """Upload PATH as the file of DATASET_ID (replacing any previous one)."""
+    context.require_session()
+    with context.progress("Uploading", os.path.getsize(path)) as progress:
+        dataset = context.client.dataset_upload(dataset_id, path, filename=filename,
+                                                content_type=content_type, progress=progress)
+    context.output(dataset, DATASET_COLUMNS + ["SHA256"],
+                   [_dataset_rows([dataset])[0] + [dataset["file"]["sha256"]]])
+
+
+@datasets.command("download")
+@click.argument("dataset_id", type=int)
+@click.argument("destination", type=click.Path(), default=".")
+@pass_context
+def datasets_download(context, dataset_id, destination):
+    """Download the file of DATASET_ID to DESTINATION (a file, or a folder: default .)."""
+    context.require_session()
+    with context.progress("Downloading", None) as progress:
+        path = context.client.dataset_download(dataset_id, destination, progress=progress)
+    result = {"dataset_id": dataset_id, "path": path, "size_bytes": os.path.getsize(path)}
+    context.output(result)
+    if not context.as_json:
+        click.echo(f"Saved {result['size_bytes']} bytes to {path}")
+
+
+@datasets.command("delete")
+@click.argument("dataset_id", type=int)
+@pass_context
+def datasets_delete(context, dataset_id):
+    """Delete DATASET_ID and its file."""
+    context.require_session()
+    context.client.dataset_delete(dataset_id)
+    context.output({"deleted": dataset_id})
+    if not context.as_json:
+        click.echo(f"Deleted dataset {dataset_id}")
+
+
+# -- collections --------------------------------------------------------------------------
+
+COLLECTION_COLUMNS = ["ID", "NAME", "DATASETS", "DESCRIPTION"]
+
+
+def _collection_rows(items):
+    return [[c["id"], c["name"], ",".join(str(i) for i in c["dataset_ids"]) or "-",
+             c["description"] or "-"] for c in items]
+
+
+@cli.group()
+def collections():
+    """List and create collections; add and remove their datasets."""
+
+
+@collections.command("list")
+@click.option("--q", help="Name contains (any case).")
+@click.option("--owner", help='A user id, or "me".')
+@click.option("--limit", type=click.IntRange(1, 100), default=20, show_default=True)
+@click.option("--offset", type=click.IntRange(0), default=0, show_default=True)
+@pass_context
+def collections_list(context, q, owner, limit, offset):
+    """List collections."""
+    context.require_session()
+    page = context.client.collections_list(q=q, owner=owner, limit=limit, offset=offset)
+    context.output(page, COLLECTION_COLUMNS, _collection_rows(page["items"]))
+
+
+@collections.command("create")
+@click.argument("name")
+@click.option("--description", help="What it groups.")
+@pass_context
+def collections_create(context, name, description):
+    """Create a collection called NAME."""
+    context.require_session()
+    collection = context.client.collection_create(name, description=description)
+    context.output(collection, COLLECTION_COLUMNS, _collection_rows([collection]))
+
+
+@collections.command("add")
+@click.argument("collection_id", type=int)
+@click.argument("dataset_id", type=int)
+@pass_context
+def collections_add(context, collection_id, dataset_id):
+    """Put DATASET_ID into COLLECTION_ID."""
+    context.require_session()
+    collection = context.client.collection_add(collection_id, dataset_id)
+    context.output(collection, COLLECTION_COLUMNS, _collection_rows([collection]))
+
+
+@collections.command("remove")
+@click.argument("collection_id", type=int)
+@click.argument("dataset_id", type=int)
+@pass_context
+def collections_remove(context, collection_id, dataset_id):
+    """Take DATASET_ID out of COLLECTION_ID (the dataset stays)."""
+    context.require_session()
+    collection = context.client.collection_remove(collection_id, dataset_id)
+    context.output(collection, COLLECTION_COLUMNS, _collection_rows([collection]))
+
+
+main = cli  # the console script ``datahub`` (setup.cfg entry point)

@@ -1,0 +1,211 @@
+"""The resource API of the client: users, datasets (with streamed file transfer) and
+collections. Mixed into ``Client``; every method returns the decoded JSON answer."""
+import hashlib
+import json
+import mimetypes
+import os
+from email.message import Message
+import re
+import shutil
+import tempfile
+from urllib.parse import quote
+
+from datahub.client.errors import DatahubError
+
+API = "/api/v1"
+CHUNK_SIZE = 64 * 1024
+
+
+class ProgressReader:
+    """A file object read in chunks by urllib3 that reports ``(bytes_sent, total)`` to
+    ``progress``. ``seek``/``tell`` let a retried or renewed request start again."""
+
+    def __init__(self, raw, total, progress=None):
+        self.raw, self.total, self.progress = raw, total, progress
+        self.start = raw.tell()
+        self.sent = 0
+
+    def read(self, size=-1):
+        size = CHUNK_SIZE if size is None or size < 0 else size
+        chunk = self.raw.read(size)
+        self.sent += len(chunk)
+        if self.progress is not None and chunk:
+            self.progress(self.sent, self.total)
+        return chunk
+
+    def tell(self):
+        return self.raw.tell()
+
+    def seek(self, position, whence=os.SEEK_SET):
+        result = self.raw.seek(position, whence)
+        self.sent = self.raw.tell() - self.start
+        return result
+
+
+def _remaining_size(fileobj):
+    position = fileobj.tell()
+    end = fileobj.seek(0, os.SEEK_END)
+    fileobj.seek(position)
+    return end - position
+
+
+def _name_of(fileobj):
+    name = getattr(fileobj, "name", None)
+    return os.path.basename(name) if isinstance(name, str) else None
+
+
+def _quoted_etag_sha256(value):
+    match = re.fullmatch(r'(?:W/)?"([0-9a-f]{64})"', value or "")
+    return match.group(1) if match else None
+
+
+class ResourcesMixin:
+    """Needs ``self._json(method, path, **kwargs)`` and ``self.request(...)``."""
+
+    # -- users --------------------------------------------------------------------------
+
+    def users_me(self):
+        return self.me()
+
+    # -- datasets -----------------------------------------------------------------------
+
+    def datasets_list(self, *, q=None, tag=None, owner=None, limit=20, offset=0):
+        params = {k: v for k, v in {"q": q, "tag": tag, "owner": owner, "limit": limit,
+                                    "offset": offset}.items() if v is not None}
+        return self._json("GET", f"{API}/datasets/", params=params)
+
+    def datasets_iter(self, **filters):
+        """Every dataset matching the filters, page after page."""
+        offset = 0
+        while True:
+            page = self.datasets_list(limit=100, offset=offset, **filters)
+            yield from page["items"]
+            offset += len(page["items"])
+            if not page["items"] or offset >= page["total"]:
+                return
+
+    def dataset_get(self, dataset_id):
+        return self._json("GET", f"{API}/datasets/{int(dataset_id)}")
+
+    def dataset_create(self, name, *, description=None, tags=None):
+        body = {"name": name}
+        if description is not None:
+            body["description"] = description
+        if tags is not None:
+            body["tags"] = list(tags)
+        return self._json("POST", f"{API}/datasets/", json_body=body)
+
+    def dataset_update(self, dataset_id, **changes):
+        """Change ``name``, ``description`` and/or ``tags``."""
+        return self._json("PATCH", f"{API}/datasets/{int(dataset_id)}", json_body=changes)
+
+    def dataset_delete(self, dataset_id):
+        self.request("DELETE", f"{API}/datasets/{int(dataset_id)}")
+
+    def dataset_upload(self, dataset_id, source, *, filename=None, content_type=None,
+                       progress=None):
+        """Upload (or replace) the dataset's file from a path or a binary file object,
+        streamed in chunks as the raw request body (never read into memory whole; a file
+        object that cannot seek, such as a pipe, is spooled to a temporary file first).
+        ``progress(bytes_sent, total)`` is called after each chunk."""
+        if isinstance(source, (str, os.PathLike)):
+            with open(source, "rb") as fileobj:
+                return self.dataset_upload(
+                    dataset_id, fileobj, progress=progress, content_type=content_type,
+                    filename=filename or os.path.basename(os.fspath(source)))
+        fileobj = source
+        if not fileobj.seekable():
+            # A pipe or socket: spool it to a temporary file (disk, not memory) first, so
+            # that a retried or renewed request can send it again from the start.
+            with tempfile.TemporaryFile() as spooled:
+                shutil.copyfileobj(fileobj, spooled, CHUNK_SIZE)
+                spooled.seek(0)
+                return self.dataset_upload(
+                    dataset_id, spooled, progress=progress, content_type=content_type,
+                    filename=filename or _name_of(fileobj))
+        if filename is None:
+            filename = _name_of(fileobj)
+        if content_type is None:
+            guessed = mimetypes.guess_type(filename or "")[0]
+            content_type = guessed or "application/octet-stream"
+        total = _remaining_size(fileobj)
+        body = ProgressReader(fileobj, total, progress)
+        path = f"{API}/datasets/{int(dataset_id)}/file"
+        if filename:
+            path += "?filename=" + quote(filename, safe="")
+        response = self.request(
+            "PUT", path, body=body,
+            headers={"Content-Type": content_type, "Content-Length": str(total)})
+        return json.loads(response.data)
+
+    def dataset_download(self, dataset_id, destination, *, progress=None):
+        """Download the dataset's file to ``destination`` (a path; a folder keeps the
+        server's file name), streamed in chunks into a temporary file renamed on success.
+        The content is checked against the ETag (the file's sha256). Returns the path."""
+        response = self.request("GET", f"{API}/datasets/{int(dataset_id)}/file",
+                                preload=False)
+        try:
+            destination = os.fspath(destination)
+            if os.path.isdir(destination):
+                destination = os.path.join(destination, self._download_name(response, dataset_id))
+            total = int(response.headers.get("Content-Length") or 0) or None
+            expected = _quoted_etag_sha256(response.headers.get("ETag"))
+            digest, received = hashlib.sha256(), 0
+            folder = os.path.dirname(os.path.abspath(destination))
+            handle, temporary = tempfile.mkstemp(prefix=".datahub-", dir=folder)
+            try:
+                with os.fdopen(handle, "wb") as out:
+                    for chunk in response.stream(CHUNK_SIZE):
+                        out.write(chunk)
+                        digest.update(chunk)
+                        received += len(chunk)
+                        if progress is not None:
+                            progress(received, total)
+                if total is not None and received != total:
+                    raise DatahubError(0, f"Download ended after {received} of {total} bytes")
+                if expected and digest.hexdigest() != expected:
+                    raise DatahubError(0, "Downloaded file does not match its sha256 (ETag)")
+                os.replace(temporary, destination)
+            except BaseException:
+                if os.path.exists(temporary):
+                    os.unlink(temporary)
+                raise
+        finally:
+            response.release_conn()
+        return destination
+
+    @staticmethod
+    def _download_name(response, dataset_id):
+        message = Message()  # parses filename= and RFC 2231/6266 filename*=
+        message["Content-Disposition"] = response.headers.get("Content-Disposition", "")
+        name = os.path.basename((message.get_filename() or "").replace("\\", "/"))
+        return name if name not in ("", ".", "..") else f"dataset-{int(dataset_id)}"
+
+    # -- collections --------------------------------------------------------------------
+
+    def collections_list(self, *, q=None, owner=None, limit=20, offset=0):
+        params = {k: v for k, v in {"q": q, "owner": owner, "limit": limit,
+                                    "offset": offset}.items() if v is not None}
+        return self._json("GET", f"{API}/collections/", params=params)
+
+    def collection_get(self, collection_id):
+        return self._json("GET", f"{API}/collections/{int(collection_id)}")
+
+    def collection_create(self, name, *, description=None, dataset_ids=None):
+        body = {"name": name}
+        if description is not None:
+            body["description"] = description
+        if dataset_ids is not None:
+            body["dataset_ids"] = [int(i) for i in dataset_ids]
+        return self._json("POST", f"{API}/collections/", json_body=body)
+
+    def collection_delete(self, collection_id):
+        self.request("DELETE", f"{API}/collections/{int(collection_id)}")
+
+    def collection_add(self, collection_id, dataset_id):
+        return self._json(
+            "PUT", f"{API}/collections/{int(collection_id)}/datasets/{int(dataset_id)}")
+
+    def collection_remove(self, collection_id, dataset_id):
+        return self._json(
+            "DELETE", f"{API}/collections/{int(collection_id)}/datasets/{int(dataset_id)}")

@@ -1,0 +1,55 @@
+"""Where the ``datahub`` command keeps its login between runs: only the refresh cookie
+(the access token lives in memory), in a JSON file readable by its owner alone."""
+import json
+import os
+import tempfile
+from pathlib import Path
+
+
+def session_path():
+    configured = os.environ.get("DATAHUB_SESSION_FILE")
+    if configured:
+        return Path(configured).expanduser()
+    base = os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config"
+    return Path(base) / "datahub" / "session.json"
+
+
+class SessionFile:
+    """``{"url", "cookie_name", "refresh_token"}`` for one service URL."""
+
+    def __init__(self, path=None):
+        self.path = Path(path) if path else session_path()
+
+    def load(self, url):
+        """(cookie name, refresh token) saved for ``url``, or (None, None)."""
+        try:
+            data = json.loads(self.path.read_text())
+        except (OSError, ValueError):
+            return None, None
+        if not isinstance(data, dict) or data.get("url") != url:
+            return None, None
+        return data.get("cookie_name"), data.get("refresh_token")
+
+    def save(self, url, cookie_name, refresh_token):
+        """Write (or, with no token, remove) the session, atomically and with mode 0600."""
+        if refresh_token is None:
+            self.clear()
+            return
+        self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(prefix=".session-", dir=self.path.parent)
+        try:
+            os.fchmod(handle, 0o600)
+            with os.fdopen(handle, "w") as out:
+                json.dump({"url": url, "cookie_name": cookie_name,
+                           "refresh_token": refresh_token}, out)
+            os.replace(temporary, self.path)
+        except BaseException:
+            if os.path.exists(temporary):
+                os.unlink(temporary)
+            raise
+
+    def clear(self):
+        try:
+            self.path.unlink()
+        except FileNotFoundError:
+            pass

@@ -1,0 +1,289 @@
+/**
+ * datahub-client.js: a small browser client for the datahub API, written to be copied
+ * into any single-page app (an ES module, no dependencies, no build step).
+ *
+ *   import { DatahubClient } from "./datahub-client.js";
+ *   const api = new DatahubClient("https://datahub.example.com", {
+ *     onSessionEnd: () => showLogin(),       // the refresh cookie was refused
+ *   });
+ *   if (!(await api.restore())) await api.login(email, password);
+ *   const me = await api.get("/api/v1/auth/me");
+ *
+ * How it behaves (the contract's client guidance, parts 5.7 and 7.4):
+ *
+ * - The access token is kept in this object's memory only: never in localStorage,
+ *   sessionStorage or a cookie, where injected script or another tab could read it.
+ *   A reload loses it; `restore()` gets a new one through the refresh cookie.
+ * - The refresh token is an HttpOnly cookie the browser keeps (JavaScript never sees it).
+ *   Only login, refresh and logout, the endpoints that set, use or delete that cookie, are
+ *   sent with `credentials: "include"` (login too: on another origin the browser would
+ *   otherwise ignore the cookie it sets). Every other request uses `credentials: "omit"`
+ *   and carries the access token as `Authorization: Bearer`.
+ * - A 401 on a request made with a token refreshes and repeats the request once. One
+ *   refresh is in flight at a time: concurrent requests that fail together all wait for
+ *   the same refresh (each refresh rotates the cookie, so parallel refreshes would race).
+ *   If the refresh is refused, the session is over: the token is dropped, `onSessionEnd`
+ *   is called and the request fails with the service's 401.
+ * - Retries: only 500, 502, 503 and 504 answers (and network failures), at most 3 times,
+ *   after 1, 2 and 4 seconds (or a longer `Retry-After`), and only for idempotent methods
+ *   (GET, HEAD, PUT, DELETE, OPTIONS). POST and PATCH are never repeated automatically.
+ * - Errors are thrown as `DatahubError` with `status` and `detail` (the service's
+ *   `{"detail": ...}`; a list for 422). Network failures have status 0.
+ * - With double-submit CSRF turned on in the service, the value from the `X-CSRF-TOKEN`
+ *   response header is kept in memory and sent back on refresh and logout.
+ */
+
+const RETRY_STATUSES = new Set([500, 502, 503, 504]);
+const IDEMPOTENT = new Set(["GET", "HEAD", "PUT", "DELETE", "OPTIONS"]);
+const AUTH = "/api/v1/auth";
+
+export class DatahubError extends Error {
+  constructor(status, detail) {
+    super(DatahubError.describe(detail));
+    this.name = "DatahubError";
+    this.status = status;
+    this.detail = detail;
+  }
+
+  /** A readable message; 422 details become "field: message; ...". */
+  static describe(detail) {
+    if (Array.isArray(detail)) {
+      return detail.map((item) => `${(item.loc || []).slice(1).join(".") || "body"}: ${item.msg}`)
+        .join("; ");
+    }
+    return String(detail);
+  }
+}
+
+export class DatahubClient {
+  /**
+   * @param {string} baseUrl  the service, e.g. "https://datahub.example.com" ("" = this origin)
+   * @param {object} options  retryDelays (ms, default [1000, 2000, 4000]),
+   *                          onSessionEnd() (called when a refresh is refused),
+   *                          fetch (for tests; default window.fetch)
+   */
+  constructor(baseUrl = "", options = {}) {
+    this.baseUrl = baseUrl.replace(/\/+$/, "");
+    this.retryDelays = options.retryDelays || [1000, 2000, 4000];
+    this.onSessionEnd = options.onSessionEnd || (() => {});
+    this._fetch = options.fetch || ((...args) => window.fetch(...args));
+    this._accessToken = null; // in memory only
+    this._csrf = null;
+    this._refreshing = null; // the one refresh in flight, shared
+  }
+
+  get isLoggedIn() {
+    return this._accessToken !== null;
+  }
+
+  // -- session -----------------------------------------------------------------------
+
+  async login(email, password) {
+    const response = await this._send("POST", `${AUTH}/login`, {
+      json: { email, password }, credentials: "include",
+    });
+    this._keep(response.headers);
+    this._accessToken = (await response.json()).access_token;
+  }
+
+  /** After a reload: get an access token through the refresh cookie. False if none. */
+  async restore() {
+    try {
+      await this.refresh();
+      return true;
+    } catch (error) {
+      if (error instanceof DatahubError && error.status === 401) return false;
+      throw error;
+    }
+  }
+
+  /** Renew the access token. Concurrent callers share one request. */
+  refresh() {
+    if (!this._refreshing) {
+      this._refreshing = this._doRefresh().finally(() => { this._refreshing = null; });
+    }
+    return this._refreshing;
+  }
+
+  async _doRefresh() {
+    try {
+      const response = await this._send("POST", `${AUTH}/refresh`, {
+        credentials: "include", headers: this._csrfHeader(),
+      });
+      this._keep(response.headers);
+      this._accessToken = (await response.json()).access_token;
+    } catch (error) {
+      if (error instanceof DatahubError && error.status === 401) {
+        this._accessToken = null;
+        this._csrf = null;
+      }
+      throw error;
+    }
+  }
+
+  async logout() {
+    const headers = this._csrfHeader();
+    if (this._accessToken) headers.Authorization = `Bearer ${this._accessToken}`;
+    try {
+      await this._send("POST", `${AUTH}/logout`, { credentials: "include", headers });
+    } finally {
+      this._accessToken = null;
+      this._csrf = null;
+    }
+  }
+
+  // -- requests ----------------------------------------------------------------------
+
+  /**
+   * An authenticated request; resolves to the Response (2xx/3xx) or throws DatahubError.
+   * options: json (a value to send as JSON), body (anything fetch takes), headers.
+   */
+  async request(method, path, options = {}) {
+    if (!this._accessToken) await this._renewOrEnd();
+    const sentWith = this._accessToken;
+    try {
+      return await this._send(method, path, this._withToken(options));
+    } catch (error) {
+      if (!(error instanceof DatahubError) || error.status !== 401) throw error;
+      // Another request may have renewed the token meanwhile: then just use the new one.
+      if (this._accessToken === sentWith) await this._renewOrEnd();
+      return this._send(method, path, this._withToken(options));
+    }
+  }
+
+  /** Refresh (shared); a refused refresh ends the session and tells the app. */
+  async _renewOrEnd() {
+    try {
+      await this.refresh();
+    } catch (error) {
+      if (error instanceof DatahubError && error.status === 401) this.onSessionEnd(error);
+      throw error;
+    }
+  }
+
+  async get(path) {
+    return (await this.request("GET", path)).json();
+  }
+
+  async post(path, json) {
+    return (await this.request("POST", path, { json })).json();
+  }
+
+  async patch(path, json) {
+    return (await this.request("PATCH", path, { json })).json();
+  }
+
+  async put(path, options = {}) {
+    const response = await this.request("PUT", path, options);
+    return response.status === 204 ? null : response.json();
+  }
+
+  async delete(path) {
+    const response = await this.request("DELETE", path);
+    return response.status === 204 ? null : response.json();
+  }
+
+  // -- resources (a few conveniences over request) ------------------------------------
+
+  me() {
+    return this.get(`${AUTH}/me`);
+  }
+
+  listDatasets({ q, tag, owner, limit = 20, offset = 0 } = {}) {
+    const query = new URLSearchParams({ limit, offset });
+    for (const [key, value] of Object.entries({ q, tag, owner })) {
+      if (value) query.set(key, value);
+    }
+    return this.get(`/api/v1/datasets/?${query}`);
+  }
+
+  createDataset({ name, description = "", tags = [] }) {
+    return this.post("/api/v1/datasets/", { name, description, tags });
+  }
+
+  /** Upload a File or Blob as the dataset's file (the raw body, its type kept). */
+  uploadDatasetFile(datasetId, file) {
+    const name = file.name ? `?filename=${encodeURIComponent(file.name)}` : "";
+    return this.put(`/api/v1/datasets/${datasetId}/file${name}`, {
+      body: file, headers: { "Content-Type": file.type || "application/octet-stream" },
+    });
+  }
+
+  /** The dataset's file as a Blob. */
+  async downloadDatasetFile(datasetId) {
+    return (await this.request("GET", `/api/v1/datasets/${datasetId}/file`)).blob();
+  }
+
+  // -- internals ---------------------------------------------------------------------
+
+  _withToken(options) {
+    return {
+      ...options,
+      credentials: "omit",
+      headers: { ...(options.headers || {}), Authorization: `Bearer ${this._accessToken}` },
+    };
+  }
+
+  _csrfHeader() {
+    return this._csrf ? { "X-CSRF-TOKEN": this._csrf } : {};
+  }
+
+  _keep(headers) {
+    const csrf = headers.get("X-CSRF-TOKEN");
+    if (csrf) this._csrf = csrf;
+  }
+
+  /** One request with the retry policy; throws DatahubError for every non-2xx/3xx. */
+  async _send(method, path, { json, body, headers = {}, credentials = "omit" } = {}) {
+    const init = { method, credentials, headers: { ...headers } };
+    if (json !== undefined) {
+      init.body = JSON.stringify(json);
+      init.headers["Content-Type"] = "application/json";
+    } else if (body !== undefined) {
+      init.body = body;
+    }
+    const retryable = IDEMPOTENT.has(method.toUpperCase());
+    for (let attempt = 0; ; attempt += 1) {
+      let response;
+      try {
+        response = await this._fetch(this.baseUrl + path, init);
+      } catch (networkError) {
+        if (!retryable || attempt >= this.retryDelays.length) {
+          throw new DatahubError(0, `Cannot reach the service: ${networkError.message}`);
+        }
+        await sleep(this.retryDelays[attempt]);
+        continue;
+      }
+      if (response.ok || (response.status >= 300 && response.status < 400)) return response;
+      if (retryable && RETRY_STATUSES.has(response.status) && attempt < this.retryDelays.length) {
+        await sleep(Math.max(this.retryDelays[attempt], retryAfter(response)));
+        continue;
+      }
+      throw new DatahubError(response.status, await detailOf(response));
+    }
+  }
+}
+
+function sleep(ms) {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+function retryAfter(response) {
+  const value = response.headers.get("Retry-After");
+  if (!value) return 0;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? 0 : Math.max(0, date - Date.now());
+}
+
+async function detailOf(response) {
+  const text = await response.text();
+  try {
+    const body = JSON.parse(text);
+    if (body && "detail" in body) return body.detail;
+  } catch (ignored) {
+    // not JSON: a proxy's page, say
+  }
+  return text.slice(0, 500) || response.statusText || `HTTP ${response.status}`;
+}

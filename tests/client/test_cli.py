@@ -1,0 +1,183 @@
+"""The ``datahub`` command against a real gunicorn, through click's CliRunner."""
+import hashlib
+import json
+import os
+import stat
+
+import pytest
+from click.testing import CliRunner
+
+from datahub.client import AuthenticationError, Client
+from datahub.client.cli import main
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture
+def session_file(tmp_path):
+    return tmp_path / "config" / "session.json"
+
+
+@pytest.fixture
+def datahub(gunicorn_server, session_file):
+    """Run ``datahub ARGS``; returns click's Result (stdout and stderr apart)."""
+    runner = CliRunner()
+    password = gunicorn_server.admin_password()
+
+    def run(*args, password_env=True, **kwargs):
+        env = {"DATAHUB_URL": gunicorn_server.url, "DATAHUB_SESSION_FILE": str(session_file),
+               "DATAHUB_EMAIL": "admin@example.com",
+               "DATAHUB_PASSWORD": password if password_env else None}
+        env.update(kwargs.pop("env", {}))
+        return runner.invoke(main, list(args), env=env, catch_exceptions=False, **kwargs)
+
+    run.password = password
+    return run
+
+
+def saved(session_file):
+    return json.loads(session_file.read_text())
+
+
+def test_login_create_upload_download_round_trip(datahub, session_file, tmp_path):
+    result = datahub("login")
+    assert result.exit_code == 0, result.stderr
+    assert "Logged in to" in result.stdout and "admin@example.com" in result.stdout
+    assert stat.S_IMODE(session_file.stat().st_mode) == 0o600
+    session = saved(session_file)
+    assert set(session) == {"url", "cookie_name", "refresh_token"}  # no access token on disk
+    assert session["cookie_name"] == "__Secure-refresh_token"
+
+    result = datahub("whoami")
+    assert result.exit_code == 0 and "admin@example.com" in result.stdout
+    assert "ROLES" in result.stdout.splitlines()[0]
+
+    result = datahub("--json", "datasets", "create", "Oslo weather", "--tag", "weather",
+                     "--description", "Daily readings")
+    assert result.exit_code == 0, result.stderr
+    dataset = json.loads(result.stdout)
+    assert (dataset["name"], dataset["tags"], dataset["file"]) == (
+        "Oslo weather", ["weather"], None)
+
+    content = os.urandom(300 * 1024) + b"end"  # several chunks
+    source = tmp_path / "weather.bin"
+    source.write_bytes(content)
+    result = datahub("--json", "datasets", "upload", str(dataset["id"]), str(source))
+    assert result.exit_code == 0, result.stderr
+    uploaded = json.loads(result.stdout)["file"]
+    assert uploaded["sha256"] == hashlib.sha256(content).hexdigest()
+    assert (uploaded["filename"], uploaded["size_bytes"]) == ("weather.bin", len(content))
+
+    result = datahub("datasets", "upload", str(dataset["id"]), str(source))
+    assert result.exit_code == 0 and "Uploading" in result.stderr  # the progress bar
+    assert uploaded["sha256"] in result.stdout
+
+    target = tmp_path / "downloads"
+    target.mkdir()
+    result = datahub("datasets", "download", str(dataset["id"]), str(target))
+    assert result.exit_code == 0, result.stderr
+    assert "Downloading" in result.stderr
+    assert (target / "weather.bin").read_bytes() == content
+    assert os.listdir(target) == ["weather.bin"]  # no temporary file left behind
+
+    result = datahub("datasets", "list", "--q", "oslo")
+    assert result.exit_code == 0
+    header, row = result.stdout.splitlines()
+    assert header.split() == ["ID", "NAME", "TAGS", "FILE", "SIZE"]
+    assert row.split() == [str(dataset["id"]), "Oslo", "weather", "weather", "weather.bin",
+                           str(len(content)), "B"]
+    listed = json.loads(datahub("--json", "datasets", "list").stdout)
+    assert [item["id"] for item in listed["items"]] == [dataset["id"]] and listed["total"] == 1
+
+    collection = json.loads(datahub("--json", "collections", "create", "Weather").stdout)
+    added = json.loads(datahub("--json", "collections", "add", str(collection["id"]),
+                               str(dataset["id"])).stdout)
+    assert added["dataset_ids"] == [dataset["id"]]
+    result = datahub("collections", "list")
+    assert result.stdout.splitlines()[1].split()[:3] == [
+        str(collection["id"]), "Weather", str(dataset["id"])]
+    removed = json.loads(datahub("--json", "collections", "remove", str(collection["id"]),
+                                 str(dataset["id"])).stdout)
+    assert removed["dataset_ids"] == []
+
+    assert datahub("datasets", "delete", str(dataset["id"])).exit_code == 0
+    result = datahub("datasets", "download", str(dataset["id"]), str(target))
+    assert result.exit_code == 1 and result.stderr == "Error: Dataset not found\n"
+
+    result = datahub("logout")
+    assert result.exit_code == 0 and "Successfully logged out" in result.stdout
+    assert not session_file.exists()
+    result = datahub("datasets", "list")
+    assert result.exit_code == 1
+    assert result.stderr.startswith("Error: Not logged in to http://127.0.0.1:")
+
+
+@pytest.mark.parametrize("gunicorn_env", [{"DATAHUB_REFRESH_REUSE_GRACE_SECONDS": "0"}])
+def test_the_session_file_is_rewritten_after_every_rotation(gunicorn_env, datahub,
+                                                            session_file, gunicorn_server):
+    assert datahub("login").exit_code == 0
+    first = saved(session_file)["refresh_token"]
+    assert datahub("whoami").exit_code == 0  # a new process: refreshes, the cookie rotates
+    second = saved(session_file)["refresh_token"]
+    assert second != first
+    assert stat.S_IMODE(session_file.stat().st_mode) == 0o600
+    assert datahub("datasets", "list").exit_code == 0
+    assert saved(session_file)["refresh_token"] not in (first, second)
+
+    # A retired cookie replayed (a stale copy of the file) ends the session: reuse detection.
+    stale = Client(gunicorn_server.url, refresh_token=first)
+    with pytest.raises(AuthenticationError) as error:
+        stale.refresh()
+    assert error.value.detail == "Token has been revoked"
+    result = datahub("whoami")
+    assert (result.exit_code, result.stderr.splitlines()[0]) == (
+        1, "Error: Token has been revoked")
+
+
+def test_errors_are_one_line_on_stderr_with_a_nonzero_exit(datahub, session_file, tmp_path):
+    result = datahub("login", env={"DATAHUB_PASSWORD": "not the password"})
+    assert (result.exit_code, result.stdout) == (1, "")
+    assert result.stderr.splitlines()[0] == "Error: Invalid email or password"
+    assert not session_file.exists()
+
+    assert datahub("login").exit_code == 0
+    assert datahub("datasets", "create", "Twice").exit_code == 0
+    result = datahub("datasets", "create", "twice")
+    assert (result.exit_code, result.stderr) == (1, "Error: Name already exists\n")
+    result = datahub("datasets", "create", "x" * 256)
+    assert result.exit_code == 1
+    assert result.stderr == "Error: name: ensure this value has at most 255 characters\n"
+    (tmp_path / "f.csv").write_text("a\n")
+    result = datahub("datasets", "upload", "999", str(tmp_path / "f.csv"))
+    assert (result.exit_code, result.stderr.splitlines()[-1]) == (1, "Error: Dataset not found")
+    result = datahub("collections", "add", "1", "999")
+    assert (result.exit_code, result.stderr) == (1, "Error: Collection not found\n")
+
+    # The service ended the session (here: every session of the user): the command says so.
+    client = Client(saved(session_file)["url"])
+    client.login("admin@example.com", datahub.password)
+    client.request("POST", "/api/v1/auth/logout-all")
+    result = datahub("whoami")
+    assert result.exit_code == 1
+    assert result.stderr.splitlines() == ["Error: Token has been revoked",
+                                          "Log in with: datahub login"]
+    assert not session_file.exists()  # the service deleted the cookie, so did the command
+
+
+def test_the_password_is_never_an_argument_and_the_prompt_hides_it(datahub, session_file):
+    result = datahub("login", "--password", datahub.password)
+    assert result.exit_code == 2 and "No such option" in result.stderr
+    assert not session_file.exists()
+
+    result = datahub("login", password_env=False, input=datahub.password + "\n")
+    assert result.exit_code == 0, result.stderr
+    assert "Password:" in result.stderr
+    assert datahub.password not in result.stdout + result.stderr  # not echoed
+    first = saved(session_file)["refresh_token"]
+
+    # Logging in again ends the session the file held, rather than leaving it behind.
+    assert datahub("login").exit_code == 0
+    assert saved(session_file)["refresh_token"] != first
+    with pytest.raises(AuthenticationError) as error:
+        Client(saved(session_file)["url"], refresh_token=first).refresh()
+    assert error.value.detail == "Token has been revoked"

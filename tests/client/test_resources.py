@@ -1,0 +1,101 @@
+"""datahub.client's resource methods against a real gunicorn: streamed transfers with
+progress, renewal of an expired token in the middle of an upload, typed errors."""
+import hashlib
+import io
+import os
+import threading
+import time
+
+import pytest
+
+from datahub.client import Client, ConflictError, NotFoundError
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture
+def client(gunicorn_server):
+    client = Client(gunicorn_server.url)
+    client.login("admin@example.com", gunicorn_server.admin_password())
+    return client
+
+
+def test_datasets_and_collections(client):
+    assert client.users_me()["roles"] == ["admin"]
+    dataset = client.dataset_create("Rain", description="mm per day", tags=["weather"])
+    assert client.dataset_get(dataset["id"])["description"] == "mm per day"
+    changed = client.dataset_update(dataset["id"], tags=["weather", "daily"])
+    assert changed["tags"] == ["weather", "daily"]
+    with pytest.raises(ConflictError) as error:
+        client.dataset_create("RAIN")
+    assert (error.value.status, error.value.detail) == (409, "Name already exists")
+    for number in range(3):
+        client.dataset_create(f"Other {number}")
+    assert client.datasets_list(tag="daily")["total"] == 1
+    assert [d["name"] for d in client.datasets_iter(q="other")] == [
+        "Other 0", "Other 1", "Other 2"]
+
+    collection = client.collection_create("Weather", dataset_ids=[dataset["id"]])
+    assert collection["dataset_ids"] == [dataset["id"]]
+    assert client.collection_remove(collection["id"], dataset["id"])["dataset_ids"] == []
+    assert client.collection_add(collection["id"], dataset["id"])["dataset_ids"] == [dataset["id"]]
+    assert client.collections_list(q="weath")["total"] == 1
+    client.dataset_delete(dataset["id"])
+    assert client.collection_get(collection["id"])["dataset_ids"] == []
+    client.collection_delete(collection["id"])
+    with pytest.raises(NotFoundError) as error:
+        client.dataset_get(dataset["id"])
+    assert error.value.detail == "Dataset not found"
+
+
+def test_upload_from_a_file_object_and_download_with_progress(client, tmp_path):
+    dataset = client.dataset_create("Blob")
+    content = os.urandom(200 * 1024 + 7)
+    sent = []
+    answer = client.dataset_upload(dataset["id"], io.BytesIO(content), filename="blob.bin",
+                                   progress=lambda done, total: sent.append((done, total)))
+    assert answer["file"]["sha256"] == hashlib.sha256(content).hexdigest()
+    assert answer["file"]["content_type"] == "application/octet-stream"
+    assert len(sent) >= 4 and sent[-1] == (len(content), len(content))  # chunk by chunk
+    received = []
+    path = client.dataset_download(dataset["id"], tmp_path / "copy.bin",
+                                   progress=lambda done, total: received.append((done, total)))
+    assert open(path, "rb").read() == content
+    assert len(received) >= 4 and received[-1] == (len(content), len(content))
+
+
+@pytest.mark.parametrize("gunicorn_env", [{"DATAHUB_JWT_ACCESS_TOKEN_EXPIRES": "1"}])
+def test_an_upload_with_an_expired_token_is_renewed_and_sent_again_whole(gunicorn_env,
+                                                                         client, tmp_path):
+    dataset = client.dataset_create("Late")
+    source = tmp_path / "late.csv"
+    source.write_bytes(b"a,b\n" * 50000)
+    time.sleep(1.5)
+    old_token = client.access_token
+    answer = client.dataset_upload(dataset["id"], source)
+    assert client.access_token != old_token
+    assert answer["file"]["filename"] == "late.csv"
+    assert answer["file"]["content_type"] == "text/csv"
+    assert answer["file"]["sha256"] == hashlib.sha256(source.read_bytes()).hexdigest()
+
+
+def test_a_new_client_with_only_the_refresh_cookie_refreshes_first(client, gunicorn_server):
+    seen = []
+    resumed = Client(gunicorn_server.url, refresh_token=client.refresh_cookie,
+                     on_refresh_cookie=lambda name, value: seen.append((name, value)))
+    assert resumed.me()["email"] == "admin@example.com"
+    assert len(seen) == 1 and seen[0][0] == "__Secure-refresh_token"
+    assert seen[0][1] == resumed.refresh_cookie != client.refresh_cookie  # rotated
+
+
+def test_upload_from_a_pipe(client):
+    dataset = client.dataset_create("Piped")
+    content = os.urandom(150 * 1024)
+    read_end, write_end = os.pipe()
+    writer = threading.Thread(target=lambda: (os.write(write_end, content), os.close(write_end)))
+    writer.start()
+    with os.fdopen(read_end, "rb", buffering=0) as pipe:
+        answer = client.dataset_upload(dataset["id"], pipe, filename="piped.bin")
+    writer.join()
+    assert answer["file"]["size_bytes"] == len(content)
+    assert answer["file"]["sha256"] == hashlib.sha256(content).hexdigest()
