@@ -298,4 +298,56 @@ def collections_remove(context, collection_id, dataset_id):
     context.output(collection, COLLECTION_COLUMNS, _collection_rows([collection]))
 
 
+# -- pipelines ----------------------------------------------------------------------------
+
+RUN_COLUMNS = ["RUN", "PIPELINE", "STATUS", "ROWS IN", "ROWS OUT", "OUTPUT", "ERROR"]
+
+
+def _run_rows(run):
+    return [[run["id"], run["pipeline_id"], run["status"], run["rows_in"] or "-",
+             run["rows_out"] or "-", run["output_dataset_id"] or "-", run["error"] or "-"]]
+
+
+@cli.group()
+def pipelines():
+    """List pipelines and run them."""
+
+
+@pipelines.command("list")
+@click.option("--q", help="Name contains (any case).")
+@click.option("--limit", type=click.IntRange(1, 100), default=20, show_default=True)
+@click.option("--offset", type=click.IntRange(0), default=0, show_default=True)
+@pass_context
+def pipelines_list(context, q, limit, offset):
+    """List pipelines."""
+    context.require_session()
+    page = context.client.pipelines_list(q=q, limit=limit, offset=offset)
+    context.output(page, ["ID", "NAME", "SOURCE", "OUTPUT NAME", "STEPS"],
+                   [[p["id"], p["name"], p["source_dataset_id"] or "-", p["output_dataset_name"],
+                     len(p["steps"])] for p in page["items"]])
+
+
+@pipelines.command("run")
+@click.argument("pipeline_id", type=int)
+@click.option("--wait", is_flag=True, help="Wait until the run has finished.")
+@click.option("--poll", type=click.FloatRange(0.1), default=1.0, show_default=True,
+              help="Seconds between checks while waiting.")
+@pass_context
+def pipelines_run(context, pipeline_id, wait, poll):
+    """Start a run of PIPELINE_ID. With --wait, exit 0 only if it succeeded."""
+    context.require_session()
+    run = context.client.pipeline_run(pipeline_id)
+    if wait:
+        with click.progressbar(length=1, label=f"run {run['id']}", file=sys.stderr,
+                               hidden=context.as_json,
+                               item_show_func=lambda r: r and r["status"]) as bar:
+            run = context.client.run_wait(pipeline_id, run["id"], poll=poll,
+                                          on_poll=lambda r: bar.update(0, r))
+            bar.update(1, run)
+    context.output(run, RUN_COLUMNS, _run_rows(run))
+    if wait and run["status"] != "succeeded":
+        click.echo(f"Error: run {run['id']} {run['status']}: {run['error'] or '-'}", err=True)
+        sys.exit(1)
+
+
 main = cli  # the console script ``datahub`` (setup.cfg entry point)

@@ -209,3 +209,32 @@ class ResourcesMixin:
     def collection_remove(self, collection_id, dataset_id):
         return self._json(
             "DELETE", f"{API}/collections/{int(collection_id)}/datasets/{int(dataset_id)}")
+
+    # -- pipelines ----------------------------------------------------------------------
+
+    def pipelines_list(self, *, q=None, owner=None, limit=20, offset=0):
+        params = {k: v for k, v in {"q": q, "owner": owner, "limit": limit,
+                                    "offset": offset}.items() if v is not None}
+        return self._json("GET", f"{API}/pipelines/", params=params)
+
+    def pipeline_run(self, pipeline_id):
+        """Start a run (POST, so never retried); 409 while one is queued or running."""
+        return self._json("POST", f"{API}/pipelines/{int(pipeline_id)}/runs")
+
+    def run_get(self, pipeline_id, run_id):
+        return self._json("GET", f"{API}/pipelines/{int(pipeline_id)}/runs/{int(run_id)}")
+
+    def run_wait(self, pipeline_id, run_id, *, poll=1.0, timeout=None, on_poll=None):
+        """Poll until the run has finished (succeeded, failed or cancelled); returns it."""
+        import time
+
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            run = self.run_get(pipeline_id, run_id)
+            if on_poll is not None:
+                on_poll(run)
+            if run["status"] not in ("queued", "running"):
+                return run
+            if deadline is not None and time.monotonic() > deadline:
+                raise TimeoutError(f"run {run_id} still {run['status']} after {timeout} s")
+            time.sleep(poll)

@@ -32,6 +32,7 @@ def datahub(gunicorn_server, session_file):
         return runner.invoke(main, list(args), env=env, catch_exceptions=False, **kwargs)
 
     run.password = password
+    run.url = gunicorn_server.url
     return run
 
 
@@ -181,3 +182,31 @@ def test_the_password_is_never_an_argument_and_the_prompt_hides_it(datahub, sess
     with pytest.raises(AuthenticationError) as error:
         Client(saved(session_file)["url"], refresh_token=first).refresh()
     assert error.value.detail == "Token has been revoked"
+
+
+def test_pipelines_run_wait_reports_the_finished_run(datahub, tmp_path):
+    """The embedded worker of the gunicorn under test executes the run."""
+    assert datahub("login").exit_code == 0
+    source = tmp_path / "cities.csv"
+    source.write_text("city,temp\nOslo,3\nBergen,7\nOslo,5\n")
+    dataset = json.loads(datahub("--json", "datasets", "create", "cities").stdout)
+    assert datahub("datasets", "upload", str(dataset["id"]), str(source)).exit_code == 0
+    client = Client(datahub.url)
+    client.login("admin@example.com", datahub.password)
+    pipeline = client._json("POST", "/api/v1/pipelines/", json_body={
+        "name": "oslo only", "source_dataset_id": dataset["id"], "output_dataset_name": "oslo",
+        "steps": [{"op": "filter", "column": "city", "operator": "eq", "value": "Oslo"}]})
+
+    result = datahub("--json", "pipelines", "run", str(pipeline["id"]), "--wait", "--poll", "0.2")
+    assert result.exit_code == 0, result.stderr
+    run = json.loads(result.stdout)
+    assert (run["status"], run["rows_in"], run["rows_out"]) == ("succeeded", 3, 2)
+    listing = json.loads(datahub("--json", "pipelines", "list").stdout)
+    assert [p["name"] for p in listing["items"]] == ["oslo only"]
+
+    pipeline = client._json("POST", "/api/v1/pipelines/", json_body={
+        "name": "broken", "source_dataset_id": dataset["id"], "output_dataset_name": "never",
+        "steps": [{"op": "select", "columns": ["no such column"]}]})
+    result = datahub("pipelines", "run", str(pipeline["id"]), "--wait", "--poll", "0.2")
+    assert result.exit_code == 1
+    assert "failed" in result.stderr and "no such column" in result.stderr
