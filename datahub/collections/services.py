@@ -6,44 +6,26 @@ from datahub.database import utcnow
 from datahub.datasets.models import Dataset, name_key
 from datahub.errors import CollectionNotFound, DatasetNotFound, NameAlreadyExists
 from datahub.extensions import db
-from datahub.listing import contains_pattern, paginate, valid_id
+from datahub.listing import paginate, valid_id
+from datahub.named import commit_named, filter_named, get_or_404, name_taken
 
 
 def get_collection(collection_id):
-    if not valid_id(collection_id):
-        raise CollectionNotFound()
-    collection = db.session.get(Collection, collection_id)
-    if collection is None:
-        raise CollectionNotFound()
-    return collection
+    return get_or_404(Collection, collection_id, CollectionNotFound)
 
 
 def list_collections(args, user):
-    query = sa.select(Collection)
-    if args.get("q"):
-        query = query.where(Collection.name_key.like(contains_pattern(args["q"]), escape="\\"))
-    if args.get("owner"):
-        owner = user.id if args["owner"] == "me" else args["owner"]
-        query = query.where(Collection.owner_id == owner)
+    query = filter_named(sa.select(Collection), Collection, args, user)
     return paginate(query, [Collection.id], args)
 
 
 def _name_taken(name, exclude_id=None):
-    query = sa.select(Collection.id).where(Collection.name_key == name_key(name))
-    if exclude_id is not None:
-        query = query.where(Collection.id != exclude_id)
-    return db.session.scalar(query) is not None
+    return name_taken(Collection, name, exclude_id)
 
 
 def _commit_named(name, exclude_id=None):
-    try:
-        db.session.commit()
-    except sa.exc.IntegrityError:
-        db.session.rollback()
-        if _name_taken(name, exclude_id):
-            raise NameAlreadyExists() from None
-        # A member dataset deleted meanwhile (its foreign key failed).
-        raise DatasetNotFound() from None
+    # Any other integrity error: a member dataset deleted meanwhile (its foreign key).
+    commit_named(Collection, name, exclude_id, otherwise=DatasetNotFound)
 
 
 def _require_datasets(dataset_ids):

@@ -6,28 +6,16 @@ from datahub.datasets.models import Dataset, DatasetTag, name_key
 from datahub.datasets.storage import delete_quietly, get_storage
 from datahub.errors import DatasetNotFound, NameAlreadyExists
 from datahub.extensions import db
-from datahub.listing import contains_pattern, paginate, valid_id
+from datahub.listing import paginate
+from datahub.named import commit_named, filter_named, get_or_404, name_taken
 
 
 def get_dataset(dataset_id, for_update=False):
-    if not valid_id(dataset_id):
-        raise DatasetNotFound()
-    query = sa.select(Dataset).where(Dataset.id == dataset_id)
-    if for_update:
-        query = query.with_for_update().execution_options(populate_existing=True)
-    dataset = db.session.scalar(query)
-    if dataset is None:
-        raise DatasetNotFound()
-    return dataset
+    return get_or_404(Dataset, dataset_id, DatasetNotFound, for_update=for_update)
 
 
 def list_datasets(args, user):
-    query = sa.select(Dataset)
-    if args.get("q"):
-        query = query.where(Dataset.name_key.like(contains_pattern(args["q"]), escape="\\"))
-    if args.get("owner"):
-        owner = user.id if args["owner"] == "me" else args["owner"]
-        query = query.where(Dataset.owner_id == owner)
+    query = filter_named(sa.select(Dataset), Dataset, args, user)
     if args.get("tag"):
         query = query.where(
             Dataset.id.in_(sa.select(DatasetTag.dataset_id).where(DatasetTag.tag == args["tag"]))
@@ -36,21 +24,11 @@ def list_datasets(args, user):
 
 
 def _name_taken(name, exclude_id=None):
-    query = sa.select(Dataset.id).where(Dataset.name_key == name_key(name))
-    if exclude_id is not None:
-        query = query.where(Dataset.id != exclude_id)
-    return db.session.scalar(query) is not None
+    return name_taken(Dataset, name, exclude_id)
 
 
 def _commit_named(name, exclude_id=None):
-    """Commit; a unique-name violation (also from a concurrent request) is a 409."""
-    try:
-        db.session.commit()
-    except sa.exc.IntegrityError:
-        db.session.rollback()
-        if _name_taken(name, exclude_id):
-            raise NameAlreadyExists() from None
-        raise
+    commit_named(Dataset, name, exclude_id)
 
 
 def create_dataset(owner, values):

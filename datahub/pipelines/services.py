@@ -11,38 +11,26 @@ from datahub.errors import (
     RunNotFound,
 )
 from datahub.extensions import db
-from datahub.listing import contains_pattern, paginate, valid_id
+from datahub.listing import paginate, valid_id
+from datahub.named import commit_named, filter_named, get_or_404, name_taken
 from datahub.pipelines.models import ACTIVE_STATUSES, Pipeline, Run
 
 CANCELLED_BY_USER = "cancelled by a user"
 
 
 def get_pipeline(pipeline_id):
-    if not valid_id(pipeline_id):
-        raise PipelineNotFound()
-    pipeline = db.session.get(Pipeline, pipeline_id)
-    if pipeline is None:
-        raise PipelineNotFound()
-    return pipeline
+    return get_or_404(Pipeline, pipeline_id, PipelineNotFound)
 
 
 def list_pipelines(args, user):
-    query = sa.select(Pipeline)
-    if args.get("q"):
-        query = query.where(Pipeline.name_key.like(contains_pattern(args["q"]), escape="\\"))
-    if args.get("owner"):
-        owner = user.id if args["owner"] == "me" else args["owner"]
-        query = query.where(Pipeline.owner_id == owner)
+    query = filter_named(sa.select(Pipeline), Pipeline, args, user)
     if args.get("source_dataset_id"):
         query = query.where(Pipeline.source_dataset_id == args["source_dataset_id"])
     return paginate(query, [Pipeline.id], args)
 
 
 def _name_taken(name, exclude_id=None):
-    query = sa.select(Pipeline.id).where(Pipeline.name_key == name_key(name))
-    if exclude_id is not None:
-        query = query.where(Pipeline.id != exclude_id)
-    return db.session.scalar(query) is not None
+    return name_taken(Pipeline, name, exclude_id)
 
 
 def _require_dataset(dataset_id):
@@ -51,13 +39,8 @@ def _require_dataset(dataset_id):
 
 
 def _commit_named(name, exclude_id=None):
-    try:
-        db.session.commit()
-    except sa.exc.IntegrityError:
-        db.session.rollback()
-        if _name_taken(name, exclude_id):
-            raise NameAlreadyExists() from None
-        raise DatasetNotFound() from None  # the source dataset was deleted meanwhile
+    # Any other integrity error: the source dataset was deleted meanwhile.
+    commit_named(Pipeline, name, exclude_id, otherwise=DatasetNotFound)
 
 
 def create_pipeline(owner, values):

@@ -285,17 +285,16 @@ def test_the_database_enforces_unique_names(client, actors, monkeypatch):
 
     headers = actors["editor"].headers
     create_dataset(client, headers, "Raced")
-    real = services._name_taken
     calls = []
 
-    def first_check_misses(name, exclude_id=None):
+    def pre_check_misses(name, exclude_id=None):
         calls.append(name)
-        return False if len(calls) == 1 else real(name, exclude_id)
+        return False
 
-    monkeypatch.setattr(services, "_name_taken", first_check_misses)
+    monkeypatch.setattr(services, "_name_taken", pre_check_misses)
     response = client.post(URL, json={"name": "RACED"}, headers=headers)
     assert (response.status_code, response.get_json()) == (409, {"detail": "Name already exists"})
-    assert len(calls) == 2  # the pre-check, then the look after the IntegrityError
+    assert calls == ["RACED"]  # the pre-check passed: the unique index refused the insert
     monkeypatch.undo()
     # The session is usable again after the rollback.
     assert create_dataset(client, headers, "after")["name"] == "after"
