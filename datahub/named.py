@@ -51,3 +51,12 @@ def commit_named(model, name, exclude_id=None, otherwise=None):
         if otherwise is not None:
             raise otherwise() from None
         raise
+
+
+def rename(row, name):
+    """Give ``row`` a new ``name``; 409 if another row of its kind has it already."""
+    model = type(row)
+    if name_taken(model, name, exclude_id=row.id):
+        raise NameAlreadyExists()
+    row.name = name
+    row.name_key = name_key(name)

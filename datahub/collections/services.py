@@ -7,7 +7,7 @@ from datahub.datasets.models import Dataset, name_key
 from datahub.errors import CollectionNotFound, DatasetNotFound, NameAlreadyExists
 from datahub.extensions import db
 from datahub.listing import paginate, valid_id
-from datahub.named import commit_named, filter_named, get_or_404, name_taken
+from datahub.named import commit_named, filter_named, get_or_404, name_taken, rename
 
 
 def get_collection(collection_id):
@@ -70,10 +70,7 @@ def create_collection(owner, values):
 
 def update_collection(collection, values):
     if "name" in values:
-        if _name_taken(values["name"], exclude_id=collection.id):
-            raise NameAlreadyExists()
-        collection.name = values["name"]
-        collection.name_key = name_key(values["name"])
+        rename(collection, values["name"])
     if "description" in values:
         collection.description = values["description"]
     if "dataset_ids" in values:

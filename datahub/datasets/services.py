@@ -7,7 +7,7 @@ from datahub.datasets.storage import delete_quietly, get_storage
 from datahub.errors import DatasetNotFound, NameAlreadyExists
 from datahub.extensions import db
 from datahub.listing import paginate
-from datahub.named import commit_named, filter_named, get_or_404, name_taken
+from datahub.named import commit_named, filter_named, get_or_404, name_taken, rename
 
 
 def get_dataset(dataset_id, for_update=False):
@@ -51,10 +51,7 @@ def create_dataset(owner, values):
 
 def update_dataset(dataset, values):
     if "name" in values:
-        if _name_taken(values["name"], exclude_id=dataset.id):
-            raise NameAlreadyExists()
-        dataset.name = values["name"]
-        dataset.name_key = name_key(values["name"])
+        rename(dataset, values["name"])
     if "description" in values:
         dataset.description = values["description"]
     if "tags" in values:

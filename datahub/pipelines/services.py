@@ -12,7 +12,7 @@ from datahub.errors import (
 )
 from datahub.extensions import db
 from datahub.listing import paginate, valid_id
-from datahub.named import commit_named, filter_named, get_or_404, name_taken
+from datahub.named import commit_named, filter_named, get_or_404, name_taken, rename
 from datahub.pipelines.models import ACTIVE_STATUSES, Pipeline, Run
 
 CANCELLED_BY_USER = "cancelled by a user"
@@ -66,10 +66,7 @@ def create_pipeline(owner, values):
 
 def update_pipeline(pipeline, values):
     if "name" in values:
-        if _name_taken(values["name"], exclude_id=pipeline.id):
-            raise NameAlreadyExists()
-        pipeline.name = values["name"]
-        pipeline.name_key = name_key(values["name"])
+        rename(pipeline, values["name"])
     if "source_dataset_id" in values:
         _require_dataset(values["source_dataset_id"])
         pipeline.source_dataset_id = values["source_dataset_id"]
