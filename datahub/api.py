@@ -123,8 +123,8 @@ def require_bearer():
 
 class Blueprint(flask_smorest.Blueprint):
     """smorest's Blueprint with our parser. ``auth_required=True`` checks the bearer token
-    before anything else (so a 401 comes before a 404 or a 422); every blueprint checks
-    its ``<id:...>`` path parameters."""
+    before anything else (so a 401 comes before a 404 or a 422); a blueprint with
+    ``<id:...>`` path parameters checks them (one without pays nothing for it)."""
 
     ARGUMENTS_PARSER = Parser()
 
@@ -132,7 +132,11 @@ class Blueprint(flask_smorest.Blueprint):
         super().__init__(*args, **kwargs)
         if auth_required:
             self.before_request(require_bearer)
-        self.before_request(reject_invalid_ids)
+
+    def add_url_rule(self, rule, *args, **kwargs):
+        if "<id:" in rule and reject_invalid_ids not in self.before_request_funcs.get(None, []):
+            self.before_request(reject_invalid_ids)
+        super().add_url_rule(rule, *args, **kwargs)
 
 
 class ValidationItemSchema(Schema):

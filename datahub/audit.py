@@ -8,9 +8,10 @@ import json
 import logging
 import sys
 
-from flask import g, has_request_context, request
+from flask import has_request_context, request
 
 from datahub.database import isoformat, utcnow
+from datahub.request_ids import current_request_id
 
 log = logging.getLogger("datahub.audit")
 
@@ -19,7 +20,7 @@ def audit(event, **fields):
     record = {"ts": isoformat(utcnow()), "event": event}
     if has_request_context():
         record["client_address"] = request.remote_addr
-        record["request_id"] = g.get("request_id")
+        record["request_id"] = current_request_id()
     else:
         record["via"] = "cli"
     record.update({key: value for key, value in fields.items() if value is not None})

@@ -5,10 +5,12 @@ import math
 import time
 
 import sqlalchemy as sa
-from flask import g, jsonify, request
+from flask import jsonify, request
 from flask_jwt_extended.exceptions import CSRFError
 from flask_limiter.errors import RateLimitExceeded
 from werkzeug import exceptions as wz
+
+from datahub.request_ids import current_request_id
 
 log = logging.getLogger("datahub.errors")
 
@@ -190,13 +192,13 @@ def handle_exception(exc):
     if error is None and isinstance(exc, (sa.exc.OperationalError, sa.exc.InterfaceError)):
         # The database is down or overloaded: a retryable 503, not a bug.
         log.error("database unavailable on %s %s (request id %s): %s",
-                  request.method, request.path, g.get("request_id", "-"), exc)
+                  request.method, request.path, current_request_id() or "-", exc)
         _rollback()
         error = ServiceUnavailable()
     if error is None:
         log.exception(
             "unhandled error on %s %s (request id %s)",
-            request.method, request.path, g.get("request_id", "-"),
+            request.method, request.path, current_request_id() or "-",
         )
         _rollback()
         error = InternalServerError()

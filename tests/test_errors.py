@@ -1,5 +1,6 @@
 """The shared error behaviour (seed part 7, DESIGN.md "Errors") and response headers."""
 import logging
+import os
 
 import pytest
 import sqlalchemy as sa
@@ -83,9 +84,26 @@ def test_request_id_is_honoured_or_generated(client):
     assert client.get("/healthz", headers={"X-Request-ID": "a b\tc"}).headers["X-Request-ID"] != "a b\tc"
 
 
+def test_generated_request_ids_differ_between_requests_and_forked_workers(client):
+    from datahub.request_ids import new_request_id
+
+    ids = {client.get("/healthz").headers["X-Request-ID"] for _ in range(50)}
+    assert len(ids) == 50
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # a gunicorn worker is a fork of the master
+        os.write(write_end, new_request_id().encode())
+        os._exit(0)
+    os.waitpid(pid, 0)
+    in_child = os.read(read_end, 64).decode()
+    assert len(in_child) == 32 and in_child != new_request_id()
+
+
 @pytest.mark.parametrize("path", ["/healthz", "/api/v1/nothing", "/api/v1/auth/me"])
-def test_every_response_has_nosniff(client, path):
-    assert client.get(path).headers["X-Content-Type-Options"] == "nosniff"
+def test_every_response_has_nosniff_and_one_request_id(client, path):
+    response = client.get(path, headers={"X-Request-ID": "one-id"})
+    assert response.headers.getlist("X-Content-Type-Options") == ["nosniff"]
+    assert response.headers.getlist("X-Request-ID") == ["one-id"]
 
 
 def test_health_and_readiness(client):

@@ -9,14 +9,19 @@ user, a password change (``token_version``) or a logout is seen at once.
 """
 import base64
 import binascii
+import contextlib
 import hashlib
 import hmac
 import json
+import os
 import re
+import threading
 import time
+import weakref
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from functools import wraps
+from types import MappingProxyType
 
 import jwt
 import sqlalchemy as sa
@@ -29,6 +34,7 @@ from datahub.extensions import db
 from datahub.users.models import User
 
 REQUIRED_CLAIMS = ["sub", "jti", "type", "iat", "exp"]
+VERIFIED_TOKENS_KEPT = 4096  # per worker, about 2 KiB each
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +79,24 @@ def _number(value):
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
+class _ThreadConnection(threading.local):
+    connection = None
+    pid = None
+
+
+def _close_connections(opened):
+    pid = os.getpid()
+    for owner, connection in opened:
+        if owner == pid:  # never one inherited through fork(): it is the parent's
+            _close(connection)
+    opened.clear()
+
+
+def _close(connection):
+    with contextlib.suppress(Exception):  # closing a dead connection may fail: it is gone
+        connection.close()
+
+
 class AccessGuard:
     """Everything the check needs, computed once per app."""
 
@@ -85,6 +109,7 @@ class AccessGuard:
         self.issuer = config["JWT_DECODE_ISSUER"]
         self.leeway = float(config.get("JWT_DECODE_LEEWAY") or 0)
         self.decoder = jwt.PyJWT(options={"require": REQUIRED_CLAIMS})
+        self.verified = {}  # token text -> claims that passed every clock-free check
 
         users, revoked = User.__table__, RevokedAccessToken.__table__
         sessions = AuthSession.__table__
@@ -105,6 +130,10 @@ class AccessGuard:
         self.sql = str(compiled)
         self.positional = compiled.positiontup if compiled.positional else None
         self.postgres = engine.dialect.name == "postgresql"
+        self.engine = engine
+        self.local = _ThreadConnection()
+        self.opened = []  # (pid, connection): closed when the guard goes
+        weakref.finalize(self, _close_connections, self.opened)
 
     # -- the token ---------------------------------------------------------------------
 
@@ -127,7 +156,29 @@ class AccessGuard:
 
     def _decode_hmac(self, token):
         """RFC 7519 validation of an HMAC-signed compact JWS, as PyJWT does it (a test
-        holds the two in agreement), without PyJWT's per-call generality."""
+        holds the two in agreement), without PyJWT's per-call generality.
+
+        What does not depend on the clock (signature, header, claim types, ``iss``, ``aud``)
+        is checked once per token: a client sends the same token for its whole lifetime,
+        so the verified claims are kept, keyed by the exact token text, and only the
+        time claims are checked again on each request."""
+        claims = self.verified.get(token)
+        if claims is None:
+            claims = self._verify_hmac(token)
+            if len(self.verified) >= VERIFIED_TOKENS_KEPT:
+                del self.verified[next(iter(self.verified))]  # the oldest
+            self.verified[token] = claims
+        self._check_clock(claims)
+        return claims
+
+    def _check_clock(self, claims):
+        now, leeway = time.time(), self.leeway
+        if claims["iat"] > now + leeway or claims.get("nbf", claims["iat"]) > now + leeway:
+            raise InvalidToken()
+        if claims["exp"] <= now - leeway:
+            raise TokenExpired()
+
+    def _verify_hmac(self, token):
         if not _COMPACT_JWS.match(token):
             raise InvalidToken()
         header_b64, payload_b64, signature_b64 = token.split(".")
@@ -148,52 +199,63 @@ class AccessGuard:
             raise InvalidToken() from exc
         if not isinstance(claims, dict) or any(claims.get(c) is None for c in REQUIRED_CLAIMS):
             raise InvalidToken()
-        now, leeway = time.time(), self.leeway
-        exp, iat, nbf = claims["exp"], claims["iat"], claims.get("nbf", claims["iat"])
-        if not (_number(exp) and _number(iat) and _number(nbf)):
+        if not all(_number(claims.get(c, claims["iat"])) for c in ("exp", "iat", "nbf")):
             raise InvalidToken()
         if not (isinstance(claims["sub"], str) and isinstance(claims["jti"], str)):
             raise InvalidToken()
-        if iat > now + leeway or nbf > now + leeway:
-            raise InvalidToken()
-        if exp <= now - leeway:
-            raise TokenExpired()
-        if claims.get("iss") != self.issuer:
-            raise InvalidToken()
         audience = claims.get("aud")
-        if not (audience == self.audience
+        if claims.get("iss") != self.issuer or not (
+                audience == self.audience
                 or (isinstance(audience, list) and self.audience in audience)):
+            self._check_clock(claims)  # PyJWT checks the clock first: "expired" wins
             raise InvalidToken()
-        return claims
+        return MappingProxyType(claims)  # shared by requests: read-only
 
     # -- the user ----------------------------------------------------------------------
 
+    def _connection(self):
+        """This thread's own DB-API connection for the lookup, opened on first use (and again
+        in a forked process) and kept: a pool checkout and return, with PostgreSQL's
+        pre-ping round trip, cost more than the query itself (bench/README.rst). It is
+        detached from the pool, so it takes no slot from the ORM's sessions, and runs in
+        autocommit: each lookup reads what is committed at that moment."""
+        local, pid = self.local, os.getpid()
+        if local.connection is not None and local.pid == pid:
+            return local.connection, False
+        pooled = self.engine.raw_connection()  # made by the pool: the same connect setup
+        connection = pooled.driver_connection
+        pooled.detach()
+        if self.postgres:
+            connection.autocommit = True
+        local.connection, local.pid = connection, pid
+        self.opened.append((pid, connection))
+        return connection, True
+
+    def _discard(self, connection):
+        self.local.connection = None
+        self.opened.remove((os.getpid(), connection))
+        _close(connection)  # it may be dead: never use it again
+
     def _fetch_one(self, params):
-        """Run the lookup on a plain DB-API connection from the pool: SQLAlchemy's
-        statement machinery would cost more than the query itself here. Autocommit on
-        PostgreSQL spares the BEGIN/ROLLBACK round trips. DB-API errors are re-raised as
-        SQLAlchemy's, so the error handler answers 503 as for any other query."""
-        engine = db.engine
-        dbapi_error = engine.dialect.loaded_dbapi.Error
-        try:
-            connection = engine.raw_connection()
-        except dbapi_error as exc:
-            raise sa.exc.DBAPIError.instance(self.sql, params, exc, dbapi_error) from exc
-        try:
-            if self.postgres:
-                connection.driver_connection.autocommit = True
-            cursor = connection.cursor()
-            cursor.execute(self.sql, params)
-            row = cursor.fetchone()
-            cursor.close()
-            if self.postgres:
-                connection.driver_connection.autocommit = False
-        except dbapi_error as exc:
-            connection.invalidate()  # it may be dead: never hand it out again
-            raise sa.exc.DBAPIError.instance(self.sql, params, exc, dbapi_error) from exc
-        finally:
-            connection.close()
-        return row
+        """One row of the lookup. DB-API errors are re-raised as SQLAlchemy's, so the error
+        handler answers 503 as for any other query. A kept connection that fails (the
+        database restarted, say) is replaced and the lookup tried once more."""
+        dbapi_error = self.engine.dialect.loaded_dbapi.Error
+        while True:
+            try:
+                connection, fresh = self._connection()
+            except dbapi_error as exc:
+                raise sa.exc.DBAPIError.instance(self.sql, params, exc, dbapi_error) from exc
+            try:
+                cursor = connection.cursor()
+                cursor.execute(self.sql, params)
+                row = cursor.fetchone()
+                cursor.close()
+                return row
+            except dbapi_error as exc:
+                self._discard(connection)
+                if fresh:
+                    raise sa.exc.DBAPIError.instance(self.sql, params, exc, dbapi_error) from exc
 
     def load(self, claims):
         sid = claims.get("sid")

@@ -46,6 +46,8 @@ def variants():
         forge(123), forge(sub, jti=5), forge(sub, iss=None), forge(sub, aud=None),
         forge(sub, exp=now - 1), forge(sub, exp=now + 1), forge(sub, secret="x" * 48),
         forge(sub, algorithm="HS384"), alg_none(sub), "a.b.c", "..", "a.b", "a.b.c.d", "",
+        forge(sub, exp=now - 1, iss="elsewhere"), forge(sub, exp=now - 1, aud=["other"]),
+        forge(sub, iat=now + 3600, iss="elsewhere"),
         "eyJhbGciOiJIUzI1NiJ9.e30.", "eyJhbGciOiJIUzI1NiJ9..sig",
     ]
     valid = forge(sub)
@@ -71,7 +73,8 @@ def test_hand_written_check_agrees_with_pyjwt(app):
     guard = app.extensions["datahub.access_guard"]
     assert guard.algorithm == "HS256" and guard.hmac_key == TEST_SECRET.encode()
     disagreements = []
-    for token in variants():
+    tokens = variants()
+    for token in tokens + tokens:  # the second time, what passed comes from the cache
         ours = outcome(guard._decode_hmac, token)
         theirs = outcome(guard._decode_pyjwt, token)
         # Both must accept the same tokens, and refuse with the same message, except for
@@ -97,3 +100,80 @@ def test_non_hmac_algorithms_fall_back_to_pyjwt(app):
     guard.__dict__.update(app.extensions["datahub.access_guard"].__dict__)
     guard.algorithm = "RS256"
     assert outcome(guard.claims, forge("u")) == "invalid"  # an HS256 token is refused
+
+
+def test_a_token_verified_before_is_still_checked_against_the_clock(app, monkeypatch):
+    guard = app.extensions["datahub.access_guard"]
+    now = time.time()
+    token = forge("u", lifetime=60)
+    assert outcome(guard.claims, token) == "ok"
+    assert token in guard.verified
+    monkeypatch.setattr(time, "time", lambda: now + 120)
+    assert outcome(guard.claims, token) == "expired"
+    monkeypatch.setattr(time, "time", lambda: now - 3600)  # a clock set back: iat in future
+    assert outcome(guard.claims, token) == "invalid"
+
+
+def test_the_cache_of_verified_tokens_is_bounded(app, monkeypatch):
+    from datahub.auth import guard as guard_module
+
+    guard = app.extensions["datahub.access_guard"]
+    monkeypatch.setattr(guard_module, "VERIFIED_TOKENS_KEPT", 3)
+    tokens = [forge(f"user-{n}") for n in range(5)]
+    for token in tokens:
+        assert outcome(guard.claims, token) == "ok"
+    assert list(guard.verified) == tokens[2:]  # the oldest went first
+    assert outcome(guard.claims, tokens[0]) == "ok"  # verified again, not refused
+
+
+def test_refused_tokens_are_not_kept(app):
+    guard = app.extensions["datahub.access_guard"]
+    for token in (forge("u", secret="x" * 48), forge("u", iss="elsewhere"), "a.b.c"):
+        assert outcome(guard.claims, token) == "invalid"
+    assert guard.verified == {}
+
+
+def test_verified_claims_cannot_be_changed_by_a_request(app):
+    guard = app.extensions["datahub.access_guard"]
+    claims = guard.claims(forge("u"))
+    with pytest.raises(TypeError):
+        claims["sub"] = "someone-else"
+
+
+def test_the_lookup_keeps_its_own_connection_and_replaces_a_dead_one(app, client, make_user):
+    from datahub.extensions import db
+    from tests.conftest import bearer, login
+
+    make_user()
+    headers = bearer(login(client).get_json()["access_token"])
+    guard = app.extensions["datahub.access_guard"]
+    assert client.get("/api/v1/auth/me", headers=headers).status_code == 200
+    kept = guard.local.connection
+    assert client.get("/api/v1/auth/me", headers=headers).status_code == 200
+    assert guard.local.connection is kept
+    with app.app_context():
+        assert db.engine.pool.checkedout() == 0  # it takes no slot from the ORM's pool
+    kept.close()  # as a database restart would leave it
+    assert client.get("/api/v1/auth/me", headers=headers).status_code == 200
+    assert guard.local.connection is not kept
+    assert len(guard.opened) == 1
+
+
+def test_a_database_that_cannot_be_reached_answers_503(app, client, make_user, monkeypatch):
+    from tests.conftest import bearer, login
+
+    make_user()
+    headers = bearer(login(client).get_json()["access_token"])
+    guard = app.extensions["datahub.access_guard"]
+    assert client.get("/api/v1/auth/me", headers=headers).status_code == 200
+    guard.local.connection.close()
+    error = guard.engine.dialect.loaded_dbapi.OperationalError("connection refused")
+
+    def refuse():
+        raise error
+
+    monkeypatch.setattr(guard.engine, "raw_connection", refuse)
+    response = client.get("/api/v1/auth/me", headers=headers)
+    assert response.status_code == 503
+    assert response.get_json() == {"detail": "Service unavailable"}
+    assert response.headers["Retry-After"] == "1"

@@ -112,11 +112,15 @@ def test_access_token_is_not_read_from_a_cookie_or_the_query(client, make_user):
 
 def test_me_is_serialised_exactly_as_the_user_schema_documents_it(app, client, make_user):
     """/me is built by hand for speed; it must not drift from the documented schema."""
+    from flask import jsonify
+
     from datahub.extensions import db
     from datahub.users.models import User
     from datahub.users.schemas import UserSchema
 
     user = make_user(roles=("viewer", "editor"))
-    body = client.get("/api/v1/auth/me", headers=bearer(login(client).get_json()["access_token"])).get_json()
+    response = client.get("/api/v1/auth/me", headers=bearer(login(client).get_json()["access_token"]))
     with app.app_context():
-        assert body == UserSchema().dump(db.session.get(User, user.id))
+        assert response.get_json() == UserSchema().dump(db.session.get(User, user.id))
+        assert response.data == jsonify(response.get_json()).data  # as every other body
+    assert response.mimetype == "application/json"

@@ -166,3 +166,32 @@ def test_an_unreachable_redis_falls_back_to_counting_in_the_worker(client, make_
     assert login(client).status_code == 200
     assert_too_many(attempt(client))
     assert "falling back to in-memory storage" in caplog.text
+
+
+@pytest.mark.parametrize("config_overrides", [
+    {"RATELIMIT_APPLICATION": "2/minute"}, {"RATELIMIT_DEFAULT": "2/minute"},
+])
+def test_request_wide_limits_from_the_configuration_apply(client, make_user, config_overrides):
+    """Routes without limits of their own skip Flask-Limiter's before-request pass (it costs
+    ~70 µs a request); a configured application-wide or default limit must still count."""
+    make_user()
+    headers = bearer(login(client).get_json()["access_token"])
+    responses = [client.get("/api/v1/auth/me", headers=headers) for _ in range(3)]
+    assert responses[0].status_code == 200  # (login counts towards an application limit)
+    assert_too_many(responses[-1])
+
+
+def test_routes_without_limits_are_not_limited(client, make_user):
+    make_user()
+    headers = bearer(login(client).get_json()["access_token"])
+    for _ in range(100):
+        assert client.get("/api/v1/auth/me", headers=headers).status_code == 200
+
+
+def test_a_request_that_checked_no_limit_reads_an_empty_read_only_limiter_state(app):
+    with app.test_request_context("/api/v1/auth/me"):
+        state = limiter.context
+        assert state.view_rate_limit is None and not state.conditional_deductions
+        with pytest.raises(AttributeError):
+            state.view_rate_limit = object()
+        state.reset()  # the teardown hook's call
