@@ -225,83 +225,120 @@ def _worker_pids(master_pid):
     return [int(pid) for pid in children]
 
 
+def _copy_seconds(source, target):
+    """``cp`` as the baseline: an in-kernel copy (``copyfile`` uses ``sendfile``), made
+    durable with ``fsync`` as an upload is."""
+    start = time.perf_counter()
+    shutil.copyfile(source, target)
+    fd = os.open(target, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    seconds = time.perf_counter() - start
+    os.unlink(target)
+    return seconds
+
+
+class PeakRss:
+    """A thread sampling a process's RSS every 50 ms; ``growth_mib`` over the start."""
+
+    def __init__(self, pid):
+        import threading
+
+        self.pid, self.start_kib = pid, _rss_kib(pid)
+        self.peak_kib, self.running = self.start_kib, True
+        self.thread = threading.Thread(target=self._sample)
+
+    def _sample(self):
+        while self.running:
+            self.peak_kib = max(self.peak_kib, _rss_kib(self.pid))
+            time.sleep(0.05)
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.running = False
+        self.thread.join()
+
+    @property
+    def growth_mib(self):
+        return (self.peak_kib - self.start_kib) / 1024
+
+
+def _upload_seconds(port, path, source, size, headers, content_type="application/octet-stream"):
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=3600, blocksize=1024 * 1024)
+    start = time.perf_counter()
+    with open(source, "rb") as body_file:
+        conn.request("PUT", path, body=body_file, headers={
+            **headers, "Content-Type": content_type, "Content-Length": str(size)})
+        response = conn.getresponse()
+        response.read()
+    seconds = time.perf_counter() - start
+    conn.close()
+    assert response.status == 200, response.status
+    return seconds
+
+
+def _download_seconds(port, path, size, headers):
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
+    start = time.perf_counter()
+    conn.request("GET", path, headers=headers)
+    response = conn.getresponse()
+    received = 0
+    while chunk := response.read(1024 * 1024):
+        received += len(chunk)
+    seconds = time.perf_counter() - start
+    conn.close()
+    assert received == size
+    return seconds
+
+
 def bench_files(args, env, report):
-    """Upload and download of a large file against ``cp`` of the same file, and the
-    worker's peak RSS growth meanwhile (one worker, so it is the one serving)."""
+    """Upload and download of a large file against ``cp`` of the same file, in interleaved
+    rounds (medians), and the worker's peak RSS growth meanwhile (one worker, so it is the
+    one serving)."""
     size = args.file_mib * 1024 * 1024
     with tempfile.TemporaryDirectory(dir=args.scratch) as scratch:
-        source = Path(scratch) / "source.bin"
+        source, copy = Path(scratch) / "source.bin", Path(scratch) / "copy.bin"
         with open(source, "wb") as out:
             block = os.urandom(1024 * 1024)
             for _ in range(args.file_mib):
                 out.write(block)
-        start = time.perf_counter()
-        shutil.copyfile(source, Path(scratch) / "copy.bin")
-        os.sync()
-        cp_seconds = time.perf_counter() - start
-        os.unlink(Path(scratch) / "copy.bin")
+        os.sync()  # the source's own writeback must not land in any measurement
 
         file_env = {**env, "DATAHUB_MAX_CONTENT_LENGTH": str(size + 1)}
         with Server("wsgi:app", file_env, 1) as datahub:
             status, body, _ = datahub.request("POST", "/api/v1/auth/login",
                                               {"email": EMAIL, "password": PASSWORD})
-            token = json.loads(body)["access_token"]
-            headers = {"Authorization": f"Bearer {token}"}
+            headers = {"Authorization": f"Bearer {json.loads(body)['access_token']}"}
             status, body, _ = datahub.request("POST", "/api/v1/datasets/",
                                               {"name": "big file"}, headers=headers)
             assert status == 201, body
-            dataset_id = json.loads(body)["id"]
+            file_path = f"/api/v1/datasets/{json.loads(body)['id']}/file"
             (worker,) = _worker_pids(datahub.process.pid)
-            baseline_rss = _rss_kib(worker)
-            peak = [baseline_rss]
-            sampling = True
+            times = {"cp": [], "upload": [], "download": []}
+            with PeakRss(worker) as rss:
+                for _ in range(args.rounds):
+                    times["cp"].append(_copy_seconds(source, copy))
+                    times["upload"].append(_upload_seconds(
+                        datahub.port, file_path + "?filename=big.bin", source, size, headers))
+                    times["download"].append(
+                        _download_seconds(datahub.port, file_path, size, headers))
+                    os.sync()  # each round starts with nothing left to write back
+    cp, upload, download = (statistics.median(times[k]) for k in ("cp", "upload", "download"))
 
-            def sample():
-                while sampling:
-                    peak[0] = max(peak[0], _rss_kib(worker))
-                    time.sleep(0.05)
+    def mib_s(seconds):
+        return f"{size / seconds / 2**20:.0f} MiB/s"
 
-            import threading
-
-            sampler = threading.Thread(target=sample)
-            sampler.start()
-            try:
-                conn = http.client.HTTPConnection("127.0.0.1", datahub.port, timeout=600,
-                                                  blocksize=1024 * 1024)
-                start = time.perf_counter()
-                with open(source, "rb") as body_file:
-                    conn.request("PUT", f"/api/v1/datasets/{dataset_id}/file?filename=big.bin",
-                                 body=body_file, headers={**headers,
-                                                          "Content-Type": "application/octet-stream",
-                                                          "Content-Length": str(size)})
-                    response = conn.getresponse()
-                    response.read()
-                upload_seconds = time.perf_counter() - start
-                assert response.status == 200, response.status
-                conn.close()
-
-                conn = http.client.HTTPConnection("127.0.0.1", datahub.port, timeout=600)
-                start = time.perf_counter()
-                conn.request("GET", f"/api/v1/datasets/{dataset_id}/file", headers=headers)
-                response = conn.getresponse()
-                received = 0
-                while chunk := response.read(1024 * 1024):
-                    received += len(chunk)
-                download_seconds = time.perf_counter() - start
-                assert received == size
-                conn.close()
-            finally:
-                sampling = False
-                sampler.join()
-    growth_mib = (peak[0] - baseline_rss) / 1024
-    report(f"upload {args.file_mib} MiB, throughput vs cp", f"{size / upload_seconds / 2**20:.0f} MiB/s",
-           f"{size / cp_seconds / 2**20:.0f} MiB/s", cp_seconds / upload_seconds, ">= 0.5",
-           cp_seconds / upload_seconds >= 0.5)
-    report(f"download {args.file_mib} MiB, throughput vs cp",
-           f"{size / download_seconds / 2**20:.0f} MiB/s", f"{size / cp_seconds / 2**20:.0f} MiB/s",
-           cp_seconds / download_seconds, ">= 0.5", cp_seconds / download_seconds >= 0.5)
-    report("worker peak RSS growth during both", f"{growth_mib:.1f} MiB", "50 MiB",
-           growth_mib / 50, "< 1.0", growth_mib < 50)
+    report(f"upload {args.file_mib} MiB, throughput vs cp", mib_s(upload), mib_s(cp),
+           cp / upload, ">= 0.5", cp / upload >= 0.5)
+    report(f"download {args.file_mib} MiB, throughput vs cp", mib_s(download), mib_s(cp),
+           cp / download, ">= 0.5", cp / download >= 0.5)
+    report("worker peak RSS growth during both", f"{rss.growth_mib:.1f} MiB", "50 MiB",
+           rss.growth_mib / 50, "< 1.0", rss.growth_mib < 50)
 
 
 def _write_csv(path, mib):
@@ -361,15 +398,8 @@ def bench_pipeline(args, env, report):
             status, body, _ = datahub.request("POST", "/api/v1/datasets/",
                                               {"name": "readings"}, headers=headers)
             dataset_id = json.loads(body)["id"]
-            conn = http.client.HTTPConnection("127.0.0.1", datahub.port, timeout=3600,
-                                              blocksize=1024 * 1024)
-            with open(source, "rb") as body_file:
-                conn.request("PUT", f"/api/v1/datasets/{dataset_id}/file?filename=r.csv",
-                             body=body_file, headers={**headers, "Content-Type": "text/csv",
-                                                      "Content-Length": str(size)})
-                response = conn.getresponse()
-                response.read()
-            assert response.status == 200, response.status
+            _upload_seconds(datahub.port, f"/api/v1/datasets/{dataset_id}/file?filename=r.csv",
+                            source, size, headers, content_type="text/csv")
             status, body, _ = datahub.request("POST", "/api/v1/pipelines/", {
                 "name": "oslo readings", "source_dataset_id": dataset_id,
                 "output_dataset_name": "oslo readings out",
@@ -378,23 +408,22 @@ def bench_pipeline(args, env, report):
             assert status == 201, body
             pipeline_id = json.loads(body)["id"]
             (worker,) = _worker_pids(datahub.process.pid)
-            baseline_rss = _rss_kib(worker)
-            peak = baseline_rss
-            status, body, _ = datahub.request("POST", f"/api/v1/pipelines/{pipeline_id}/runs",
-                                              headers=headers)
-            assert status == 201, body
-            run = json.loads(body)
-            while run["status"] in ("queued", "running"):
-                time.sleep(0.2)
-                peak = max(peak, _rss_kib(worker))
+            with PeakRss(worker) as rss:
                 status, body, _ = datahub.request(
-                    "GET", f"/api/v1/pipelines/{pipeline_id}/runs/{run['id']}", headers=headers)
+                    "POST", f"/api/v1/pipelines/{pipeline_id}/runs", headers=headers)
+                assert status == 201, body
                 run = json.loads(body)
+                while run["status"] in ("queued", "running"):
+                    time.sleep(0.2)
+                    status, body, _ = datahub.request(
+                        "GET", f"/api/v1/pipelines/{pipeline_id}/runs/{run['id']}",
+                        headers=headers)
+                    run = json.loads(body)
             assert run["status"] == "succeeded" and run["rows_in"] == rows, run
     started = datetime.fromisoformat(run["started_at"].replace("Z", "+00:00"))
     finished = datetime.fromisoformat(run["finished_at"].replace("Z", "+00:00"))
     ours = rows / (finished - started).total_seconds()
-    growth_mib = (peak - baseline_rss) / 1024
+    growth_mib = rss.growth_mib
     report(f"pipeline filter+select over {args.csv_mib} MiB CSV, rows/s vs csv module",
            f"{ours:,.0f}", f"{baseline:,.0f}", ours / baseline, ">= 0.5", ours / baseline >= 0.5)
     report("worker peak RSS growth during the run", f"{growth_mib:.1f} MiB", "50 MiB",
