@@ -47,21 +47,28 @@ def storage_files(server):
     return sorted(p.name for p in folder.iterdir()) if folder.exists() else []
 
 
-@pytest.mark.parametrize("mode", ["raw", "multipart"])
-def test_chunked_upload_of_exactly_the_limit_and_one_byte_more(gunicorn_server, dataset,
-                                                               tmp_path, mode):
+@pytest.mark.parametrize("mode", ["raw", "multipart", "raw with length", "multipart with length"])
+def test_upload_of_exactly_the_limit_and_one_byte_more(gunicorn_server, dataset, tmp_path,
+                                                       mode):
+    """Chunked bodies (read through wsgi.input) and bodies with a Content-Length (read from
+    the socket itself)."""
     url, auth = dataset
     content = bytes(range(256)) * (LIMIT // 256)
+    (tmp_path / "data.bin").write_bytes(content)
+    (tmp_path / "over.bin").write_bytes(content + b"!")
     if mode == "raw":
         send = ["-X", "PUT", "-T", "-", "-H", "Content-Type: application/octet-stream"]
-    else:
-        (tmp_path / "data.bin").write_bytes(content)
-        (tmp_path / "over.bin").write_bytes(content + b"!")
+    elif mode == "multipart":
         send = ["-X", "PUT", "-H", "Transfer-Encoding: chunked"]
+    else:
+        send = ["-X", "PUT"]
 
     def put(data, name):
         if mode == "raw":
             return curl(*send, "-H", auth, f"{url}/file", stdin=data)
+        if mode == "raw with length":
+            return curl(*send, "-H", auth, "-H", "Content-Type: application/octet-stream",
+                        "--data-binary", f"@{tmp_path / name}", f"{url}/file")
         return curl(*send, "-H", auth, "-F", f"file=@{tmp_path / name}", f"{url}/file")
 
     status, body = put(content, "data.bin")
@@ -97,3 +104,85 @@ def test_client_leaving_mid_upload_leaves_nothing_behind(gunicorn_server, datase
     status, body = curl("-H", auth, url)
     assert status == 200 and json.loads(body)["file"] is None
     assert "Traceback" not in gunicorn_server.log()
+
+
+def raw_request(url, auth, body, *, content_length=None, extra=b"", pieces=1, shut=False):
+    """PUT ``body`` to the file of ``url`` over a bare socket: the headers with the first
+    bytes of the body in one packet (gunicorn reads them ahead), the rest in ``pieces``
+    sends, then ``extra`` (a pipelined request); with ``pieces=0`` all of it in one send.
+    Returns everything the server sent."""
+    parts = urlsplit(url)
+    length = len(body) if content_length is None else content_length
+    head = (f"PUT {parts.path}/file?filename=raw.bin HTTP/1.1\r\nHost: {parts.netloc}\r\n"
+            f"{auth}\r\nContent-Type: application/octet-stream\r\n"
+            f"Content-Length: {length}\r\n\r\n").encode()
+    with socket.create_connection((parts.hostname, parts.port), timeout=30) as sock:
+        if not pieces:  # all at once: gunicorn may read it all with the headers
+            sock.sendall(head + body + extra)
+        else:
+            sock.sendall(head + body[:1000])
+            rest, step = body[1000:], max(1, (len(body) - 1000) // pieces)
+            for start in range(0, len(rest), step):
+                time.sleep(0.01)
+                sock.sendall(rest[start:start + step])
+            sock.sendall(extra)
+        if shut:
+            sock.shutdown(socket.SHUT_WR)
+        received = b""
+        while chunk := sock.recv(65536):
+            received += chunk
+    return received
+
+
+def responses(received):
+    """(status, body) of each HTTP/1.1 response in ``received`` (Content-Length bodies)."""
+    found = []
+    while received:
+        head, _, rest = received.partition(b"\r\n\r\n")
+        lines = head.decode("latin-1").split("\r\n")
+        headers = dict(line.split(": ", 1) for line in lines[1:])
+        length = int(headers["Content-Length"])
+        found.append((int(lines[0].split()[1]), rest[:length]))
+        received = rest[length:]
+    return found
+
+
+@pytest.mark.parametrize("gunicorn_env", [{"DATAHUB_MAX_CONTENT_LENGTH": str(8 * 2**20)}])
+def test_a_body_read_from_the_socket_in_pieces_arrives_whole(gunicorn_server, dataset):
+    """Under gunicorn the body goes from the socket straight into the upload's buffer
+    (datahub.datasets.uploads.SocketBody): several buffers' worth, sent in uneven pieces,
+    with part of it read ahead by gunicorn together with the headers."""
+    url, auth = dataset
+    content = hashlib.sha256(b"seed").digest() * (3 * 2**20 // 32) + b"tail"
+    [(status, body)] = responses(raw_request(url, auth, content, pieces=7))
+    assert status == 200, body
+    assert json.loads(body)["file"]["sha256"] == hashlib.sha256(content).hexdigest()
+    assert json.loads(body)["file"]["size_bytes"] == len(content)
+    status, downloaded = curl("-H", auth, f"{url}/file")
+    assert (status, downloaded) == (200, content)
+
+
+def test_a_body_shorter_than_its_content_length_is_refused(gunicorn_server, dataset):
+    url, auth = dataset
+    received = raw_request(url, auth, b"x" * 5000, content_length=9000, shut=True)
+    [(status, body)] = responses(received)
+    assert (status, json.loads(body)) == (
+        400, {"detail": "Request body ended before its Content-Length"})
+    assert storage_files(gunicorn_server) == []
+
+
+@pytest.mark.parametrize("gunicorn_env", [{
+    "DATAHUB_MAX_CONTENT_LENGTH": str(LIMIT),
+    "GUNICORN_CMD_ARGS": "--worker-class gthread --threads 2 --keep-alive 5"}])
+def test_a_request_pipelined_behind_an_upload_is_served(gunicorn_server, dataset):
+    """With keep-alive, bytes after the body belong to the next request: what gunicorn read
+    ahead beyond the body is handed back to it."""
+    url, auth = dataset
+    content = b"0123456789" * 300
+    parts = urlsplit(url)
+    after = (f"GET /healthz HTTP/1.1\r\nHost: {parts.netloc}\r\nConnection: close\r\n"
+             "\r\n").encode()
+    found = responses(raw_request(url, auth, content, extra=after, pieces=0))
+    assert [status for status, _ in found] == [200, 200]
+    assert json.loads(found[0][1])["file"]["sha256"] == hashlib.sha256(content).hexdigest()
+    assert json.loads(found[1][1]) == {"status": "ok"}
