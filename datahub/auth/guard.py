@@ -34,7 +34,7 @@ from datahub.extensions import db
 from datahub.users.models import User
 
 REQUIRED_CLAIMS = ["sub", "jti", "type", "iat", "exp"]
-VERIFIED_TOKENS_KEPT = 4096  # per worker, about 2 KiB each
+KEPT = 4096  # verified tokens and users kept per worker (each about 2 KiB)
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +79,25 @@ def _number(value):
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
+def _keep(cache, key, value):
+    """``cache[key] = value``, the oldest entry going first beyond ``KEPT`` entries."""
+    if len(cache) >= KEPT:
+        del cache[next(iter(cache))]
+    cache[key] = value
+    return value
+
+
+def _principal(user_id, email, name, provider, roles, created_at, version):
+    if isinstance(roles, str):  # SQLite hands JSON and timestamps back as text
+        roles = json.loads(roles)
+    if isinstance(created_at, str):
+        created_at = datetime.fromisoformat(created_at)
+    created_at = (created_at.replace(tzinfo=timezone.utc) if created_at.tzinfo is None
+                  else created_at.astimezone(timezone.utc))
+    return Principal(user_id, email, name, True, provider, tuple(roles or ()), created_at,
+                     version)
+
+
 class _ThreadConnection(threading.local):
     connection = None
     pid = None
@@ -110,6 +129,7 @@ class AccessGuard:
         self.leeway = float(config.get("JWT_DECODE_LEEWAY") or 0)
         self.decoder = jwt.PyJWT(options={"require": REQUIRED_CLAIMS})
         self.verified = {}  # token text -> claims that passed every clock-free check
+        self.principals = {}  # a user's columns as read -> Principal
 
         users, revoked = User.__table__, RevokedAccessToken.__table__
         sessions = AuthSession.__table__
@@ -164,10 +184,7 @@ class AccessGuard:
         time claims are checked again on each request."""
         claims = self.verified.get(token)
         if claims is None:
-            claims = self._verify_hmac(token)
-            if len(self.verified) >= VERIFIED_TOKENS_KEPT:
-                del self.verified[next(iter(self.verified))]  # the oldest
-            self.verified[token] = claims
+            claims = _keep(self.verified, token, self._verify_hmac(token))
         self._check_clock(claims)
         return claims
 
@@ -272,14 +289,14 @@ class AccessGuard:
             raise TokenRevoked()
         if not is_active:
             raise InvalidToken()
-        if isinstance(roles, str):  # SQLite hands JSON and timestamps back as text
-            roles = json.loads(roles)
-        if isinstance(created_at, str):
-            created_at = datetime.fromisoformat(created_at)
-        created_at = (created_at.replace(tzinfo=timezone.utc) if created_at.tzinfo is None
-                      else created_at.astimezone(timezone.utc))
-        return Principal(user_id, email, name, bool(is_active), provider, tuple(roles or ()),
-                         created_at, version)
+        # The user's columns, as read: the same row gives the same Principal, so it is
+        # built once (any change to the user makes another key).
+        key = (user_id, email, name, provider, roles if isinstance(roles, str) else
+               tuple(roles or ()), created_at, version)
+        principal = self.principals.get(key)
+        if principal is None:
+            principal = _keep(self.principals, key, _principal(*key))
+        return principal
 
     def authenticate(self):
         scheme, _, token = request.headers.get("Authorization", "").partition(" ")

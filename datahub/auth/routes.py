@@ -1,4 +1,5 @@
 """/api/v1/auth: login, refresh, logout, me, the caller's sessions and password."""
+import functools
 import json
 
 import sqlalchemy as sa
@@ -140,6 +141,12 @@ _password_change_per_user = limiter.limit(
 
 _TOO_MANY = {"description": "Too many requests; see Retry-After"}
 _COMPACT_JSON = json.JSONEncoder(separators=(",", ":"))  # what jsonify writes outside debug
+
+
+@functools.lru_cache(maxsize=4096)
+def _me_body(principal):
+    """The body of ``/me`` for this (immutable) principal."""
+    return _COMPACT_JSON.encode(principal.as_json()) + "\n"
 
 
 # -- views -----------------------------------------------------------------------------
@@ -310,8 +317,8 @@ class Me(MethodView):
         # Serialised by hand, and without jsonify's per-call lookups: this is the hottest
         # endpoint (see bench/); the response schema above documents it and a test holds
         # the two equal, byte for byte.
-        body = _COMPACT_JSON.encode(current_principal.as_json()) + "\n"
-        return current_app.response_class(body, mimetype="application/json")
+        return current_app.response_class(_me_body(current_principal),
+                                          mimetype="application/json")
 
 
 @blp.route("/me/password")

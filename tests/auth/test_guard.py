@@ -118,7 +118,7 @@ def test_the_cache_of_verified_tokens_is_bounded(app, monkeypatch):
     from datahub.auth import guard as guard_module
 
     guard = app.extensions["datahub.access_guard"]
-    monkeypatch.setattr(guard_module, "VERIFIED_TOKENS_KEPT", 3)
+    monkeypatch.setattr(guard_module, "KEPT", 3)
     tokens = [forge(f"user-{n}") for n in range(5)]
     for token in tokens:
         assert outcome(guard.claims, token) == "ok"

@@ -89,6 +89,27 @@ def test_deactivated_user_loses_access_at_once(app, client, make_user):
     assert response.get_json()["detail"] in {"Invalid token", "Token has been revoked"}
 
 
+def test_a_changed_user_is_seen_at_once_by_a_token_already_out(app, client, make_user):
+    """The guard keeps the Principal built from a user's row; a changed row is a new one."""
+    from datahub.extensions import db
+    from datahub.users import services
+
+    make_user(email="admin@example.com", roles=["admin"])
+    make_user(roles=["viewer"])
+    headers = bearer(login(client).get_json()["access_token"])
+    assert client.get("/api/v1/auth/me", headers=headers).get_json()["roles"] == ["viewer"]
+    with app.app_context():
+        user = services.get_by_email("user@example.com")
+        services.set_roles(user, ["editor"])
+        user.name = "Renamed"
+        db.session.commit()
+    body = client.get("/api/v1/auth/me", headers=headers).get_json()
+    assert (body["roles"], body["name"]) == (["editor"], "Renamed")
+    with app.app_context():
+        services.set_active(services.get_by_email("user@example.com"), False)
+    assert client.get("/api/v1/auth/me", headers=headers).status_code == 401
+
+
 def test_password_change_voids_access_tokens_already_out(app, client, make_user):
     from datahub.users import services
 
