@@ -172,7 +172,7 @@ def _seed_datasets(env, count):
 
     from datahub import create_app
     from datahub.database import utcnow
-    from datahub.datasets.models import Dataset, name_key
+    from datahub.datasets.models import Dataset
     from datahub.extensions import db
     from datahub.users import services
 
@@ -182,12 +182,14 @@ def _seed_datasets(env, count):
         owner = services.find_by_email(EMAIL).id
         db.session.execute(sa.delete(Dataset))
         now = utcnow()
-        for start in range(0, count, 10000):
-            db.session.execute(sa.insert(Dataset), [
-                {"name": f"dataset {i:06d}", "name_key": name_key(f"dataset {i:06d}"),
-                 "description": "", "owner_id": owner, "created_at": now, "updated_at": now}
-                for i in range(start, min(count, start + 10000))
-            ])
+        if count:  # one INSERT ... SELECT over a recursive CTE: 1..count
+            series = sa.select(sa.literal(1).label("i")).cte("series", recursive=True)
+            series = series.union_all(sa.select(series.c.i + 1).where(series.c.i < count))
+            name = sa.literal("dataset ").concat(sa.cast(series.c.i, sa.String))
+            stamp = sa.bindparam("now", now, type_=Dataset.created_at.type)
+            db.session.execute(sa.insert(Dataset).from_select(
+                ["name", "name_key", "description", "owner_id", "created_at", "updated_at"],
+                sa.select(name, name, sa.literal(""), sa.literal(owner), stamp, stamp)))
         db.session.commit()
         db.engine.dispose()
 

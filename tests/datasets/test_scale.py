@@ -10,22 +10,31 @@ from datahub.extensions import db
 ROWS = 100_000
 
 
+def numbers(count):
+    """``SELECT i`` for i in 1..count, as a recursive CTE (SQLite and PostgreSQL)."""
+    series = sa.select(sa.literal(1).label("i")).cte("series", recursive=True)
+    return series.union_all(sa.select(series.c.i + 1).where(series.c.i < count))
+
+
 @pytest.fixture
 def many(app, actors):
     owner = actors["editor"].id
     other = actors["admin"].id
-    now = utcnow()
+    now = sa.bindparam("now", utcnow(), type_=Dataset.created_at.type)
+    series = numbers(ROWS)
+    name = sa.literal("set ").concat(sa.cast(series.c.i, sa.String))
     with app.app_context():
         with db.engine.begin() as conn:
-            conn.execute(sa.insert(Dataset), [
-                {"id": i, "name": f"set {i}", "name_key": f"set {i}", "description": "",
-                 "owner_id": owner if i % 2 else other, "created_at": now, "updated_at": now}
-                for i in range(1, ROWS + 1)
-            ])
-            conn.execute(sa.insert(DatasetTag), [
-                {"dataset_id": i, "tag": "third" if i % 3 == 0 else "other", "position": 0}
-                for i in range(1, ROWS + 1)
-            ])
+            # One INSERT ... SELECT per table: fast on both databases, and on PostgreSQL the
+            # row count (migration 0005) is updated once, not once per row.
+            conn.execute(sa.insert(Dataset).from_select(
+                ["id", "name", "name_key", "description", "owner_id", "created_at", "updated_at"],
+                sa.select(series.c.i, name, name, sa.literal(""),
+                          sa.case((series.c.i % 2 == 1, owner), else_=other), now, now)))
+            conn.execute(sa.insert(DatasetTag).from_select(
+                ["dataset_id", "tag", "position"],
+                sa.select(series.c.i, sa.case((series.c.i % 3 == 0, "third"), else_="other"),
+                          sa.literal(0))))
             conn.execute(sa.text("ANALYZE"))  # fresh statistics, as a live database has
     return owner
 

@@ -9,6 +9,11 @@ Every list answers ``total``. Counting a table on every page grows with the tabl
 number of rows of the tables listed most, maintained by triggers in the same transaction
 as the insert or delete: it is exact, whoever writes (the API, the CLI, a migration, SQL by
 hand), and a rolled-back write leaves it as it was. A filtered list still counts.
+
+The counter row is shared: on PostgreSQL concurrent inserts into one table wait for each
+other's commit to update it (short, as the API writes one row per transaction), and many
+separate INSERT statements in one transaction each add a version of that row, which gets
+slower with their number; a bulk load should use multi-row statements or INSERT ... SELECT.
 """
 from alembic import op
 import sqlalchemy as sa
