@@ -165,13 +165,16 @@ class SocketBody:
                 pending = b""
                 wanted = min(CHUNK_SIZE, reader.length)
                 while filled < wanted:
-                    received = self.sock.recv_into(buffer[filled:wanted])
+                    try:
+                        received = self.sock.recv_into(buffer[filled:wanted])
+                    except OSError as exc:  # reset, timed out: the client is gone, as
+                        raise IncompleteBody() from exc  # werkzeug's stream would say
                     if not received:
                         raise IncompleteBody()
                     filled += received
                 reader.length -= filled
                 yield buffer[:filled]
-        except (OSError, IncompleteBody):
+        except IncompleteBody:
             self.body.failed = True  # where the next request starts is unknown: close
             raise
 

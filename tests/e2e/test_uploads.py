@@ -186,3 +186,28 @@ def test_a_request_pipelined_behind_an_upload_is_served(gunicorn_server, dataset
     assert [status for status, _ in found] == [200, 200]
     assert json.loads(found[0][1])["file"]["sha256"] == hashlib.sha256(content).hexdigest()
     assert json.loads(found[1][1]) == {"status": "ok"}
+
+
+def test_a_connection_reset_mid_upload_is_a_client_error_not_a_crash(gunicorn_server, dataset):
+    """A client that resets the connection (RST, not FIN) mid-body: the socket read fails
+    with an OSError, which must end as the 400 of a truncated body, not a logged 500."""
+    import struct
+
+    url, auth = dataset
+    parts = urlsplit(url)
+    head = (f"PUT {parts.path}/file HTTP/1.1\r\nHost: {parts.netloc}\r\n{auth}\r\n"
+            f"Content-Type: application/octet-stream\r\nContent-Length: {LIMIT}\r\n\r\n")
+    sock = socket.create_connection((parts.hostname, parts.port), timeout=10)
+    sock.sendall(head.encode() + b"x" * (LIMIT // 2))
+    deadline = time.monotonic() + 10
+    while not storage_files(gunicorn_server) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    sock.close()  # with a zero linger time: RST
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and storage_files(gunicorn_server):
+        time.sleep(0.1)
+    assert storage_files(gunicorn_server) == []
+    time.sleep(0.5)
+    log = gunicorn_server.log()
+    assert "Traceback" not in log and "unhandled error" not in log, log[-3000:]
