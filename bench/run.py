@@ -16,6 +16,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from datetime import datetime
 from pathlib import Path
@@ -246,8 +247,6 @@ class PeakRss:
     """A thread sampling a process's RSS every 50 ms; ``growth_mib`` over the start."""
 
     def __init__(self, pid):
-        import threading
-
         self.pid, self.start_kib = pid, _rss_kib(pid)
         self.peak_kib, self.running = self.start_kib, True
         self.thread = threading.Thread(target=self._sample)

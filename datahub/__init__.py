@@ -198,9 +198,9 @@ def register_commands(app):
 
 def register_request_hooks(app):
     from datahub.audit import configure_audit_log
-    from datahub.ops import register_request_hooks as register
+    from datahub.request_ids import RequestIds
 
-    register(app)
+    app.wsgi_app = RequestIds(app.wsgi_app)
     configure_audit_log()
     if app.config["PIPELINE_EMBEDDED_WORKER"]:
         from datahub.pipelines.worker import ensure_embedded_worker

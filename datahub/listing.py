@@ -66,7 +66,8 @@ def _count(select):
             sa.select(row_counts.c.row_count).where(row_counts.c.table_name == froms[0].name))
         if kept is not None:
             return kept
-    return db.session.scalar(sa.select(sa.func.count()).select_from(select.order_by(None).subquery()))
+    return db.session.scalar(
+        sa.select(sa.func.count()).select_from(select.order_by(None).subquery()))
 
 
 def paginate(select, order_by, args):

@@ -1,13 +1,12 @@
-"""Operations: health and readiness probes; request ids and response headers."""
-
+"""Operations: health and readiness probes (request ids: ``datahub.request_ids``)."""
 import sqlalchemy as sa
 from flask import Blueprint
 
 from datahub.errors import ServiceUnavailable
 from datahub.extensions import db
-from datahub.request_ids import RequestIds
 
 blp = Blueprint("ops", __name__)
+
 
 @blp.get("/healthz")
 def healthz():
@@ -25,6 +24,3 @@ def readyz():
         raise ServiceUnavailable("Database unavailable") from exc
     return {"status": "ok", "database": "ok"}
 
-
-def register_request_hooks(app):
-    app.wsgi_app = RequestIds(app.wsgi_app)

@@ -71,10 +71,15 @@ def app(migrated, base_config, config_overrides):
     with app.app_context():
         db.session.remove()
         with db.engine.begin() as conn:
-            for table in reversed(db.metadata.sorted_tables):
-                if table.name != "row_counts":  # kept by triggers as the rows go
-                    conn.execute(table.delete())
+            delete_all_rows(conn)
         db.engine.dispose()
+
+
+def delete_all_rows(conn):
+    """Empty every table but ``row_counts``, which its triggers keep as the rows go."""
+    for table in reversed(db.metadata.sorted_tables):
+        if table.name != "row_counts":
+            conn.execute(table.delete())
 
 
 @pytest.fixture

@@ -9,6 +9,7 @@ import urllib.request
 import pytest
 import sqlalchemy as sa
 
+from tests.conftest import delete_all_rows
 from tests.e2e.tcp_proxy import TcpProxy
 
 pytestmark = pytest.mark.e2e
@@ -51,9 +52,7 @@ def app(base_config, database_url, migrated, gunicorn_env):
     with app.app_context():
         db.session.remove()
         with db.engine.begin() as conn:
-            for table in reversed(db.metadata.sorted_tables):
-                if table.name != "row_counts":  # kept by triggers as the rows go
-                    conn.execute(table.delete())
+            delete_all_rows(conn)
         db.engine.dispose()
 
 
