@@ -6,11 +6,15 @@ import os
 wsgi_app = "wsgi:app"
 bind = os.environ.get("DATAHUB_BIND", "127.0.0.1:8000")
 workers = int(os.environ.get("DATAHUB_WORKERS", multiprocessing.cpu_count() * 2 + 1))
-worker_class = "sync"
-timeout = 60
+# gthread with idle timeouts, JSON error pages and no accepting while every thread is busy
+# (datahub/serving/gunicorn_worker.py). A slow client holds one thread, not a process, and
+# is dropped after CLIENT_IDLE_TIMEOUT seconds without progress; a transfer that keeps
+# moving is never cut (gthread's ``timeout`` watches the main loop, not the requests).
+worker_class = "datahub.serving.gunicorn_worker.Worker"
+threads = int(os.environ.get("DATAHUB_THREADS", 32))
+timeout = 30
 graceful_timeout = 30
 keepalive = 5
-# nginx in front buffers slow clients; without it, raise workers or use threads.
 forwarded_allow_ips = "127.0.0.1,::1"
 accesslog = "-"
 access_log_format = (

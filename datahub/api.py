@@ -6,9 +6,10 @@ import flask_smorest
 from flask import request
 from marshmallow import Schema, fields
 from webargs import core
-from webargs.flaskparser import FlaskParser, is_json_request
+from webargs.flaskparser import FlaskParser
 from werkzeug.routing import BaseConverter
 
+from datahub.bodies import NO_BODY, json_body
 from datahub.errors import MalformedBody, RequestValidationError
 from datahub.validation import pydantic_errors
 
@@ -18,15 +19,9 @@ class Parser(FlaskParser):
     pydantic-v1 shape, raised as our exceptions."""
 
     def _raw_load_json(self, req):
-        data = req.get_data(cache=True)
-        if not is_json_request(req):
-            if data:
-                raise MalformedBody("Request body must be JSON (Content-Type: application/json)")
+        parsed = json_body()  # bounded, parsed once (datahub.bodies)
+        if parsed is NO_BODY:
             return core.missing
-        try:
-            parsed = core.parse_json(data)
-        except RecursionError as exc:  # nested deeper than the interpreter's stack
-            raise MalformedBody() from exc
         errors = list(_unstorable_strings(parsed, ["body"]))
         if errors:
             raise RequestValidationError(errors)

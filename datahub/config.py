@@ -57,7 +57,12 @@ class DefaultConfig:
     RATE_LIMIT_PASSWORD_CHANGE_PER_USER = "5/minute;20/hour"
 
     BCRYPT_ROUNDS = 12
-    MAX_CONTENT_LENGTH = 100 * 1024 * 1024
+    MAX_CONTENT_LENGTH = 100 * 1024 * 1024  # the largest file (a file body: 400 File too large)
+    MAX_JSON_BODY_BYTES = 1024 * 1024  # every other body (413 Request body too large)
+    # Serving (datahub.serving.gunicorn_worker): a client that sends or reads nothing for
+    # this many seconds is dropped; one that keeps making progress is never cut.
+    CLIENT_IDLE_TIMEOUT = 60
+    SOCKET_UPLOADS = True  # under gunicorn, read upload bodies from the socket directly
     STORAGE_PATH = None  # None → <instance>/storage
     CORS_ORIGINS: list = []
     ADMIN_EMAIL = None

@@ -41,6 +41,30 @@ class FileTooLarge(BadRequest):
     detail = "File too large"
 
 
+class IncompleteBody(BadRequest):
+    """The client stopped sending (closed, reset, or idle too long) before the body's end."""
+
+    detail = "Request body ended before its Content-Length"
+
+
+class MalformedChunkedBody(BadRequest):
+    detail = "Malformed chunked body"
+
+
+class NumberOutOfRange(MalformedBody):
+    """Valid JSON, but a number no integer or float here can hold (over 4300 digits,
+    or a float that overflows to infinity)."""
+
+    detail = "Request body contains a number out of range"
+
+
+class RequestBodyTooLarge(APIError):
+    """A body over ``MAX_JSON_BODY_BYTES`` where a JSON body is expected."""
+
+    code = 413
+    detail = "Request body too large"
+
+
 class NotAuthenticated(APIError):
     code = 401
     detail = "Not authenticated"
@@ -154,8 +178,9 @@ def to_api_error(exc):
         return TooManyRequests(headers={"Retry-After": str(_retry_after())})
     if isinstance(exc, CSRFError):  # double-submit CSRF (JWT_COOKIE_CSRF_PROTECT) failed
         return Forbidden()
-    if isinstance(exc, wz.RequestEntityTooLarge):
-        return FileTooLarge()
+    body_error = _body_error(exc)
+    if body_error is not None:
+        return body_error
     if isinstance(exc, wz.HTTPException):
         data = getattr(exc, "data", None) or {}
         headers = {
@@ -171,6 +196,29 @@ def to_api_error(exc):
         error.code = exc.code
         return error
     return None
+
+
+def _body_error(exc):
+    """A request body that was too large, malformed or cut off while being read, from
+    werkzeug's stream or gunicorn's readers. Whatever is left of the body is not read:
+    the connection closes after the answer."""
+    from datahub.bodies import too_large_error
+    from datahub.serving.gunicorn_worker import (
+        BROKEN_BODY_ERRORS,
+        MALFORMED_BODY_ERRORS,
+        close_connection,
+    )
+
+    if isinstance(exc, wz.RequestEntityTooLarge):
+        error = too_large_error()
+    elif isinstance(exc, MALFORMED_BODY_ERRORS):
+        error = MalformedChunkedBody()
+    elif isinstance(exc, (wz.ClientDisconnected, ConnectionResetError) + BROKEN_BODY_ERRORS):
+        error = IncompleteBody()
+    else:
+        return None
+    close_connection(request.environ)
+    return error
 
 
 def _retry_after():

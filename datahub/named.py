@@ -12,10 +12,12 @@ def get_or_404(model, resource_id, not_found, for_update=False):
     """The row with ``resource_id``, else raise ``not_found`` (also for impossible ids)."""
     if not valid_id(resource_id):
         raise not_found()
-    query = sa.select(model).where(model.id == resource_id)
     if for_update:
-        query = query.with_for_update().execution_options(populate_existing=True)
-    row = db.session.scalar(query)
+        query = sa.select(model).where(model.id == resource_id)
+        row = db.session.scalar(
+            query.with_for_update().execution_options(populate_existing=True))
+    else:  # the session's copy when the request loaded it already (a permission check)
+        row = db.session.get(model, resource_id)
     if row is None:
         raise not_found()
     return row

@@ -3,6 +3,8 @@
 viewer: read everything and download files. editor: viewer, plus create, and change or
 delete what it owns. admin: everything. Any refusal is 403 ``Forbidden``.
 """
+import functools
+
 from datahub.errors import Forbidden
 
 READ_ROLES = frozenset({"viewer", "editor", "admin"})
@@ -36,3 +38,18 @@ def require_change(user, resource):
 def require_admin(user):
     if "admin" not in _roles(user):
         raise Forbidden()
+
+
+def before_body(check):
+    """For a view, above its ``blp.arguments``: ``check(**path_args)`` decides (403, or
+    404 for a missing resource) before the request body is read or parsed."""
+
+    def decorator(view):
+        @functools.wraps(view)
+        def checked(*args, **path_args):
+            check(**path_args)
+            return view(*args, **path_args)
+
+        return checked
+
+    return decorator

@@ -24,14 +24,14 @@ def test_wrong_method_is_json_405_with_allow(client):
     assert set(response.headers["Allow"].split(", ")) >= {"GET", "HEAD", "OPTIONS"}
 
 
-@pytest.mark.parametrize("config_overrides", [{"MAX_CONTENT_LENGTH": 1024}])
-def test_body_over_max_content_length_is_400_file_too_large(client):
+@pytest.mark.parametrize("config_overrides", [{"MAX_JSON_BODY_BYTES": 1024}])
+def test_json_body_over_max_json_body_bytes_is_413(client):
     response = client.post("/api/v1/auth/login", json={"email": "a@b.c", "password": "x" * 2000})
-    assert_json_error(response, 400, "File too large")
+    assert_json_error(response, 413, "Request body too large")
 
 
-@pytest.mark.parametrize("config_overrides", [{"MAX_CONTENT_LENGTH": 1024}])
-def test_exactly_max_content_length_is_accepted(client):
+@pytest.mark.parametrize("config_overrides", [{"MAX_JSON_BODY_BYTES": 1024}])
+def test_exactly_max_json_body_bytes_is_accepted(client):
     body = '{"email": "a@b.c", "password": "%s"}'
     body = body % ("x" * (1024 - len(body) + 2))
     assert len(body) == 1024

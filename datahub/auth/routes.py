@@ -29,7 +29,8 @@ from datahub.auth.schemas import (
     TokenSchema,
 )
 from datahub.database import utcnow
-from datahub.errors import InvalidCredentials, SessionNotFound, TokenRevoked
+from datahub.bodies import json_body
+from datahub.errors import InvalidCredentials, MalformedBody, SessionNotFound, TokenRevoked
 from datahub.extensions import client_address, db, limiter
 from datahub.users import services as user_services
 from datahub.users.models import User
@@ -113,8 +114,8 @@ def _decode_or_none(token, **kwargs):
 
 def _login_email():
     try:
-        body = request.get_json(silent=True)
-    except RecursionError:  # nested too deep: the parser answers 400 right after
+        body = json_body()
+    except MalformedBody:  # the view's parser answers 400 right after
         return None
     email = body.get("email") if isinstance(body, dict) else None
     return normalise_email(email)[:320] if isinstance(email, str) and email.strip() else None

@@ -32,6 +32,7 @@ class Collections(MethodView):
         return services.list_collections(args, current_user)
 
     @blp.doc(security=BEARER)
+    @permissions.before_body(lambda: permissions.require_create(current_user))
     @blp.arguments(CollectionCreateSchema)
     @blp.response(201, CollectionSchema, headers={
         "Location": {"description": "The new collection's URL", "schema": {"type": "string"}}
@@ -39,7 +40,6 @@ class Collections(MethodView):
     @error_responses(blp, 400, 401, 403, 404, 409, 422)
     def post(self, values):
         """Create a collection (editors and admins); the caller owns it."""
-        permissions.require_create(current_user)
         collection = services.create_collection(current_user, values)
         location = url_for("collections.CollectionById", collection_id=collection.id)
         return collection, 201, {"Location": location}
@@ -56,14 +56,14 @@ class CollectionById(MethodView):
         return services.get_collection(collection_id)
 
     @blp.doc(security=BEARER)
+    @permissions.before_body(lambda collection_id: permissions.require_change(
+        current_user, services.get_collection(collection_id)))
     @blp.arguments(CollectionUpdateSchema)
     @blp.response(200, CollectionSchema)
     @error_responses(blp, 400, 401, 403, 404, 409, 422)
     def patch(self, values, collection_id):
         """Change name, description or the whole member list (owner editor, or admin)."""
-        collection = services.get_collection(collection_id)
-        permissions.require_change(current_user, collection)
-        return services.update_collection(collection, values)
+        return services.update_collection(services.get_collection(collection_id), values)
 
     @blp.doc(security=BEARER)
     @blp.response(204, description="Deleted; its datasets stay")

@@ -6,6 +6,7 @@ from werkzeug.exceptions import RequestedRangeNotSatisfiable
 from datahub import permissions
 from datahub.api import BEARER, Blueprint, error_responses
 from datahub.auth.guard import current_principal as current_user
+from datahub.bodies import takes_file
 from datahub.datasets import services
 from datahub.datasets.schemas import (
     DatasetCreateSchema,
@@ -76,6 +77,7 @@ class Datasets(MethodView):
         return services.list_datasets(args, current_user)
 
     @blp.doc(security=BEARER)
+    @permissions.before_body(lambda: permissions.require_create(current_user))
     @blp.arguments(DatasetCreateSchema)
     @blp.response(201, DatasetSchema, headers={
         "Location": {"description": "The new dataset's URL", "schema": {"type": "string"}}
@@ -83,7 +85,6 @@ class Datasets(MethodView):
     @error_responses(blp, 400, 401, 403, 409, 422)
     def post(self, values):
         """Create a dataset (editors and admins); the caller owns it."""
-        permissions.require_create(current_user)
         dataset = services.create_dataset(current_user, values)
         location = url_for("datasets.DatasetById", dataset_id=dataset.id)
         return dataset, 201, {"Location": location}
@@ -100,14 +101,14 @@ class DatasetById(MethodView):
         return services.get_dataset(dataset_id)
 
     @blp.doc(security=BEARER)
+    @permissions.before_body(lambda dataset_id: permissions.require_change(
+        current_user, services.get_dataset(dataset_id)))
     @blp.arguments(DatasetUpdateSchema)
     @blp.response(200, DatasetSchema)
     @error_responses(blp, 400, 401, 403, 404, 409, 422)
     def patch(self, values, dataset_id):
         """Change name, description or tags (the owner, if an editor, or an admin)."""
-        dataset = services.get_dataset(dataset_id)
-        permissions.require_change(current_user, dataset)
-        return services.update_dataset(dataset, values)
+        return services.update_dataset(services.get_dataset(dataset_id), values)
 
     @blp.doc(security=BEARER)
     @blp.response(204, description="Deleted; its file is removed and it leaves its collections")
@@ -122,6 +123,7 @@ class DatasetById(MethodView):
 
 @blp.route("/<id:dataset_id>/file")
 class DatasetFile(MethodView):
+    @takes_file
     @blp.doc(security=BEARER, requestBody=UPLOAD_BODY)
     @blp.arguments(UploadArgsSchema, location="query")
     @blp.response(200, DatasetSchema, description="The dataset with its new file")

@@ -8,27 +8,20 @@ spool the whole upload first).
 import posixpath
 import unicodedata
 
-from flask import request
+from flask import current_app, request
 from werkzeug.exceptions import RequestEntityTooLarge
 from werkzeug.http import parse_options_header
 from werkzeug.sansio.multipart import Data, Epilogue, Field, File, MultipartDecoder, NeedData
 
-from datahub.errors import BadRequest, RequestValidationError
-
-CHUNK_SIZE = 1024 * 1024  # large reads: per-chunk Python overhead dominated at 64 KiB
-# Room for the multipart framing (boundaries, part headers, small extra fields) on top
-# of the file itself, which has the MAX_CONTENT_LENGTH limit of its own.
-MULTIPART_OVERHEAD = 64 * 1024
+from datahub.bodies import MULTIPART_OVERHEAD
+from datahub.errors import BadRequest, IncompleteBody, RequestValidationError
+from datahub.serving.gunicorn_worker import CHUNK_SIZE, socket_body
 MAX_PART_HEADERS = 16 * 1024
 DEFAULT_CONTENT_TYPE = "application/octet-stream"
 
 
 class MalformedMultipart(BadRequest):
     detail = "Malformed multipart body"
-
-
-class IncompleteBody(BadRequest):
-    detail = "Request body ended before its Content-Length"
 
 
 def clean_filename(name, fallback):
@@ -45,9 +38,12 @@ def _read_chunks(stream):
     """The body in chunks. A body shorter than its Content-Length is an aborted upload
     (werkzeug does not check this when the server terminates the input, as gunicorn does).
 
-    Under gunicorn the body is read from the client socket itself (see ``socket_body``):
-    the chunks are then views of one reused buffer, valid until the next is asked for."""
-    direct = socket_body(request.environ)
+    Under gunicorn the body is read from the client socket itself (see ``socket_body``;
+    ``SOCKET_UPLOADS`` false turns it off): the chunks are then views of one reused
+    buffer, valid until the next is asked for."""
+    direct = None
+    if current_app.config["SOCKET_UPLOADS"]:
+        direct = socket_body(request.environ, request.content_length)
     if direct is not None:
         yield from direct.chunks()
         return
@@ -135,64 +131,3 @@ def _chunks_then_end(stream):
     """The body in chunks, then ``None`` (the decoder's end-of-input)."""
     yield from _read_chunks(stream)
     yield None
-
-
-class SocketBody:
-    """A Content-Length body read from gunicorn's client socket with ``recv_into`` into one
-    buffer, instead of through ``wsgi.input``.
-
-    gunicorn's reader copies every chunk three or four times through its buffers, and
-    werkzeug's stream once more: about 40 % of an upload's time (bench/README.rst). Here
-    the bytes go from the socket into the buffer and from there to the hash and the file.
-    gunicorn's own reader is kept informed: what it had read ahead is taken from it first,
-    a surplus (a pipelined request) is handed back, and its remaining length always says
-    how much of the body is still unread, so that it drains or closes as it would."""
-
-    def __init__(self, sock, body, reader):
-        self.sock, self.body, self.reader = sock, body, reader
-
-    def chunks(self):
-        reader = self.reader
-        buffer = memoryview(bytearray(CHUNK_SIZE))
-        pending = reader.unreader.take_buffered()
-        if len(pending) > reader.length:
-            reader.unreader.unread(pending[reader.length:])
-            pending = pending[:reader.length]
-        try:
-            while reader.length:
-                filled = len(pending)
-                buffer[:filled] = pending
-                pending = b""
-                wanted = min(CHUNK_SIZE, reader.length)
-                while filled < wanted:
-                    try:
-                        received = self.sock.recv_into(buffer[filled:wanted])
-                    except OSError as exc:  # reset, timed out: the client is gone, as
-                        raise IncompleteBody() from exc  # werkzeug's stream would say
-                    if not received:
-                        raise IncompleteBody()
-                    filled += received
-                reader.length -= filled
-                yield buffer[:filled]
-        except IncompleteBody:
-            self.body.failed = True  # where the next request starts is unknown: close
-            raise
-
-
-def socket_body(environ):
-    """A :class:`SocketBody` for this request when it is served by gunicorn, has a
-    Content-Length and nothing of its body was read yet; otherwise None."""
-    sock = environ.get("gunicorn.socket")
-    if sock is None:
-        return None
-    try:
-        from gunicorn.http.body import Body, LengthReader
-    except ImportError:
-        return None
-    body = environ.get("wsgi.input")
-    if not (isinstance(body, Body) and isinstance(body.reader, LengthReader)
-            and body.buf.tell() == 0 and hasattr(body.reader.unreader, "take_buffered")
-            and body.reader.length == request.content_length):
-        return None
-    return SocketBody(sock, body, body.reader)
-

@@ -38,12 +38,12 @@ class Pipelines(MethodView):
         return services.list_pipelines(args, current_user)
 
     @blp.doc(security=BEARER)
+    @permissions.before_body(lambda: permissions.require_create(current_user))
     @blp.arguments(PipelineCreateSchema)
     @blp.response(201, PipelineSchema, headers=_LOCATION)
     @error_responses(blp, 400, 401, 403, 404, 409, 422)
     def post(self, values):
         """Create a pipeline (editors and admins); the caller owns it."""
-        permissions.require_create(current_user)
         pipeline = services.create_pipeline(current_user, values)
         location = url_for("pipelines.PipelineById", pipeline_id=pipeline.id)
         return pipeline, 201, {"Location": location}
@@ -60,15 +60,15 @@ class PipelineById(MethodView):
         return services.get_pipeline(pipeline_id)
 
     @blp.doc(security=BEARER)
+    @permissions.before_body(lambda pipeline_id: permissions.require_change(
+        current_user, services.get_pipeline(pipeline_id)))
     @blp.arguments(PipelineUpdateSchema)
     @blp.response(200, PipelineSchema)
     @error_responses(blp, 400, 401, 403, 404, 409, 422)
     def patch(self, values, pipeline_id):
         """Change any field (the owner, if an editor, or an admin); ``steps`` is replaced
         whole. A running run keeps the steps it started with; a queued one will use these."""
-        pipeline = services.get_pipeline(pipeline_id)
-        permissions.require_change(current_user, pipeline)
-        return services.update_pipeline(pipeline, values)
+        return services.update_pipeline(services.get_pipeline(pipeline_id), values)
 
     @blp.doc(security=BEARER)
     @blp.response(204, description="Deleted with its runs; the output dataset stays")

@@ -303,7 +303,7 @@ def test_stream_error_mid_upload_leaves_nothing(client, editor, dataset, storage
     response = put_stream(client, file_url(dataset), stream, editor.headers, "text/plain",
                           content_length=LIMIT)
     assert response.status_code == 400
-    assert response.get_json() == {"detail": "Bad Request"}
+    assert response.get_json() == {"detail": "Request body ended before its Content-Length"}
     assert storage() == []
     assert client.get(f"{URL}{dataset['id']}", headers=editor.headers).get_json()["file"] is None
 
