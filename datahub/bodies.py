@@ -78,19 +78,25 @@ def too_large_error():
 def json_body():
     """The request's JSON body, parsed once; :data:`NO_BODY` when there is none.
 
-    Raises :class:`MalformedBody` (400) for a body that is not JSON, not UTF-8, not of a
+    Reading or parsing fails once: a later call raises the same exception again. Raises
+    :class:`MalformedBody` (400) for a body that is not JSON, not UTF-8, not of a
     JSON content type, nested deeper than ``MAX_JSON_DEPTH`` or holding ``NaN``/
     ``Infinity``; :class:`NumberOutOfRange` (400) for a number no int or float holds."""
     cached = g.get("_json_body", _UNSET)
     if cached is _UNSET:
         try:
             cached = _parse(request.get_data(cache=True))
-        except MalformedBody as exc:
-            cached = exc
+        except Exception as exc:  # also a body too large, cut off or idle: read once
+            cached = _BodyFailed(exc)
         g._json_body = cached
-    if isinstance(cached, MalformedBody):
-        raise cached
+    if isinstance(cached, _BodyFailed):
+        raise cached.error
     return cached
+
+
+class _BodyFailed:
+    def __init__(self, error):
+        self.error = error
 
 
 class _OutOfRange(Exception):

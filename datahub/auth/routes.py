@@ -30,7 +30,7 @@ from datahub.auth.schemas import (
 )
 from datahub.database import utcnow
 from datahub.bodies import json_body
-from datahub.errors import InvalidCredentials, MalformedBody, SessionNotFound, TokenRevoked
+from datahub.errors import InvalidCredentials, SessionNotFound, TokenRevoked
 from datahub.extensions import client_address, db, limiter
 from datahub.users import services as user_services
 from datahub.users.models import User
@@ -115,7 +115,7 @@ def _decode_or_none(token, **kwargs):
 def _login_email():
     try:
         body = json_body()
-    except MalformedBody:  # the view's parser answers 400 right after
+    except Exception:  # unreadable: the view's parser answers with the same error
         return None
     email = body.get("email") if isinstance(body, dict) else None
     return normalise_email(email)[:320] if isinstance(email, str) and email.strip() else None

@@ -29,6 +29,7 @@ when gunicorn changes them, so an upgrade is a visible decision):
   drained for the next request (fallback: gunicorn drains at most 64 KiB for 5 s, then
   closes).
 """
+import errno
 import json
 import logging
 import socket
@@ -39,7 +40,7 @@ from gunicorn.workers.gthread import ThreadWorker
 
 from datahub.errors import IncompleteBody
 
-log = logging.getLogger("datahub.serving")
+log = logging.getLogger("gunicorn.error")  # gunicorn's error log: where operators look
 
 DEFAULT_IDLE_TIMEOUT = 60.0
 CHUNK_SIZE = 1024 * 1024  # large reads: per-chunk Python overhead dominated at 64 KiB
@@ -80,7 +81,7 @@ class IdleTimeoutSocket(socket.socket):
         except OSError:
             peer = "?"
         log.info("dropped client %s: idle for %s s", peer, self.idle_timeout)
-        return ClientIdle(f"client idle for {self.idle_timeout} s")
+        return ClientIdle(errno.ECONNRESET, f"client idle for {self.idle_timeout} s")
 
     def recv(self, *args):
         try:

@@ -105,12 +105,17 @@ def test_the_app_sees_the_real_client_address_not_a_spoofed_one(nginx, gunicorn_
     assert addresses == ["127.0.0.2"]
 
 
-def test_a_body_over_the_limit_is_400_file_too_large_from_nginx(nginx, tmp_path):
+@pytest.mark.parametrize("path, status, detail", [
+    ("/api/v1/auth/login", 413, "Request body too large"),  # JSON: MAX_JSON_BODY_BYTES (1m)
+    ("/api/v1/datasets/1/file", 400, "File too large"),  # a file: __MAX_BODY__
+])
+def test_a_body_over_the_limit_is_refused_by_nginx_in_json(nginx, tmp_path, path, status, detail):
     big = tmp_path / "big.json"
     big.write_bytes(b'{"email": "' + b"a" * (MAX_BODY + 10) + b'"}')
-    status, head, body = curl("-H", "Content-Type: application/json", "--data-binary", f"@{big}",
-                              f"{nginx}/api/v1/auth/login")
-    assert (status, json.loads(body)) == (400, {"detail": "File too large"})
+    method = "PUT" if path.endswith("/file") else "POST"
+    answer, head, body = curl("-X", method, "-H", "Content-Type: application/json",
+                              "--data-binary", f"@{big}", f"{nginx}{path}")
+    assert (answer, json.loads(body)) == (status, {"detail": detail})
     assert "content-type: application/json" in head
 
 
