@@ -64,7 +64,9 @@ def bound_request_body():
         limit = config["MAX_JSON_BODY_BYTES"]
     if limit is None:
         return
-    request.max_content_length = limit
+    # One byte more may be read: werkzeug's stream returns a chunked body cut at its
+    # limit without a word; the byte past it is what tells an over-long body.
+    request.max_content_length = limit + 1
     length = request.content_length
     if length is not None and length > limit:
         raise RequestEntityTooLarge()  # answered by too_large_error, connection closed
@@ -85,13 +87,24 @@ def json_body():
     cached = g.get("_json_body", _UNSET)
     if cached is _UNSET:
         try:
-            cached = _parse(request.get_data(cache=True))
+            cached = _parse(_read_json_body())
         except Exception as exc:  # also a body too large, cut off or idle: read once
             cached = _BodyFailed(exc)
         g._json_body = cached
     if isinstance(cached, _BodyFailed):
         raise cached.error
     return cached
+
+
+def _read_json_body():
+    data = request.get_data(cache=True)
+    limit = current_app.config["MAX_JSON_BODY_BYTES"]
+    if limit is not None and len(data) > limit:  # a chunked body past the limit
+        from datahub.serving.gunicorn_worker import close_connection
+
+        close_connection(request.environ)
+        raise RequestBodyTooLarge()
+    return data
 
 
 class _BodyFailed:
