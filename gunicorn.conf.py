@@ -11,7 +11,7 @@ workers = int(os.environ.get("DATAHUB_WORKERS", multiprocessing.cpu_count() * 2 
 # is dropped after CLIENT_IDLE_TIMEOUT seconds without progress; a transfer that keeps
 # moving is never cut (gthread's ``timeout`` watches the main loop, not the requests).
 worker_class = "datahub.serving.gunicorn_worker.Worker"
-threads = int(os.environ.get("DATAHUB_THREADS", 32))
+threads = int(os.environ.get("DATAHUB_THREADS", 64))
 timeout = 30
 graceful_timeout = 30
 keepalive = 5

@@ -29,10 +29,14 @@ when gunicorn changes them, so an upgrade is a visible decision):
   drained for the next request (fallback: gunicorn drains at most 64 KiB for 5 s, then
   closes).
 """
+import contextlib
 import errno
+import functools
 import json
 import logging
 import socket
+from concurrent import futures
+from http import HTTPStatus
 
 from gunicorn import util as gunicorn_util
 from gunicorn.http import errors as gunicorn_errors
@@ -75,7 +79,9 @@ class IdleTimeoutSocket(socket.socket):
         else:
             super().setblocking(False)
 
-    def _idle(self):
+    def _idle(self, error):
+        if self.gettimeout() != self.idle_timeout:
+            return error  # a deadline of gunicorn's own (draining, closing): its to handle
         try:
             peer = self.getpeername()
         except OSError:
@@ -86,26 +92,26 @@ class IdleTimeoutSocket(socket.socket):
     def recv(self, *args):
         try:
             return super().recv(*args)
-        except TimeoutError:
-            raise self._idle() from None
+        except TimeoutError as error:
+            raise self._idle(error) from None
 
     def recv_into(self, *args):
         try:
             return super().recv_into(*args)
-        except TimeoutError:
-            raise self._idle() from None
+        except TimeoutError as error:
+            raise self._idle(error) from None
 
     def sendall(self, *args):
         try:
             return super().sendall(*args)
-        except TimeoutError:
-            raise self._idle() from None
+        except TimeoutError as error:
+            raise self._idle(error) from None
 
     def sendfile(self, *args, **kwargs):
         try:
             return super().sendfile(*args, **kwargs)
-        except TimeoutError:
-            raise self._idle() from None
+        except TimeoutError as error:
+            raise self._idle(error) from None
 
 
 # -- the worker -------------------------------------------------------------------------
@@ -117,6 +123,7 @@ class Worker(ThreadWorker):
         super().__init__(*args, **kwargs)
         self.idle_timeout = DEFAULT_IDLE_TIMEOUT
         self.busy = 0  # connections handed to the thread pool and not finished yet
+        self.closer = None
 
     def load_wsgi(self):
         super().load_wsgi()
@@ -130,6 +137,7 @@ class Worker(ThreadWorker):
     def enqueue_req(self, conn):
         if not isinstance(conn.sock, IdleTimeoutSocket):
             conn.sock = IdleTimeoutSocket.wrap(conn.sock, self.idle_timeout)
+            conn.close = functools.partial(self._close, conn.close)
         self.busy += 1
         super().enqueue_req(conn)
         if self.busy >= self.cfg.threads:
@@ -141,6 +149,21 @@ class Worker(ThreadWorker):
 
     def set_accept_enabled(self, enabled):
         super().set_accept_enabled(enabled and self.busy < self.cfg.threads)
+
+    def _close(self, close, graceful=False):
+        """gthread closes a finished connection gracefully in its main loop, waiting up to
+        2 s for the client to close its side: a client that never does would stall the
+        accepting and dispatching of every other connection that long. Done here in a
+        thread of its own instead."""
+        if not graceful:
+            return close()
+        if self.closer is None:
+            self.closer = futures.ThreadPoolExecutor(max_workers=4,
+                                                     thread_name_prefix="close")
+        try:
+            self.closer.submit(close, graceful=True)
+        except RuntimeError:  # shutting down
+            close()
 
 
 # -- JSON error pages -------------------------------------------------------------------
@@ -160,6 +183,8 @@ GUNICORN_DETAILS = {
 def write_json_error(sock, status_int, reason, mesg):
     """gunicorn's ``util.write_error``, answering ``{"detail": ...}``. gunicorn's own
     message (``mesg``, which may echo the request) is logged by gunicorn, not sent."""
+    with contextlib.suppress(ValueError):
+        reason = HTTPStatus(status_int).phrase  # gunicorn says "Bad Request" for its 501
     body = json.dumps({"detail": GUNICORN_DETAILS.get(status_int, reason)}).encode()
     head = (
         f"HTTP/1.1 {status_int} {reason}\r\n"
