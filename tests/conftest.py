@@ -31,6 +31,15 @@ def database_url(tmp_path_factory):
     return url
 
 
+@pytest.fixture(scope="session", autouse=True)
+def instance_outside_the_repository(tmp_path_factory):
+    """Every app the tests build keeps its instance folder (rate-limit counts, a generated
+    secret) in a temporary folder, never in the repository's ``instance/``."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("DATAHUB_INSTANCE_PATH", str(tmp_path_factory.mktemp("instance")))
+        yield
+
+
 @pytest.fixture(scope="session")
 def base_config(database_url, tmp_path_factory):
     return {
@@ -60,13 +69,16 @@ def config_overrides():
 
 
 @pytest.fixture
-def app(migrated, base_config, config_overrides):
+def app(migrated, base_config, config_overrides, tmp_path_factory, monkeypatch):
     from datahub.extensions import limiter
 
+    # A fresh instance folder, hence a fresh rate-limit file (the default storage), per
+    # test: no count carries over from another test.
+    monkeypatch.setenv("DATAHUB_INSTANCE_PATH", str(tmp_path_factory.mktemp("instance")))
     app = create_app({**base_config, **config_overrides})
     if app.config["RATELIMIT_STORAGE_URI"].startswith("memory"):
         with app.app_context():
-            limiter.reset()  # no rate-limit count carries over from another test
+            limiter.reset()
     yield app
     with app.app_context():
         db.session.remove()
