@@ -69,22 +69,24 @@ def config_overrides():
 
 
 @pytest.fixture
-def app(migrated, base_config, config_overrides, tmp_path_factory, monkeypatch):
+def app(migrated, base_config, config_overrides, tmp_path_factory):
     from datahub.extensions import limiter
 
     # A fresh instance folder, hence a fresh rate-limit file (the default storage), per
-    # test: no count carries over from another test.
-    monkeypatch.setenv("DATAHUB_INSTANCE_PATH", str(tmp_path_factory.mktemp("instance")))
-    app = create_app({**base_config, **config_overrides})
-    if app.config["RATELIMIT_STORAGE_URI"].startswith("memory"):
+    # test: no count carries over from another test. (Not the ``monkeypatch`` fixture: a
+    # test's own patches must be undone before this teardown runs.)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("DATAHUB_INSTANCE_PATH", str(tmp_path_factory.mktemp("instance")))
+        app = create_app({**base_config, **config_overrides})
+        if app.config["RATELIMIT_STORAGE_URI"].startswith("memory"):
+            with app.app_context():
+                limiter.reset()
+        yield app
         with app.app_context():
-            limiter.reset()
-    yield app
-    with app.app_context():
-        db.session.remove()
-        with db.engine.begin() as conn:
-            delete_all_rows(conn)
-        db.engine.dispose()
+            db.session.remove()
+            with db.engine.begin() as conn:
+                delete_all_rows(conn)
+            db.engine.dispose()
 
 
 def delete_all_rows(conn):
