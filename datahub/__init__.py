@@ -93,6 +93,11 @@ def finish_config(app):
         }
     if not config.get("STORAGE_PATH"):
         config["STORAGE_PATH"] = os.path.join(app.instance_path, "storage")
+    if not config.get("RATELIMIT_STORAGE_URI"):
+        from datahub.ratelimit_store import storage_uri
+
+        config["RATELIMIT_STORAGE_URI"] = storage_uri(
+            os.path.join(app.instance_path, "ratelimits.sqlite"))
 
     config["JWT_ACCESS_TOKEN_EXPIRES"] = as_timedelta(config["JWT_ACCESS_TOKEN_EXPIRES"])
     config["JWT_REFRESH_TOKEN_EXPIRES"] = as_timedelta(config["JWT_REFRESH_TOKEN_EXPIRES"])

@@ -47,10 +47,12 @@ class DefaultConfig:
 
     # Rate limits (Flask-Limiter; limit strings like "5/minute;20/hour", "" turns one off).
     RATELIMIT_ENABLED = True
-    RATELIMIT_STORAGE_URI = "memory://"  # redis://host:6379/0 shares counts across workers
+    # None → sqlite:///<instance>/ratelimits.sqlite, shared by this host's workers;
+    # redis://host:6379/0 shares counts across hosts.
+    RATELIMIT_STORAGE_URI = None
     RATELIMIT_KEY_PREFIX = "datahub"
     RATELIMIT_STRATEGY = "moving-window"  # no double burst at a window's edge
-    RATELIMIT_IN_MEMORY_FALLBACK_ENABLED = True  # Redis down → per-worker counts, not 500s
+    RATELIMIT_IN_MEMORY_FALLBACK_ENABLED = True  # store unreachable → per-worker counts, not 500s
     RATE_LIMIT_LOGIN_PER_EMAIL = "5/minute;20/hour"
     RATE_LIMIT_LOGIN_PER_ADDRESS = "30/minute"
     RATE_LIMIT_REFRESH_PER_ADDRESS = "60/minute"

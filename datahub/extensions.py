@@ -11,6 +11,7 @@ from flask_sqlalchemy import SQLAlchemy
 from sqlalchemy import MetaData
 from sqlalchemy.orm import DeclarativeBase
 
+import datahub.ratelimit_store  # noqa: F401  (registers the sqlite:/// rate-limit storage)
 from datahub.api import Api
 
 

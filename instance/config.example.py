@@ -17,7 +17,8 @@
 # ADMIN_PASSWORD = "change-me-please"
 # PROXY_FIX_X_FOR = 1   # behind one nginx
 
-# Several gunicorn workers or hosts: share rate-limit counts through Redis.
+# Rate-limit counts: by default in instance/ratelimits.sqlite, shared by this host's
+# workers. Several hosts: share them through Redis.
 # RATELIMIT_STORAGE_URI = "redis://127.0.0.1:6379/0"
 # RATE_LIMIT_LOGIN_PER_EMAIL = "5/minute;20/hour"
 # RATE_LIMIT_LOGIN_PER_ADDRESS = "30/minute"

@@ -31,6 +31,15 @@ def database_url(tmp_path_factory):
     return url
 
 
+@pytest.fixture(scope="session", autouse=True)
+def instance_outside_the_repository(tmp_path_factory):
+    """Every app the tests build keeps its instance folder (rate-limit counts, a generated
+    secret) in a temporary folder, never in the repository's ``instance/``."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("DATAHUB_INSTANCE_PATH", str(tmp_path_factory.mktemp("instance")))
+        yield
+
+
 @pytest.fixture(scope="session")
 def base_config(database_url, tmp_path_factory):
     return {
@@ -60,19 +69,24 @@ def config_overrides():
 
 
 @pytest.fixture
-def app(migrated, base_config, config_overrides):
+def app(migrated, base_config, config_overrides, tmp_path_factory):
     from datahub.extensions import limiter
 
-    app = create_app({**base_config, **config_overrides})
-    if app.config["RATELIMIT_STORAGE_URI"].startswith("memory"):
+    # A fresh instance folder, hence a fresh rate-limit file (the default storage), per
+    # test: no count carries over from another test. (Not the ``monkeypatch`` fixture: a
+    # test's own patches must be undone before this teardown runs.)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("DATAHUB_INSTANCE_PATH", str(tmp_path_factory.mktemp("instance")))
+        app = create_app({**base_config, **config_overrides})
+        if app.config["RATELIMIT_STORAGE_URI"].startswith("memory"):
+            with app.app_context():
+                limiter.reset()
+        yield app
         with app.app_context():
-            limiter.reset()  # no rate-limit count carries over from another test
-    yield app
-    with app.app_context():
-        db.session.remove()
-        with db.engine.begin() as conn:
-            delete_all_rows(conn)
-        db.engine.dispose()
+            db.session.remove()
+            with db.engine.begin() as conn:
+                delete_all_rows(conn)
+            db.engine.dispose()
 
 
 def delete_all_rows(conn):

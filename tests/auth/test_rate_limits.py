@@ -1,13 +1,18 @@
 """Rate limits on login, refresh and password change; the client address behind proxies
-(issue 5, parts 3 and 4). Counts live in memory here (a fresh store per test, reset by the
-``app`` fixture); test_rate_limits_redis.py runs them through Redis and gunicorn."""
+(issue 5, parts 3 and 4). Counts live in the default storage here, the SQLite file in the
+instance folder (a fresh folder per test, from the ``app`` fixture);
+tests/e2e/test_rate_limits_workers.py runs them through gunicorn's workers and
+test_rate_limits_redis.py through Redis."""
 import json
 import logging
+import os
 import time
 
 import pytest
 
+from datahub import create_app
 from datahub.extensions import limiter
+from datahub.ratelimit_store import SQLiteStorage
 from tests.auth.helpers import refresh
 from tests.conftest import PASSWORD, bearer, login
 
@@ -36,6 +41,33 @@ def test_login_per_email_allows_a_few_mistakes_then_429(client, make_user):
     assert_too_many(attempt(client, email="  USER@example.com "))  # the same account
     # Another account from the same address is not affected.
     assert attempt(client, email="other@example.com").status_code == 401
+
+
+def test_counts_are_kept_in_the_instance_folder_and_shared_by_every_app_on_it(
+        app, client, make_user, base_config):
+    """The default storage: one file per instance folder, which every worker process of
+    the host opens. A second app on the same folder (another worker) sees the counts."""
+    make_user()
+    path = os.path.join(app.instance_path, "ratelimits.sqlite")
+    assert app.config["RATELIMIT_STORAGE_URI"] == f"sqlite:///{path}"
+    assert isinstance(limiter.storage, SQLiteStorage) and limiter.storage.path == path
+    for _ in range(5):
+        assert attempt(client).status_code == 401
+    assert_too_many(attempt(client))
+    assert os.path.exists(path)
+
+    other_worker = create_app(base_config)  # same instance folder (DATAHUB_INSTANCE_PATH)
+    assert other_worker.instance_path == app.instance_path
+    assert_too_many(attempt(other_worker.test_client()))
+    assert_too_many(login(other_worker.test_client()))
+
+
+@pytest.mark.parametrize("config_overrides", [{"RATELIMIT_STORAGE_URI": "memory://"}])
+def test_memory_storage_still_works_when_configured(client, make_user):
+    make_user()
+    for _ in range(5):
+        assert attempt(client).status_code == 401
+    assert_too_many(attempt(client))
 
 
 def test_the_per_email_limit_also_has_an_hourly_cap(client, make_user, app):
