@@ -211,7 +211,8 @@ def external_sort(rows, key, memory_rows, reverse=False, temp_dir=None, check=No
         if not runs:
             yield from buffer
             return
-        runs.append(spiller.write(buffer))
+        if buffer:
+            runs.append(spiller.write(buffer))
         buffer = []
         yield from heapq.merge(*map(spiller.read, runs), key=key, reverse=reverse)
     finally:
