@@ -81,6 +81,13 @@ class DefaultConfig:
     PIPELINE_STALE_AFTER_SECONDS = 60  # no heartbeat this long: the run is failed
     PIPELINE_SORT_MEMORY_ROWS = 100000  # rows sort/dedupe hold before spilling to disk
     PIPELINE_TEMP_DIR = None  # spill folder; None → the system's temporary folder
+    # Bounds: a pathological file or step list fails fast instead of holding a worker.
+    PIPELINE_MAX_STEPS = 100  # steps in a pipeline (422 at create/patch; a run fails)
+    PIPELINE_MAX_COLUMNS = 10000  # columns in the source's header
+    PIPELINE_MAX_FIELD_SIZE = 131072  # characters in one field (cell or header name)
+    PIPELINE_MAX_LINE_SIZE = 4194304  # characters in one line of the source
+    PIPELINE_SORT_MEMORY_CELLS = 5000000  # cells (rows x columns) sort/dedupe hold
+    PIPELINE_MAX_RUN_SECONDS = 300  # a run still working after this long is failed
 
     # OpenAPI (flask-smorest names)
     API_TITLE = "datahub"

@@ -34,6 +34,8 @@ _MESSAGES = [
      "ensure this value has at least {n} characters", "value_error.any_str.min_length"),
     (r"Longer than maximum length (?P<n>\d+)\.",
      "ensure this value has at most {n} characters", "value_error.any_str.max_length"),
+    (r"More than (?P<n>\d+) items\.",
+     "ensure this value has at most {n} items", "value_error.list.max_items"),
     (r"Shorter than minimum length (?P<n>\d+) bytes\.",
      "ensure this value has at least {n} bytes", "value_error.any_str.min_length"),
     (r"Longer than maximum length (?P<n>\d+) bytes\.",

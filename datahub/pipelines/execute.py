@@ -4,6 +4,7 @@ import csv
 import io
 import logging
 import tempfile
+import time
 
 import sqlalchemy as sa
 
@@ -11,12 +12,11 @@ from datahub.database import utcnow
 from datahub.datasets.models import Dataset, name_key
 from datahub.datasets.storage import delete_quietly, get_storage
 from datahub.extensions import db
-from datahub.pipelines.engine import PipelineError, apply_steps, read_csv
+from datahub.pipelines.engine import PipelineError, apply_steps, check_every, read_csv
 from datahub.pipelines.models import Pipeline, Run
 
 log = logging.getLogger("datahub.pipelines.execute")
 
-CHECK_EVERY_ROWS = 1024
 CHUNK_BYTES = 64 * 1024
 INTERNAL_ERROR = "internal error while executing the run (see the worker's log)"
 
@@ -31,18 +31,33 @@ class RunStopped(Exception):
 
 
 class Counter:
-    """Counts the rows passing through and calls ``check`` every few rows."""
+    """Counts the rows passing through and calls ``check`` every few rows (fewer the
+    wider the rows: about every ``engine.CHECK_CELLS`` cells)."""
 
-    def __init__(self, rows, check):
+    def __init__(self, rows, check, width):
         self.rows, self.check, self.count = rows, check, 0
+        self.every = check_every(width)
 
     def __iter__(self):
-        check = self.check
+        check, every = self.check, self.every
         for row in self.rows:
             self.count += 1
-            if self.count % CHECK_EVERY_ROWS == 0:
+            if self.count % every == 0:
                 check()
             yield row
+
+
+def with_deadline(check, seconds):
+    """``check`` that also stops the run once it has worked for ``seconds``."""
+    deadline = time.monotonic() + seconds
+
+    def checked():
+        check()
+        if time.monotonic() > deadline:
+            raise RunStopped(f"the run took longer than {seconds:g} seconds "
+                             "(PIPELINE_MAX_RUN_SECONDS) and was stopped")
+
+    return checked
 
 
 def csv_chunks(header, rows):
@@ -94,21 +109,31 @@ def execute_run(app, run_id, name, check):
         _mark(run_id, name, status="failed", error="the source dataset has no file")
         return
 
+    config = app.config
+    check = with_deadline(check, float(config["PIPELINE_MAX_RUN_SECONDS"]))
     counter = None
     try:
+        max_steps = int(config["PIPELINE_MAX_STEPS"])
+        if len(plan["steps"]) > max_steps:
+            raise PipelineError(f"the pipeline has {len(plan['steps'])} steps; at most "
+                                f"{max_steps} are allowed (PIPELINE_MAX_STEPS)")
         storage = get_storage()
         try:
             handle = storage.open(source_key)
         except FileNotFoundError:
             raise PipelineError("the source dataset's file is missing from storage") from None
         with handle:
-            header, rows = read_csv(handle)
-            counter = Counter(rows, check)
+            header, rows = read_csv(
+                handle, max_columns=int(config["PIPELINE_MAX_COLUMNS"]),
+                max_field_size=int(config["PIPELINE_MAX_FIELD_SIZE"]),
+                max_line_size=int(config["PIPELINE_MAX_LINE_SIZE"]))
+            counter = Counter(rows, check, len(header))
             header, out = apply_steps(
-                header, counter, plan["steps"], int(app.config["PIPELINE_SORT_MEMORY_ROWS"]),
-                temp_dir=app.config.get("PIPELINE_TEMP_DIR"), check=check,
+                header, counter, plan["steps"], int(config["PIPELINE_SORT_MEMORY_ROWS"]),
+                temp_dir=config.get("PIPELINE_TEMP_DIR"), check=check,
+                memory_cells=int(config["PIPELINE_SORT_MEMORY_CELLS"]),
             )
-            written = Counter(out, check)
+            written = Counter(out, check, len(header))
             # Staged in an anonymous temporary file first: the long part leaves nothing
             # behind if the worker dies; storage then gets a quick atomic copy.
             with tempfile.TemporaryFile(dir=app.config.get("PIPELINE_TEMP_DIR")) as staged:

@@ -1,14 +1,15 @@
 """Pipeline and run bodies. Clients set ``name``, ``description``, ``source_dataset_id``,
 ``steps`` and ``output_dataset_name``; anything else is refused with 422
 ``extra fields not permitted``."""
-from marshmallow import Schema, fields, post_load
+from flask import current_app
+from marshmallow import Schema, ValidationError, fields, post_load, validate
 
 from datahub.listing import MAX_ID, ListArgsSchema, NamedListArgsSchema, page_schema
 from datahub.pipelines.models import STATUSES
 from datahub.pipelines.steps import StepField
 from datahub.validation import ASCII_SPACE, Length, Range, name_field, strip_name
 
-MAX_STEPS = 100
+MAX_STEPS = 100  # PIPELINE_MAX_STEPS' default, which the OpenAPI document states
 STEP_DOC = {
     "description": "One step; `op` chooses its shape (see the *Step schemas)",
     "oneOf": [{"$ref": f"#/components/schemas/{name}Step"}
@@ -16,8 +17,19 @@ STEP_DOC = {
 }
 
 
+class MaxSteps(validate.Validator):
+    """At most ``PIPELINE_MAX_STEPS`` steps, read from the app's settings at each load."""
+
+    def __call__(self, value):
+        limit = int(current_app.config["PIPELINE_MAX_STEPS"])
+        if len(value) > limit:
+            raise ValidationError(f"More than {limit} items.")
+        return value
+
+
 def _steps(**kwargs):
-    return fields.List(StepField(metadata=STEP_DOC), validate=Length(max=MAX_STEPS), **kwargs)
+    return fields.List(StepField(metadata=STEP_DOC), validate=MaxSteps(),
+                       metadata={"maxItems": MAX_STEPS}, **kwargs)
 
 
 def _strip_output_name(data):
