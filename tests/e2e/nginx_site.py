@@ -94,6 +94,7 @@ class Nginx:
         self.process = None
 
     def start(self):
+        self.folder.mkdir(parents=True, exist_ok=True)
         cert, key = make_certificate(self.folder)
         site = render_site(port=self.port, upstream=self.upstream, max_body=self.max_body,
                            cert=cert, key=key)
