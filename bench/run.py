@@ -460,6 +460,10 @@ def _range(values):
     return f"{min(values)}" if min(values) == max(values) else f"{min(values)}-{max(values)}"
 
 
+def streams_names(streams):
+    return [stream[0] for stream in streams]
+
+
 def _slow_variant(args, env, report, variant, folder, source, size):
     """One variant (``gunicorn`` alone or ``nginx`` in front): baseline, then loaded."""
     def say(text):
@@ -505,39 +509,53 @@ def _slow_variant(args, env, report, variant, folder, source, size):
                    ("login", "POST", "/api/v1/auth/login", slow.login_body(EMAIL, PASSWORD),
                     args.slow_login_interval)]
         timeout = args.slow_timeout
-        baseline = slow.probe(target, streams, args.slow_seconds, timeout)
-        for name, samples in baseline.items():
-            say(f"no slow clients: {name} {_summary(samples, timeout)}")
+        baseline = {name: [] for name, *_ in streams}
+        loaded = {name: [] for name, *_ in streams}
+        held, total = None, args.slow_bodies + args.slow_downloads
+        for round_number in range(1, args.slow_rounds + 1):  # interleaved: drift hits both
+            def said(text):
+                say(f"round {round_number}: {text}")
 
-        clients = slow.SlowClients(target, bodies=args.slow_bodies, downloads=args.slow_downloads,
-                                   token=token, upload_path=paths["upload"],
-                                   download_path=paths["download"])
-        total = len(clients.clients)
-        with clients:
-            time.sleep(args.slow_settle)  # let the slow requests reach the server
-            with slow.Sampler(clients, ports) as sampler:
-                loaded = slow.probe(target, streams, args.slow_seconds, timeout)
+            for name, samples in slow.probe(target, streams, args.slow_seconds, timeout).items():
+                baseline[name] += samples
+                said(f"no slow clients: {name} {_summary(samples, timeout)}")
+            clients = slow.SlowClients(
+                target, bodies=args.slow_bodies, downloads=args.slow_downloads, token=token,
+                upload_path=paths["upload"], download_path=paths["download"])
+            with clients:
+                time.sleep(args.slow_settle)  # let the slow requests reach the server
+                with slow.Sampler(clients, ports) as sampler:
+                    measured = slow.probe(target, streams, args.slow_seconds, timeout)
             samples = sampler.samples
             assert samples, "no sample of the slow clients was taken"
-            held = min(sample["open"] for sample in samples)
-            say(f"slow clients open during the measurement: {_range([s['open'] for s in samples])}"
-                f" of {total} ({args.slow_bodies} trickling bodies, {args.slow_downloads} slow"
-                f" downloads), {len(samples)} samples")
+            round_held = min(sample["open"] for sample in samples)
+            held = round_held if held is None else min(held, round_held)
+            said(f"slow clients open during the measurement: "
+                 f"{_range([s['open'] for s in samples])} of {total} ({args.slow_bodies} trickling"
+                 f" bodies, {args.slow_downloads} slow downloads), {len(samples)} samples")
             for name, port in ports.items():
                 opened = [s["tcp"][name][0] for s in samples]
                 queued = [s["tcp"][name][1] for s in samples]
                 served = [o - q for o, q in zip(opened, queued)]
-                say(f"{name} port {port}: connections accepted {_range(served)}, waiting in its"
-                    f" accept queue {_range(queued)} (slow clients and probes together)")
+                said(f"{name} port {port}: connections accepted {_range(served)}, waiting in"
+                     f" its accept queue {_range(queued)} (slow clients and probes together)")
             receiving = [s["receiving"] for s in samples[1:]] or [0]
-            say(f"downloads answered 200 {_range([s['downloads_started'] for s in samples])},"
-                f" receiving data in a given second {_range(receiving)} of"
-                f" {args.slow_downloads}; body bytes trickled {samples[-1]['body_bytes_sent']},"
-                f" download bytes read {samples[-1]['download_bytes']}")
-            say("slow clients at the end: " + ", ".join(
+            said(f"downloads answered 200: {_range([s['downloads_started'] for s in samples])},"
+                 f" receiving data in a given second: {_range(receiving)} of"
+                 f" {args.slow_downloads}; body bytes trickled {samples[-1]['body_bytes_sent']},"
+                 f" download bytes read {samples[-1]['download_bytes']}")
+            said("slow clients at the end: " + ", ".join(
                 f"{count} {state}" for state, count in sorted(samples[-1]["states"].items())))
-        for name, samples in loaded.items():
-            say(f"with slow clients: {name} {_summary(samples, timeout)}")
+            for name, samples in measured.items():
+                loaded[name] += samples
+                said(f"with slow clients: {name} {_summary(samples, timeout)}")
+            # What the slow clients and the probes left queued drains before the next round.
+            drained = slow.wait_idle(server.port, args.slow_recover)
+            said(f"server idle again after {drained:.1f} s" if drained is not None else
+                 f"server NOT idle again within {args.slow_recover:g} s; going on")
+        for name in streams_names(streams):
+            say(f"all rounds, no slow clients: {name} {_summary(baseline[name], timeout)}")
+            say(f"all rounds, with slow clients: {name} {_summary(loaded[name], timeout)}")
 
     for name, label in (("healthz", "/healthz"), ("login", "login")):
         base = slow.percentile(baseline[name], 0.99)
@@ -593,8 +611,10 @@ def main():
     slow_args = parser.add_argument_group("the slow case")
     slow_args.add_argument("--slow-variants", default="gunicorn,nginx",
                            help="gunicorn alone, nginx in front, or both")
-    slow_args.add_argument("--slow-seconds", type=float, default=20,
-                           help="length of the baseline and of the loaded measurement")
+    slow_args.add_argument("--slow-rounds", type=int, default=2,
+                           help="interleaved rounds of baseline and loaded measurement")
+    slow_args.add_argument("--slow-seconds", type=float, default=10,
+                           help="length of each baseline and loaded measurement, per round")
     slow_args.add_argument("--slow-timeout", type=float, default=10,
                            help="a probe request not answered by then has failed")
     slow_args.add_argument("--slow-healthz-interval", type=float, default=0.1)
@@ -605,6 +625,8 @@ def main():
     slow_args.add_argument("--slow-download-mib", type=int, default=64)
     slow_args.add_argument("--slow-settle", type=float, default=3,
                            help="seconds between the slow clients' start and the measurement")
+    slow_args.add_argument("--slow-recover", type=float, default=60,
+                           help="at most this long for the server to drain after a round")
     args = parser.parse_args()
     if "me" in args.cases.split(",") and not shutil.which("wrk"):
         sys.exit("wrk is needed: apt-get install wrk")

@@ -150,6 +150,24 @@ def tcp_counts(port):
     return open_count, queued
 
 
+def wait_idle(port, limit):
+    """Seconds until gunicorn on ``port`` has nothing left in its accept queue and answers
+    /healthz at once (then one more second), or None after ``limit`` seconds."""
+    start = time.monotonic()
+    while time.monotonic() - start < limit:
+        if tcp_counts(port)[1] == 0:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz",
+                                            timeout=1) as response:
+                    if response.status == 200:
+                        time.sleep(1)
+                        return time.monotonic() - start
+            except OSError:
+                pass
+        time.sleep(0.2)
+    return None
+
+
 # -- the latency probe ---------------------------------------------------------------------
 
 class Target:
