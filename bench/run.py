@@ -613,12 +613,12 @@ def main():
                            help="gunicorn alone, nginx in front, or both")
     slow_args.add_argument("--slow-rounds", type=int, default=2,
                            help="interleaved rounds of baseline and loaded measurement")
-    slow_args.add_argument("--slow-seconds", type=float, default=10,
+    slow_args.add_argument("--slow-seconds", type=float, default=12,
                            help="length of each baseline and loaded measurement, per round")
     slow_args.add_argument("--slow-timeout", type=float, default=10,
                            help="a probe request not answered by then has failed")
     slow_args.add_argument("--slow-healthz-interval", type=float, default=0.1)
-    slow_args.add_argument("--slow-login-interval", type=float, default=0.5)
+    slow_args.add_argument("--slow-login-interval", type=float, default=1.0)
     slow_args.add_argument("--slow-bodies", type=int, default=50, help="clients trickling bodies")
     slow_args.add_argument("--slow-downloads", type=int, default=50,
                            help="clients reading a download slowly")
