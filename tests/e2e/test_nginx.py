@@ -1,17 +1,14 @@
 """The production nginx config (deploy/nginx/datahub.conf) in front of a real gunicorn,
 with a throw-away TLS certificate, driven by the real curl."""
 import json
-import os
-import shutil
 import subprocess
-import time
 
 import pytest
 
 from datahub.auth.models import RefreshToken
 from datahub.extensions import db
 from datahub.spa import STATIC as SPA_STATIC
-from tests.e2e.conftest import ROOT, free_port
+from tests.e2e.nginx_site import Nginx
 
 pytestmark = pytest.mark.e2e
 MAX_BODY = 1024 * 1024
@@ -25,46 +22,13 @@ def gunicorn_env():
 
 @pytest.fixture
 def nginx(gunicorn_server, tmp_path):
-    binary = shutil.which("nginx") or "/usr/sbin/nginx"
-    assert os.path.exists(binary), "nginx is needed (Debian package nginx; .ci/run installs it)"
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
-                    "-subj", "/CN=localhost", "-keyout", tmp_path / "key.pem",
-                    "-out", tmp_path / "cert.pem"], check=True, capture_output=True)
-    port = free_port()
-    site = (ROOT / "deploy/nginx/datahub.conf").read_text()
-    for placeholder, value in {
-        "__LISTEN__": f"127.0.0.1:{port}", "__SERVER_NAME__": "localhost",
-        "__TLS_CERT__": str(tmp_path / "cert.pem"), "__TLS_KEY__": str(tmp_path / "key.pem"),
-        "__UPSTREAM__": gunicorn_server.url.removeprefix("http://"),
-        "__MAX_BODY__": str(MAX_BODY), "__SPA_ROOT__": str(SPA_STATIC),
-    }.items():
-        site = site.replace(placeholder, value)
-    assert "__" not in site.replace("__Secure", "")
-    (tmp_path / "site.conf").write_text(site)
-    temp = {name: tmp_path / name for name in ("body", "proxy", "fastcgi", "uwsgi", "scgi")}
-    (tmp_path / "nginx.conf").write_text(
-        ("user root;\n" if os.geteuid() == 0 else "")
-        + f"daemon off;\nworker_processes 1;\npid {tmp_path}/nginx.pid;\n"
-        f"error_log {tmp_path}/error.log;\nevents {{ worker_connections 256; }}\n"
-        f"http {{\n access_log {tmp_path}/access.log;\n"
-        + "".join(f" {name}_temp_path {path};\n"
-                  for name, path in [("client_body", temp["body"]), ("proxy", temp["proxy"]),
-                                     ("fastcgi", temp["fastcgi"]), ("uwsgi", temp["uwsgi"]),
-                                     ("scgi", temp["scgi"])])
-        + f" include {tmp_path}/site.conf;\n}}\n"
-    )
-    process = subprocess.Popen([binary, "-p", str(tmp_path), "-c", str(tmp_path / "nginx.conf")],
-                               stderr=subprocess.PIPE)
-    url = f"https://localhost:{port}"
-    deadline = time.monotonic() + 15
-    while subprocess.run(["curl", "-sk", "-o", "/dev/null", f"{url}/healthz"]).returncode != 0:
-        if process.poll() is not None or time.monotonic() > deadline:
-            process.kill()
-            pytest.fail("nginx did not start: " + process.stderr.read().decode())
-        time.sleep(0.1)
-    yield url
-    process.terminate()
-    process.wait(timeout=10)
+    server = Nginx(tmp_path, gunicorn_server.url.removeprefix("http://"), MAX_BODY)
+    try:
+        server.start()
+    except RuntimeError as exc:
+        pytest.fail(str(exc))
+    yield server.url
+    server.stop()
 
 
 def curl(*args):
