@@ -1,0 +1,101 @@
+"""What datahub.serving.gunicorn_worker relies on in gunicorn. Each test fails when an
+upgrade of gunicorn changes that shape, so the upgrade is a visible decision (the pinned
+version is in requirements.txt)."""
+import inspect
+import io
+import socket
+
+from gunicorn import util
+from gunicorn.http.body import Body, LengthReader
+from gunicorn.http.parser import RequestParser
+from gunicorn.http.unreader import Unreader
+from gunicorn.workers import base
+from gunicorn.workers.gthread import TConn, ThreadWorker
+
+from datahub.serving import gunicorn_worker
+from datahub.serving.gunicorn_worker import IdleTimeoutSocket, Worker
+
+
+def parameters(function):
+    return list(inspect.signature(function).parameters)
+
+
+def test_error_pages_are_written_by_util_write_error():
+    assert parameters(util.write_error) == ["sock", "status_int", "reason", "mesg"]
+    # The base worker looks the function up on the module at call time, so replacing the
+    # module's attribute is what changes the pages.
+    assert base.util is util
+    assert "write_error" in base.Worker.handle_error.__code__.co_names
+
+
+def test_json_errors_replace_the_html_page():
+    original = util.write_error
+    try:
+        assert gunicorn_worker.install_json_errors()
+        left, right = socket.socketpair()
+        with left, right:
+            util.write_error(left, 414, "URI Too Long", "the line echoed")
+            answer = right.recv(4096)
+        assert answer.startswith(b"HTTP/1.1 414 ")
+        assert answer.endswith(b'\r\n\r\n{"detail": "Request line too long"}')
+        assert b"the line echoed" not in answer
+    finally:
+        util.write_error = original
+
+
+def test_the_threaded_worker_hooks_used():
+    assert parameters(ThreadWorker.enqueue_req) == ["self", "conn"]
+    assert parameters(ThreadWorker.finish_request) == ["self", "conn", "fs"]
+    assert parameters(ThreadWorker.set_accept_enabled) == ["self", "enabled"]
+    assert "set_accept_enabled" in ThreadWorker.run.__code__.co_names
+    assert "_accepting" in ThreadWorker.run.__code__.co_names
+    # A request thread makes the client socket blocking with setblocking(True), which the
+    # idle-timeout socket turns into its timeout; a graceful close goes through conn.close.
+    assert "setblocking" in TConn.init.__code__.co_names
+    assert "setblocking" in ThreadWorker.handle.__code__.co_names
+    assert "close" in ThreadWorker.finish_request.__code__.co_names
+    assert issubclass(Worker, ThreadWorker)
+
+
+def test_a_connection_keeps_the_socket_the_worker_gives_it():
+    left, right = socket.socketpair()
+    with right:
+        conn = TConn(cfg=None, sock=left, client=("127.0.0.1", 1), server=("127.0.0.1", 2))
+        conn.sock = IdleTimeoutSocket.wrap(conn.sock, 0.2)
+        conn.sock.setblocking(True)
+        assert conn.sock.gettimeout() == 0.2
+        conn.sock.close()
+
+
+def test_a_failed_body_closes_the_connection_instead_of_draining():
+    raw = (b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n0123456789"
+           b"GET /next HTTP/1.1\r\nHost: x\r\n\r\n")
+    parser = RequestParser(_config(), iter([raw]), ("127.0.0.1", 1))
+    message = next(parser)
+    gunicorn_worker.close_connection({"wsgi.input": message.body})
+    assert message.body.failed is True
+    assert parser.finish_body() is False  # False: the caller must close
+
+
+def test_the_socket_body_shapes():
+    assert hasattr(Unreader, "take_buffered") and hasattr(Unreader, "unread")
+    reader = LengthReader(_BufferUnreader(b"abc"), 3)
+    assert reader.length == 3
+    body = Body(reader)
+    assert isinstance(body.buf, io.BytesIO) and body.failed is False
+
+
+class _BufferUnreader(Unreader):
+    def __init__(self, data):
+        super().__init__()
+        self.data = data
+
+    def chunk(self, size_hint=None):
+        data, self.data = self.data, b""
+        return data
+
+
+def _config():
+    from gunicorn.config import Config
+
+    return Config()
