@@ -124,3 +124,16 @@ class Nginx:
 
     def __exit__(self, *exc):
         self.stop()
+
+
+def run_for_test(tmp_path, gunicorn_server, max_body):
+    """For a pytest fixture: nginx in front of ``gunicorn_server``, stopped on exit; a
+    start that fails fails the test."""
+    import pytest
+
+    server = Nginx(tmp_path, gunicorn_server.url.removeprefix("http://"), max_body)
+    try:
+        server.start()
+    except RuntimeError as exc:
+        pytest.fail(str(exc))
+    return server

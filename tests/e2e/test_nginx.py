@@ -8,7 +8,7 @@ import pytest
 from datahub.auth.models import RefreshToken
 from datahub.extensions import db
 from datahub.spa import STATIC as SPA_STATIC
-from tests.e2e.nginx_site import Nginx
+from tests.e2e.nginx_site import run_for_test
 
 pytestmark = pytest.mark.e2e
 MAX_BODY = 1024 * 1024
@@ -22,11 +22,7 @@ def gunicorn_env():
 
 @pytest.fixture
 def nginx(gunicorn_server, tmp_path):
-    server = Nginx(tmp_path, gunicorn_server.url.removeprefix("http://"), MAX_BODY)
-    try:
-        server.start()
-    except RuntimeError as exc:
-        pytest.fail(str(exc))
+    server = run_for_test(tmp_path, gunicorn_server, MAX_BODY)
     yield server.url
     server.stop()
 

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from tests.e2e.nginx_site import Nginx
+from tests.e2e.nginx_site import run_for_test
 
 pytestmark = pytest.mark.e2e
 MAX_BODY = 1024 * 1024
@@ -30,11 +30,7 @@ def gunicorn_env():
 
 @pytest.fixture
 def nginx(gunicorn_server, tmp_path):
-    server = Nginx(tmp_path, gunicorn_server.url.removeprefix("http://"), MAX_BODY)
-    try:
-        server.start()
-    except RuntimeError as exc:
-        pytest.fail(str(exc))
+    server = run_for_test(tmp_path, gunicorn_server, MAX_BODY)
     yield server
     server.stop()
 

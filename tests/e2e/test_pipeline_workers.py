@@ -15,7 +15,7 @@ import pytest
 from datahub.pipelines.worker import STALE_ERROR
 from tests.conftest import TEST_SECRET
 from tests.e2e.conftest import ROOT
-from tests.pipelines.helpers import PIPELINES, create_pipeline, get_run, source, start
+from tests.pipelines.helpers import PIPELINES, create_pipeline, get_run, source, start, wait_for
 from tests.resources import actors  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.e2e
@@ -77,16 +77,6 @@ def start_worker(app, database_url, tmp_path):
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
-
-
-def wait_for(client, headers, pipeline_id, run_id, statuses, timeout):
-    deadline = time.monotonic() + timeout
-    while True:
-        run = get_run(client, headers, pipeline_id, run_id)
-        if run["status"] in statuses:
-            return run
-        assert time.monotonic() < deadline, run
-        time.sleep(0.1)
 
 
 def test_worker_killed_mid_run(app, client, actors, big_source, start_worker):

@@ -283,7 +283,7 @@ class TestFiftyAndFifty:
 
 class _Crowd:
     def __init__(self):
-        self.sockets, self.stop, self.threads = [], threading.Event(), []
+        self.sockets, self.stop = [], threading.Event()
         self.heads = {}  # a download's first bytes: its status line
 
     def alive(self):
@@ -306,62 +306,60 @@ class _Crowd:
         return count
 
 
-@contextlib.contextmanager
 def trickling(server, token, dataset, count):
     """``count`` uploads (authorised: the server reads their bodies) that send one byte
     every half second."""
-    crowd = _Crowd()
-    crowd.reading = False
-    for _ in range(count):
+    def open_one():
         sock = socket.create_connection(address(server), timeout=10)
         sock.sendall(f"PUT /api/v1/datasets/{dataset}/file HTTP/1.1\r\nHost: x\r\n"
                      f"Authorization: Bearer {token}\r\nContent-Type: text/csv\r\n"
                      f"Content-Length: 1000000\r\n\r\n".encode())
-        sock.setblocking(False)
-        crowd.sockets.append(sock)
+        return sock
 
-    def trickle():
-        deadline = time.monotonic() + 120
-        while not crowd.stop.wait(0.5) and time.monotonic() < deadline:
-            for sock in crowd.sockets:
-                with contextlib.suppress(OSError):
-                    sock.send(b"x")
+    def step(crowd, sock):
+        sock.send(b"x")
 
-    crowd.threads.append(threading.Thread(target=trickle, daemon=True))
-    crowd.threads[-1].start()
-    try:
-        yield crowd
-    finally:
-        crowd.stop.set()
-        for sock in crowd.sockets:
-            sock.close()
+    return _crowd(count, open_one, step, reading=False)
 
 
-@contextlib.contextmanager
 def slow_downloads(server, token, dataset, count):
     """``count`` downloads that read 4 KiB every half second."""
-    crowd = _Crowd()
-    crowd.reading = True
-    for _ in range(count):
+    def open_one():
         sock = slow_reader_socket(server)
         sock.sendall(f"GET /api/v1/datasets/{dataset}/file HTTP/1.1\r\nHost: x\r\n"
                      f"Authorization: Bearer {token}\r\n\r\n".encode())
+        return sock
+
+    def step(crowd, sock):
+        crowd.heads.setdefault(sock, sock.recv(4096)[:12])
+
+    return _crowd(count, open_one, step, reading=True)
+
+
+@contextlib.contextmanager
+def _crowd(count, open_one, step, reading):
+    """``count`` connections from ``open_one``, each given a ``step`` every half second
+    by one thread (for two minutes at most) until the block ends."""
+    crowd = _Crowd()
+    crowd.reading = reading
+    for _ in range(count):
+        sock = open_one()
         sock.setblocking(False)
         crowd.sockets.append(sock)
 
-    def read_slowly():
+    def run():
         deadline = time.monotonic() + 120
         while not crowd.stop.wait(0.5) and time.monotonic() < deadline:
             for sock in crowd.sockets:
                 with contextlib.suppress(OSError):
-                    data = sock.recv(4096)
-                    crowd.heads.setdefault(sock, data[:12])
+                    step(crowd, sock)
 
-    crowd.threads.append(threading.Thread(target=read_slowly, daemon=True))
-    crowd.threads[-1].start()
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
     try:
         yield crowd
     finally:
         crowd.stop.set()
+        thread.join()
         for sock in crowd.sockets:
             sock.close()

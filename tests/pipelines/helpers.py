@@ -1,6 +1,7 @@
 """Helpers for the pipeline tests: a source dataset with a CSV, pipelines, runs."""
 import csv
 import io
+import time
 
 from datahub.pipelines import worker
 from tests.resources import create_dataset, upload
@@ -56,3 +57,14 @@ def output_rows(client, headers, run):
     response = client.get(f"/api/v1/datasets/{run['output_dataset_id']}/file", headers=headers)
     assert response.status_code == 200
     return list(csv.reader(io.StringIO(response.data.decode("utf-8"))))
+
+
+def wait_for(client, headers, pipeline_id, run_id, statuses, timeout):
+    """The run once its status is one of ``statuses``; fails after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        run = get_run(client, headers, pipeline_id, run_id)
+        if run["status"] in statuses:
+            return run
+        assert time.monotonic() < deadline, run
+        time.sleep(0.05)

@@ -15,6 +15,7 @@ from tests.pipelines.helpers import (
     run_now,
     source,
     start,
+    wait_for,
 )
 from tests.resources import validation_error
 
@@ -177,16 +178,6 @@ def heavy_source(client, headers):
     text = ",".join(f"c{i}" for i in range(HEAVY_COLUMNS)) + "\r\n" + "".join(
         line.format(HEAVY_ROWS - i) for i in range(HEAVY_ROWS))
     return source(client, headers, text, name="heavy")
-
-
-def wait_for(client, headers, pipeline_id, run_id, statuses, timeout):
-    deadline = time.monotonic() + timeout
-    while True:
-        run = get_run(client, headers, pipeline_id, run_id)
-        if run["status"] in statuses:
-            return run
-        assert time.monotonic() < deadline, run
-        time.sleep(0.05)
 
 
 def test_cancel_in_a_long_step_frees_the_worker_thread_within_seconds(app, client, actors):
