@@ -14,6 +14,11 @@ CONTROL_TYPE = "value_error.str.control"
 CONTROL_CHARACTERS = ["\x00", "\x01", "\x1b", "\x1c", "\t", "\n", "\r", "\x7f", "\x85", "\x9f"]
 
 
+@pytest.fixture
+def config_overrides(tmp_path):
+    return {"STORAGE_PATH": str(tmp_path / "storage")}  # files of these tests stay apart
+
+
 def control_error(*loc):
     return {"detail": [{"loc": list(loc), "msg": CONTROL, "type": CONTROL_TYPE}]}
 
