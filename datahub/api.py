@@ -3,7 +3,7 @@ the OpenAPI document, and the security schemes."""
 import re
 
 import flask_smorest
-from flask import request
+from flask import current_app, g, request
 from marshmallow import Schema, fields
 from webargs import core
 from webargs.flaskparser import FlaskParser
@@ -11,7 +11,12 @@ from werkzeug.routing import BaseConverter
 
 from datahub.bodies import NO_BODY, json_body
 from datahub.errors import MalformedBody, RequestValidationError
-from datahub.validation import pydantic_errors
+from datahub.validation import (
+    CONTROL_MESSAGE,
+    NO_CONTROL_PATTERN,
+    has_control_character,
+    pydantic_errors,
+)
 
 
 class Parser(FlaskParser):
@@ -97,16 +102,48 @@ def idconverter2paramschema(_converter):
     return {"type": "integer"}
 
 
+class InvalidText(str):
+    """A path segment with a control character, seen by the ``text`` converter."""
+
+
+class TextConverter(BaseConverter):
+    """``<text:user_id>``: any segment; one with a control character (category Cc) becomes
+    an :class:`InvalidText`, a 422 in :func:`reject_invalid_ids` (not a value that reaches
+    the database: PostgreSQL cannot even compare a string holding NUL)."""
+
+    regex = "[^/]+"
+    part_isolating = True
+
+    def to_python(self, value):
+        return InvalidText(value) if has_control_character(value) else value
+
+
+def textconverter2paramschema(_converter):
+    return {"type": "string", "pattern": NO_CONTROL_PATTERN}
+
+
 def reject_invalid_ids():
-    """422 ``["path", name]`` for every ``<id:...>`` segment that is not an integer."""
-    errors = [
-        {"loc": ["path", name], "msg": "value is not a valid integer",
-         "type": "type_error.integer"}
-        for name, value in (request.view_args or {}).items()
-        if isinstance(value, InvalidId)
-    ]
+    """422 ``["path", name]`` for every ``<id:...>`` segment that is not an integer and
+    every ``<text:...>`` segment with a control character. A view that checks the bearer
+    itself (``auth_required``) still answers 401 first."""
+    errors = []
+    for name, value in (request.view_args or {}).items():
+        if isinstance(value, InvalidId):
+            errors.append({"loc": ["path", name], "msg": "value is not a valid integer",
+                           "type": "type_error.integer"})
+        elif isinstance(value, InvalidText):
+            errors.append({"loc": ["path", name], "msg": CONTROL_MESSAGE,
+                           "type": "value_error.str.control"})
     if errors:
+        if "current_user" not in g and _view_requires_bearer():
+            require_bearer()
         raise RequestValidationError(errors)
+
+
+def _view_requires_bearer():
+    view = current_app.view_functions.get(request.endpoint)
+    view = getattr(getattr(view, "view_class", None), request.method.lower(), view)
+    return getattr(view, "requires_bearer", False)
 
 
 def require_bearer():
@@ -129,7 +166,8 @@ class Blueprint(flask_smorest.Blueprint):
             self.before_request(require_bearer)
 
     def add_url_rule(self, rule, *args, **kwargs):
-        if "<id:" in rule and reject_invalid_ids not in self.before_request_funcs.get(None, []):
+        if (("<id:" in rule or "<text:" in rule)
+                and reject_invalid_ids not in self.before_request_funcs.get(None, [])):
             self.before_request(reject_invalid_ids)
         super().add_url_rule(rule, *args, **kwargs)
 
@@ -168,8 +206,11 @@ class Api(flask_smorest.Api):
 
     def init_app(self, app, *args, **kwargs):
         app.url_map.converters["id"] = IdConverter
+        app.url_map.converters["text"] = TextConverter
         if (IdConverter, idconverter2paramschema) not in self._converters:
             self.register_converter(IdConverter, idconverter2paramschema)
+        if (TextConverter, textconverter2paramschema) not in self._converters:
+            self.register_converter(TextConverter, textconverter2paramschema)
         super().init_app(app, *args, **kwargs)
         self.spec.components.schema("ValidationItem", schema=ValidationItemSchema)
         self.spec.components.security_scheme(

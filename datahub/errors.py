@@ -153,6 +153,13 @@ class ServiceUnavailable(APIError):
         super().__init__(detail, {"Retry-After": "1", **(headers or {})})
 
 
+class InsufficientStorage(APIError):
+    """The storage has no room for the upload (ENOSPC, EDQUOT); the previous file stays."""
+
+    code = 507
+    detail = "Insufficient storage"
+
+
 class InternalServerError(APIError):
     code = 500
     detail = "Internal server error"

@@ -3,7 +3,7 @@ import sqlalchemy as sa
 from marshmallow import Schema, fields
 
 from datahub.extensions import db
-from datahub.validation import Length, Range
+from datahub.validation import Length, Range, label_field
 
 MAX_LIMIT = 100
 DEFAULT_LIMIT = 20
@@ -25,14 +25,9 @@ class ListArgsSchema(Schema):
 
 
 class NamedListArgsSchema(ListArgsSchema):
-    q = fields.String(
-        validate=Length(max=255),
-        metadata={"description": "Only items whose name contains this (case-insensitive)"},
-    )
-    owner = fields.String(
-        validate=Length(min=1, max=36),
-        metadata={"description": "Only items owned by this user id (`me`: the caller)"},
-    )
+    q = label_field(Length(max=255), "Only items whose name contains this (case-insensitive)")
+    owner = label_field(Length(min=1, max=36),
+                        "Only items owned by this user id (`me`: the caller)")
 
 
 def page_schema(item_schema, name):

@@ -49,6 +49,8 @@ _MESSAGES = [
     (r"Unknown field\.", "extra fields not permitted", "value_error.extra"),
     (r'string does not match regex "(?P<regex>.*)"', 'string does not match regex "{regex}"',
      "value_error.str.regex"),
+    (r"string contains a control character", "string contains a control character",
+     "value_error.str.control"),
 ]
 _COMPILED = [(re.compile(rf"^{p}$"), msg, typ) for p, msg, typ in _MESSAGES]
 
@@ -137,32 +139,105 @@ class StrictBoolean(fields.Boolean):
 
 
 ASCII_SPACE = " \t\n\r\f\v"
-_VISIBLE = "[^ \\t\\n\\r\\f\\v]"  # the same rule as JSON Schema (ECMA) and Python regex
+
+# Characters refused in stored values (README "Hostile values"). The control characters are
+# Unicode's category Cc: C0 (U+0000-U+001F), DEL (U+007F) and C1 (U+0080-U+009F). Each rule
+# is a Python regex for the check and the same class, spelled with \u escapes, as the JSON
+# Schema ``pattern`` of the OpenAPI document (ECMA and Python read it alike), so that a
+# client, a schema-driven fuzzer and the server agree on what is valid.
+CONTROL_MESSAGE = "string contains a control character"
+_CONTROL = "\\u0000-\\u001f\\u007f-\\u009f"
+# Free text (descriptions) keeps TAB, LF and CR.
+_TEXT_CONTROL = "\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f"
+NO_NUL_PATTERN = "^[^\\u0000]*$"
+NO_CONTROL_PATTERN = f"^[^{_CONTROL}]*$"
+TEXT_PATTERN = f"^[^{_TEXT_CONTROL}]*$"
+# A name: no control character, and at least one character that is not a space.
+NAME_PATTERN = f"^[^{_CONTROL}]*[^{_CONTROL}\\u0020][^{_CONTROL}]*$"
+_HAS_CONTROL = re.compile(f"[{_CONTROL}]")
+_HAS_TEXT_CONTROL = re.compile(f"[{_TEXT_CONTROL}]")
+
+
+def has_control_character(value):
+    return _HAS_CONTROL.search(value) is not None
+
+
+def without_control_characters(value):
+    """``value`` with every control character (category Cc) removed."""
+    return _HAS_CONTROL.sub("", value)
+
+
+class NoControlCharacters(validate.Validator):
+    """No character of Unicode category Cc; ``text=True`` allows TAB, LF and CR."""
+
+    def __init__(self, text=False):
+        self._search = (_HAS_TEXT_CONTROL if text else _HAS_CONTROL).search
+
+    def __call__(self, value):
+        if self._search(value):
+            raise ValidationError(CONTROL_MESSAGE)
+        return value
 
 
 class NotBlank(validate.Validator):
-    """At least one character that is not ASCII white space. (Python's ``str.strip`` and
-    ``\\s`` also take the control characters 0x1c-0x1f for white space; JSON Schema's
-    ``\\s`` does not: spelling the set out keeps the document and the check equal.)"""
+    """At least one character that is not a space (control characters, white space
+    among them, are :class:`NoControlCharacters`' to refuse). The message names the
+    documented pattern of a name, as pydantic would."""
 
     def __call__(self, value):
-        if value and value.strip(ASCII_SPACE) == "":  # "" is Length's to refuse
-            raise ValidationError(f'string does not match regex "{_VISIBLE}"')
+        if value and value.strip(" ") == "":  # "" is Length's to refuse
+            raise ValidationError(f'string does not match regex "{NAME_PATTERN}"')
         return value
 
 
 def name_field(description, **kwargs):
-    """A resource name: 1 to 255 characters, not blank; surrounding ASCII white space is
-    removed after validation (``strip_name``)."""
+    """A resource name: 1 to 255 characters, no control character, not blank;
+    surrounding spaces are removed after validation (``strip_name``)."""
     return fields.String(
-        validate=[Length(min=1, max=255), NotBlank()],
-        metadata={"description": description, "pattern": _VISIBLE},
+        validate=[Length(min=1, max=255), NoControlCharacters(), NotBlank()],
+        metadata={"description": description, "pattern": NAME_PATTERN},
         **kwargs,
     )
 
 
+def label_field(validate_length, description=None, **kwargs):
+    """A short label (a tag, a person's name, a filter value): no control character."""
+    metadata = {"pattern": NO_CONTROL_PATTERN}
+    if description:
+        metadata["description"] = description
+    return fields.String(validate=[validate_length, NoControlCharacters()], metadata=metadata,
+                         **kwargs)
+
+
+def text_field(max_length, **kwargs):
+    """Free text (a description): no control character but TAB, LF and CR."""
+    return fields.String(validate=[Length(max=max_length), NoControlCharacters(text=True)],
+                         metadata={"pattern": TEXT_PATTERN}, **kwargs)
+
+
 def strip_name(data):
-    """For a ``post_load``: the validated name without surrounding ASCII white space."""
+    """For a ``post_load``: the validated name without surrounding spaces."""
     if isinstance(data.get("name"), str):
         data["name"] = data["name"].strip(ASCII_SPACE)
     return data
+
+
+# RFC 9110 section 8.3.1: type "/" subtype *( OWS ";" OWS [ parameter ] ), where a parameter
+# is token "=" ( token / quoted-string ). Only ASCII: obs-text (bytes 0x80-0xFF, which
+# includes the C1 controls once decoded) is refused too, as it cannot be sent back safely.
+_TOKEN = r"[!#$%&'*+.^_`|~0-9A-Za-z-]+"
+_QUOTED = r'"(?:[\t !#-\[\]-~]|\\[\t -~])*"'
+_MEDIA_TYPE = re.compile(
+    rf"{_TOKEN}/{_TOKEN}(?:[ \t]*;[ \t]*(?:{_TOKEN}=(?:{_TOKEN}|{_QUOTED}))?)*"
+)
+MAX_MEDIA_TYPE = 255
+
+
+def media_type_error(value):
+    """Why ``value`` cannot be stored as a file's Content-Type (``(msg, type)``), or None."""
+    if len(value) > MAX_MEDIA_TYPE:
+        return (f"ensure this value has at most {MAX_MEDIA_TYPE} characters",
+                "value_error.any_str.max_length")
+    if not _MEDIA_TYPE.fullmatch(value):
+        return "value is not a valid media type (RFC 9110)", "value_error.media_type"
+    return None

@@ -96,3 +96,75 @@ def test_step_shapes_are_documented(spec):
     assert schemas["SortStep"]["properties"]["op"]["enum"] == ["sort"]
     post = spec["paths"]["/api/v1/pipelines/{pipeline_id}/runs"]["post"]["responses"]
     assert {"201", "401", "403", "404", "409", "422"} <= set(post)
+
+
+# Every Latin-1 character and a few others, alone and inside text.
+SAMPLES = [text for code in [*range(0x100), 0x2028, 0xFEFF, 0x1F600]
+           for text in (chr(code), f"a{chr(code)}", f"a{chr(code)}b", f"{chr(code)} a")]
+
+
+def documented(spec, *path):
+    node = spec
+    for key in path:
+        node = node[key]
+    return node
+
+
+def parameter(spec, path, method, name):
+    operation = spec["paths"][path][method]
+    [found] = [p for p in operation.get("parameters", []) + spec["paths"][path].get(
+        "parameters", []) if p["name"] == name]
+    return found["schema"]
+
+
+@pytest.mark.parametrize("where, schema_class, field", [
+    (("components", "schemas", "DatasetCreate", "properties", "name"),
+     "datahub.datasets.schemas:DatasetCreateSchema", "name"),
+    (("components", "schemas", "DatasetCreate", "properties", "description"),
+     "datahub.datasets.schemas:DatasetCreateSchema", "description"),
+    (("components", "schemas", "DatasetCreate", "properties", "tags", "items"),
+     "datahub.datasets.schemas:DatasetCreateSchema", "tags"),
+    (("components", "schemas", "PipelineCreate", "properties", "output_dataset_name"),
+     "datahub.pipelines.schemas:PipelineCreateSchema", "output_dataset_name"),
+    (("components", "schemas", "NewUser", "properties", "name"),
+     "datahub.users.schemas:NewUserSchema", "name"),
+    (("/api/v1/datasets/", "get", "q"), "datahub.datasets.schemas:DatasetListArgsSchema", "q"),
+    (("/api/v1/datasets/", "get", "tag"), "datahub.datasets.schemas:DatasetListArgsSchema",
+     "tag"),
+])
+def test_documented_patterns_agree_with_the_checks(spec, where, schema_class, field):
+    """A schema-driven client (or fuzzer) and the server accept exactly the same strings."""
+    import importlib
+
+    import jsonschema_rs
+
+    module, name = schema_class.split(":")
+    schema = getattr(importlib.import_module(module), name)()
+    document = parameter(spec, *where) if where[0].startswith("/") else documented(spec, *where)
+    assert "pattern" in document
+    valid = jsonschema_rs.validator_for(document).is_valid
+    disagreements = []
+    for text in SAMPLES:
+        value = [text] if field == "tags" else text
+        if field == "tags" and len(text) > 64:
+            continue
+        errors = schema.validate({field: value}, partial=True).get(field)
+        if valid(text) != (errors is None):
+            disagreements.append((text, valid(text), errors))
+    assert disagreements == []
+
+
+def test_string_path_parameters_document_the_control_character_rule(spec):
+    import jsonschema_rs
+
+    from datahub.api import InvalidText, TextConverter
+
+    for path, name in (("/api/v1/users/{user_id}", "user_id"),
+                       ("/api/v1/auth/sessions/{session_id}", "session_id")):
+        document = spec["paths"][path]["parameters"]
+        [schema] = [p["schema"] for p in document if p["name"] == name]
+        valid = jsonschema_rs.validator_for(schema).is_valid
+        converter = TextConverter(None)
+        for text in SAMPLES:
+            refused = isinstance(converter.to_python(text), InvalidText)
+            assert valid(text) != refused, (path, text)

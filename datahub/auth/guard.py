@@ -327,6 +327,7 @@ def auth_required(view):
         authenticate()
         return view(*args, **kwargs)
 
+    wrapper.requires_bearer = True  # copied onto the decorators above it (functools.wraps)
     return wrapper
 
 

@@ -5,6 +5,7 @@ request that a browser marks as coming from elsewhere is refused with 403 ``Forb
 
 - an ``Origin`` header that is neither the service's own origin (scheme://host[:port] of
   the request, as ProxyFix sees it) nor one of ``CORS_ORIGINS``;
+- an ``Origin`` with a control character (no browser sends one);
 - ``Sec-Fetch-Site: cross-site``, unless the ``Origin`` is one of ``CORS_ORIGINS`` (an
   SPA on another site that the operator allowed).
 
@@ -17,6 +18,7 @@ from flask import current_app, request
 
 from datahub.config import normalise_origin
 from datahub.errors import Forbidden
+from datahub.validation import has_control_character
 
 
 def own_origin():
@@ -27,6 +29,8 @@ def own_origin():
 def require_trusted_origin():
     allowed = current_app.config["CORS_ORIGINS"]
     origin = request.headers.get("Origin")
+    if origin is not None and has_control_character(origin):
+        raise Forbidden()  # no browser's; urlsplit would drop a TAB or CR and trust the rest
     origin = normalise_origin(origin) if origin is not None else None
     if origin is not None and origin in allowed:
         return
@@ -34,6 +38,10 @@ def require_trusted_origin():
         raise Forbidden()
     if origin is not None and origin != own_origin():
         raise Forbidden()
+    if current_app.config["JWT_COOKIE_CSRF_PROTECT"]:
+        sent = request.headers.get(current_app.config["JWT_REFRESH_CSRF_HEADER_NAME"], "")
+        if not sent.isascii():  # no token is non-ASCII, and hmac cannot compare such a str
+            raise Forbidden()
 
 
 def check_double_submit(claims):
@@ -44,5 +52,5 @@ def check_double_submit(claims):
         return
     sent = request.headers.get(config["JWT_REFRESH_CSRF_HEADER_NAME"], "")
     expected = claims.get("csrf") or ""
-    if not (sent and expected and hmac.compare_digest(sent, expected)):
+    if not (sent and expected and hmac.compare_digest(sent.encode(), expected.encode())):
         raise Forbidden()

@@ -285,7 +285,7 @@ class Sessions(MethodView):
         return {"items": items, "total": total, "limit": limit, "offset": offset}, 200, NO_STORE
 
 
-@blp.route("/sessions/<session_id>")
+@blp.route("/sessions/<text:session_id>")
 class SessionItem(MethodView):
     @blp.doc(security=BEARER)
     @blp.response(204, description="The session has ended")

@@ -3,12 +3,15 @@ from marshmallow import Schema, fields
 
 from datahub.listing import ListArgsSchema
 from datahub.users.schemas import password_field
+from datahub.validation import NO_NUL_PATTERN
+
+ANY_TEXT = {"pattern": NO_NUL_PATTERN}  # NUL is refused in every JSON string
 
 
 class LoginSchema(Schema):
     # No format or length rules here: any wrong email or password is a 401, not a 422.
-    email = fields.String(required=True)
-    password = fields.String(required=True, load_only=True)
+    email = fields.String(required=True, metadata=ANY_TEXT)
+    password = fields.String(required=True, load_only=True, metadata=ANY_TEXT)
 
 
 class TokenSchema(Schema):
@@ -17,7 +20,7 @@ class TokenSchema(Schema):
 
 
 class PasswordChangeSchema(Schema):
-    current_password = fields.String(required=True, load_only=True)
+    current_password = fields.String(required=True, load_only=True, metadata=ANY_TEXT)
     new_password = password_field(required=True)
 
 

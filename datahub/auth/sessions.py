@@ -27,13 +27,20 @@ from datahub.config import as_timedelta
 from datahub.database import utcnow
 from datahub.errors import InvalidToken, TokenExpired, TokenRevoked
 from datahub.extensions import db
+from datahub.validation import without_control_characters
 
 
 def _client():
+    """The User-Agent and address to record, as shown in the sessions list: both come
+    from request headers (the address through X-Forwarded-For behind a proxy), so control
+    characters are removed and the lengths cut to their columns."""
     if not has_request_context():
         return None, None
-    agent = request.user_agent.string or None
-    return (agent[:512] if agent else None), request.remote_addr
+    return _printable(request.user_agent.string, 512), _printable(request.remote_addr, 64)
+
+
+def _printable(value, length):
+    return (without_control_characters(value)[:length] or None) if value else None
 
 
 def epoch(moment):

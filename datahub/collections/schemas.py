@@ -3,7 +3,7 @@
 from marshmallow import Schema, fields, post_load
 
 from datahub.listing import NamedListArgsSchema, page_schema
-from datahub.validation import Length, Range, name_field, strip_name
+from datahub.validation import Length, Range, name_field, strip_name, text_field
 
 MAX_MEMBERS_PER_REQUEST = 1000
 
@@ -22,7 +22,7 @@ class CollectionSchema(Schema):
 class CollectionCreateSchema(Schema):
     name = name_field("Unique, compared case-insensitively; surrounding spaces are removed",
                       required=True)
-    description = fields.String(load_default="", validate=Length(max=10000))
+    description = text_field(10000, load_default="")
     dataset_ids = fields.List(
         fields.Integer(strict=True, validate=Range(min=1)),
         load_default=list,
@@ -41,7 +41,7 @@ class CollectionUpdateSchema(CollectionCreateSchema):
     def __init__(self, **kwargs):
         super().__init__(partial=True, **kwargs)
 
-    description = fields.String(validate=Length(max=10000))
+    description = text_field(10000)
     dataset_ids = fields.List(
         fields.Integer(strict=True, validate=Range(min=1)),
         validate=Length(max=MAX_MEMBERS_PER_REQUEST),

@@ -17,9 +17,10 @@ from datahub.datasets.schemas import (
     UploadArgsSchema,
 )
 from datahub.datasets.storage import get_storage
-from datahub.datasets.uploads import Upload
+from datahub.datasets.uploads import DEFAULT_CONTENT_TYPE, Upload, clean_filename
 from datahub.errors import FileNotFound
 from datahub.extensions import db
+from datahub.validation import media_type_error
 
 blp = Blueprint(
     "datasets", __name__, url_prefix="/api/v1/datasets", auth_required=True,
@@ -159,11 +160,16 @@ class DatasetFile(MethodView):
             handle = get_storage().open(dataset.file_key)
         except FileNotFoundError:
             raise FileNotFound() from None
+        # A row stored before content types and names were checked must not become a
+        # response header that fails (or splits) the response.
+        mimetype = dataset.file_content_type
+        if media_type_error(mimetype or "") is not None:
+            mimetype = DEFAULT_CONTENT_TYPE
         response = send_file(
             handle,
-            mimetype=dataset.file_content_type,
+            mimetype=mimetype,
             as_attachment=True,
-            download_name=dataset.file_name,
+            download_name=clean_filename(dataset.file_name, f"dataset-{dataset.id}"),
             conditional=False,
             etag=dataset.file_sha256,
             last_modified=dataset.file_uploaded_at,

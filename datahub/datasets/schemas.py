@@ -4,7 +4,7 @@ anything else (``id``, ``owner_id``, timestamps, ``file``) is refused with 422
 from marshmallow import Schema, fields, post_load
 
 from datahub.listing import NamedListArgsSchema, page_schema
-from datahub.validation import Length, name_field, strip_name
+from datahub.validation import Length, label_field, name_field, strip_name, text_field
 
 MAX_TAGS = 50
 
@@ -32,9 +32,9 @@ class DatasetSchema(Schema):
 class DatasetCreateSchema(Schema):
     name = name_field("Unique, compared case-insensitively; surrounding spaces are removed",
                       required=True)
-    description = fields.String(load_default="", validate=Length(max=10000))
+    description = text_field(10000, load_default="")
     tags = fields.List(
-        fields.String(validate=Length(min=1, max=64)),
+        label_field(Length(min=1, max=64)),
         load_default=list,
         validate=Length(max=MAX_TAGS),
         metadata={"description": "Up to 50 tags of 1 to 64 characters; duplicates are dropped"},
@@ -52,20 +52,19 @@ class DatasetUpdateSchema(DatasetCreateSchema):
         super().__init__(partial=True, **kwargs)
 
     # No defaults on PATCH: a missing field stays as it is.
-    description = fields.String(validate=Length(max=10000))
-    tags = fields.List(fields.String(validate=Length(min=1, max=64)), validate=Length(max=MAX_TAGS))
+    description = text_field(10000)
+    tags = fields.List(label_field(Length(min=1, max=64)), validate=Length(max=MAX_TAGS))
 
 
 class DatasetListArgsSchema(NamedListArgsSchema):
-    tag = fields.String(validate=Length(min=1, max=64),
-                        metadata={"description": "Only datasets carrying this tag (exact)"})
+    tag = label_field(Length(min=1, max=64), "Only datasets carrying this tag (exact)")
 
 
 class UploadArgsSchema(Schema):
-    filename = fields.String(
-        validate=Length(min=1, max=255),
-        metadata={"description": "For a raw body: the file name to keep as metadata "
-                                 "(a multipart upload takes the part's filename)"},
+    filename = label_field(
+        Length(min=1, max=255),
+        "For a raw body: the file name to keep as metadata (a multipart upload takes the "
+        "part's filename)",
     )
 
 

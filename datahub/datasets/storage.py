@@ -13,6 +13,7 @@ moment the file is created until the row is committed or rolled back, and the ke
 that lock when the process dies, however it dies. ``sweep`` (run when a worker starts)
 removes the temporary and unreferenced files that nobody holds a lock on.
 """
+import errno
 import fcntl
 import hashlib
 import logging
@@ -25,7 +26,7 @@ from dataclasses import dataclass, field
 import sqlalchemy as sa
 from flask import current_app
 
-from datahub.errors import FileTooLarge
+from datahub.errors import FileTooLarge, InsufficientStorage
 
 log = logging.getLogger("datahub.storage")
 
@@ -66,9 +67,19 @@ class LocalStorage:
 
     def save(self, chunks, max_size=None):
         """Write the byte chunks of ``chunks``; raise :class:`FileTooLarge` as soon as
-        more than ``max_size`` bytes arrive. Any exception (also from ``chunks``) removes
-        the temporary file and propagates. The returned file stays locked against
-        ``sweep`` until its ``release()``."""
+        more than ``max_size`` bytes arrive, and :class:`InsufficientStorage` (507) when the
+        file system is full. Any exception (also from ``chunks``) removes the temporary
+        file and propagates. The returned file stays locked against ``sweep`` until its
+        ``release()``."""
+        try:
+            return self._save(chunks, max_size)
+        except OSError as exc:
+            if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
+                raise
+            log.error("no space left for an upload in %s: answered 507 (%s)", self.root, exc)
+            raise InsufficientStorage() from None
+
+    def _save(self, chunks, max_size):
         os.makedirs(self.root, exist_ok=True)
         digest = hashlib.sha256()
         size = 0

@@ -16,6 +16,7 @@ from werkzeug.sansio.multipart import Data, Epilogue, Field, File, MultipartDeco
 from datahub.bodies import MULTIPART_OVERHEAD
 from datahub.errors import BadRequest, IncompleteBody, RequestValidationError
 from datahub.serving.gunicorn_worker import CHUNK_SIZE, socket_body
+from datahub.validation import media_type_error
 MAX_PART_HEADERS = 16 * 1024
 DEFAULT_CONTENT_TYPE = "application/octet-stream"
 
@@ -81,7 +82,7 @@ class Upload:
             request.max_content_length = file_limit + extra + 1
         if not self.multipart:
             self.content_type = request.headers.get("Content-Type") or DEFAULT_CONTENT_TYPE
-            self.content_type = self.content_type[:255]
+            _check_media_type(self.content_type, ["header", "Content-Type"])
             self.filename = clean_filename(request.args.get("filename"), default_name)
 
     def chunks(self):
@@ -115,7 +116,8 @@ class Upload:
                                 getattr(event, "filename", None), self._default_name
                             )
                             content_type = event.headers.get("Content-Type")
-                            self.content_type = (content_type or DEFAULT_CONTENT_TYPE)[:255]
+                            self.content_type = content_type or DEFAULT_CONTENT_TYPE
+                            _check_media_type(self.content_type, ["body", "file", "Content-Type"])
                     elif isinstance(event, Data) and in_file and event.data:
                         yield event.data
                     event = decoder.next_event()
@@ -125,6 +127,14 @@ class Upload:
             raise RequestValidationError.single(
                 ["body", "file"], "field required", "value_error.missing"
             )
+
+
+def _check_media_type(value, loc):
+    """The file's Content-Type is stored and sent back with every download: it must be a
+    media type (RFC 9110), checked before a byte of the file is stored."""
+    error = media_type_error(value)
+    if error is not None:
+        raise RequestValidationError.single(loc, *error)
 
 
 def _chunks_then_end(stream):

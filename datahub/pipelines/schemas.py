@@ -7,7 +7,7 @@ from marshmallow import Schema, ValidationError, fields, post_load, validate
 from datahub.listing import MAX_ID, ListArgsSchema, NamedListArgsSchema, page_schema
 from datahub.pipelines.models import STATUSES
 from datahub.pipelines.steps import StepField
-from datahub.validation import ASCII_SPACE, Length, Range, name_field, strip_name
+from datahub.validation import ASCII_SPACE, Length, Range, name_field, strip_name, text_field
 
 MAX_STEPS = 100  # PIPELINE_MAX_STEPS' default, which the OpenAPI document states
 STEP_DOC = {
@@ -57,7 +57,7 @@ class PipelineSchema(Schema):
 class PipelineCreateSchema(Schema):
     name = name_field("Unique, compared case-insensitively; surrounding spaces are removed",
                       required=True)
-    description = fields.String(load_default="", validate=Length(max=10000))
+    description = text_field(10000, load_default="")
     source_dataset_id = fields.Integer(required=True, strict=True, validate=Range(min=1),
                                        metadata={"description": "The dataset whose CSV "
                                                                 "file is read"})
@@ -77,7 +77,7 @@ class PipelineUpdateSchema(PipelineCreateSchema):
     def __init__(self, **kwargs):
         super().__init__(partial=True, **kwargs)
 
-    description = fields.String(validate=Length(max=10000))
+    description = text_field(10000)
     steps = _steps()
 
 

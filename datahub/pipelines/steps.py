@@ -2,7 +2,10 @@
 schema by ``op`` so each error keeps its place (``["body", "steps", 0, "value"]``)."""
 from marshmallow import Schema, ValidationError, fields, validate
 
-from datahub.validation import Length, Range, StrictBoolean
+from datahub.validation import NO_NUL_PATTERN, Length, Range, StrictBoolean
+
+# Column names and values are any text; NUL is refused in every JSON string.
+ANY_TEXT = {"pattern": NO_NUL_PATTERN}
 
 OPERATORS = ("eq", "ne", "lt", "le", "gt", "ge", "contains")
 MAX_COLUMNS = 1000
@@ -10,7 +13,7 @@ MAX_NAME = 255
 
 
 def _columns(**kwargs):
-    return fields.List(fields.String(validate=Length(min=1, max=MAX_NAME)),
+    return fields.List(fields.String(validate=Length(min=1, max=MAX_NAME), metadata=ANY_TEXT),
                        validate=Length(min=1, max=MAX_COLUMNS), **kwargs)
 
 
@@ -46,9 +49,10 @@ class RenameStep(_StepSchema):
 
     # Keys name existing columns (checked against the file when the run starts).
     mapping = fields.Dict(keys=fields.String(),
-                          values=fields.String(validate=Length(min=1, max=MAX_NAME)),
+                          values=fields.String(validate=Length(min=1, max=MAX_NAME),
+                                               metadata=ANY_TEXT),
                           required=True, validate=MaxProperties(MAX_COLUMNS),
-                          metadata={"maxProperties": MAX_COLUMNS})
+                          metadata={"maxProperties": MAX_COLUMNS, "propertyNames": ANY_TEXT})
 
 
 class FilterValue(fields.Field):
@@ -68,10 +72,10 @@ class FilterStep(_StepSchema):
 
     op = fields.String(required=True, metadata={"enum": ["filter"]})
 
-    column = fields.String(required=True, validate=Length(min=1, max=MAX_NAME))
+    column = fields.String(required=True, validate=Length(min=1, max=MAX_NAME), metadata=ANY_TEXT)
     operator = fields.String(required=True, validate=validate.OneOf(OPERATORS))
     value = FilterValue(required=True, metadata={"oneOf": [
-        {"type": "string", "maxLength": 10000}, {"type": "number"}]})
+        {"type": "string", "maxLength": 10000, **ANY_TEXT}, {"type": "number"}]})
 
 
 class SortStep(_StepSchema):

@@ -1,7 +1,6 @@
 """/api/v1/users: user administration, for admins only."""
 from flask import url_for
 from flask.views import MethodView
-from marshmallow import fields
 
 from datahub import permissions
 from datahub.api import BEARER, Blueprint, error_responses
@@ -9,7 +8,7 @@ from datahub.auth.guard import current_principal as current_user
 from datahub.listing import ListArgsSchema, page_schema
 from datahub.users import services
 from datahub.users.schemas import NewUserSchema, UserSchema, UserUpdateSchema
-from datahub.validation import Length
+from datahub.validation import Length, label_field
 
 blp = Blueprint(
     "users", __name__, url_prefix="/api/v1/users", auth_required=True,
@@ -23,8 +22,7 @@ def _admins_only():
 
 
 class UserListArgsSchema(ListArgsSchema):
-    q = fields.String(validate=Length(max=255),
-                      metadata={"description": "Only users whose email or name contains this"})
+    q = label_field(Length(max=255), "Only users whose email or name contains this")
 
 
 UserPageSchema = page_schema(UserSchema, "UserPage")
@@ -52,7 +50,7 @@ class Users(MethodView):
         return user, 201, {"Location": url_for("users.UserById", user_id=user.id)}
 
 
-@blp.route("/<user_id>")
+@blp.route("/<text:user_id>")
 class UserById(MethodView):
     @blp.doc(security=BEARER)
     @blp.response(200, UserSchema)

@@ -3,7 +3,7 @@ from marshmallow import Schema, fields, pre_load, validate
 
 from datahub.users.models import PROVIDERS, ROLES
 from datahub.users.passwords import MAX_PASSWORD_BYTES, MIN_PASSWORD_BYTES
-from datahub.validation import ByteLength, Length, StrictBoolean
+from datahub.validation import NO_NUL_PATTERN, ByteLength, Length, StrictBoolean, label_field
 
 
 class UserSchema(Schema):
@@ -29,7 +29,7 @@ def password_field(**kwargs):
         load_only=True,
         validate=ByteLength(min=MIN_PASSWORD_BYTES, max=MAX_PASSWORD_BYTES),
         metadata={"minLength": MIN_PASSWORD_BYTES, "maxLength": MAX_PASSWORD_BYTES,
-                  "description": "8 to 72 bytes in UTF-8"},
+                  "pattern": NO_NUL_PATTERN, "description": "8 to 72 bytes in UTF-8"},
         **kwargs,
     )
 
@@ -39,7 +39,7 @@ class NewUserSchema(Schema):
 
     email = fields.Email(required=True, validate=Length(max=320))
     password = password_field(required=True)
-    name = fields.String(load_default="", validate=Length(max=255))
+    name = label_field(Length(max=255), load_default="")
     roles = fields.List(
         fields.String(validate=validate.OneOf(ROLES)),
         load_default=lambda: ["viewer"],
@@ -60,7 +60,7 @@ class UserUpdateSchema(Schema):
     """PATCH /users/{id}: any subset. Changing the password or deactivating ends the
     user's sessions."""
 
-    name = fields.String(validate=Length(max=255))
+    name = label_field(Length(max=255))
     roles = fields.List(fields.String(validate=validate.OneOf(ROLES)))
     is_active = StrictBoolean()
     password = password_field()

@@ -377,7 +377,7 @@ def test_client_file_names_are_metadata_only(client, editor, dataset, storage, s
 
 
 @pytest.mark.parametrize("sent, kept, disposition", [
-    ("../../x\ny.csv", "xy.csv", "attachment; filename=xy.csv"),
+    ("../../x/y.csv", "y.csv", "attachment; filename=y.csv"),
     ("..\\..\\boot.ini", "boot.ini", "attachment; filename=boot.ini"),
     ('résumé "final".txt', 'résumé "final".txt',
      'attachment; filename="resume \\"final\\".txt"; '
@@ -390,6 +390,83 @@ def test_raw_upload_filename_parameter_is_cleaned(client, editor, dataset, sent,
     assert response.get_json()["file"]["filename"] == kept
     download = client.get(file_url(dataset), headers=editor.headers)
     assert download.headers["Content-Disposition"] == disposition
+
+
+# --- content types -------------------------------------------------------------------
+
+MEDIA_TYPE_ERROR = {"msg": "value is not a valid media type (RFC 9110)",
+                    "type": "value_error.media_type"}
+BAD_MEDIA_TYPES = [
+    "text/csv\x00", "text/\x01csv", "text/csv; charset=utf-8\x1b[2J", "text/csv\x7f",
+    "text/csv\x85", "text/csv; q=\"\x0b\"", "text/csv\tx", "textcsv", "text/csv;a=b c",
+    "tëxt/csv", "/csv", "text/",
+]
+
+
+@pytest.mark.parametrize("content_type", BAD_MEDIA_TYPES)
+@pytest.mark.parametrize("how", ["raw", "multipart"])
+def test_an_invalid_content_type_is_422_and_the_old_file_stays(client, editor, dataset, storage,
+                                                                how, content_type):
+    assert upload(client, editor.headers, dataset["id"], b"old",
+                  content_type="text/plain").status_code == 200
+    before = client.get(f"{URL}{dataset['id']}", headers=editor.headers).get_json()
+    stored = storage()
+    if how == "raw":
+        # Through the environ: werkzeug's test client would refuse some of these headers.
+        response = client.put(file_url(dataset), data=b"new", headers=editor.headers,
+                              environ_overrides={"CONTENT_TYPE": content_type})
+        loc = ["header", "Content-Type"]
+    else:
+        boundary = "b0undary"
+        body = (f'--{boundary}\r\nContent-Disposition: form-data; name="file"; '
+                f'filename="a.csv"\r\nContent-Type: {content_type}\r\n\r\nnew\r\n'
+                f"--{boundary}--\r\n").encode()
+        response = client.put(file_url(dataset), data=body, headers=editor.headers,
+                              content_type=f"multipart/form-data; boundary={boundary}")
+        loc = ["body", "file", "Content-Type"]
+    assert response.status_code == 422
+    assert response.get_json() == {"detail": [{"loc": loc, **MEDIA_TYPE_ERROR}]}
+    assert client.get(f"{URL}{dataset['id']}", headers=editor.headers).get_json() == before
+    download = client.get(file_url(dataset), headers=editor.headers)
+    assert (download.status_code, download.data) == (200, b"old")
+    assert storage() == stored
+
+
+@pytest.mark.parametrize("how", ["raw", "multipart"])
+def test_a_content_type_over_255_characters_is_422(client, editor, dataset, storage, how):
+    content_type = "text/csv; note=" + "x" * 241
+    assert len(content_type) == 256
+    if how == "raw":
+        response = upload(client, editor.headers, dataset["id"], b"new",
+                          content_type=content_type)
+        loc = ["header", "Content-Type"]
+    else:
+        response = multipart(client, editor.headers, dataset, b"new",
+                             content_type=content_type)
+        loc = ["body", "file", "Content-Type"]
+    assert response.status_code == 422
+    assert response.get_json() == {"detail": [{
+        "loc": loc, "msg": "ensure this value has at most 255 characters",
+        "type": "value_error.any_str.max_length"}]}
+    assert storage() == []
+
+
+@pytest.mark.parametrize("content_type", [
+    "text/csv", "text/csv; charset=utf-8", 'text/plain;format="flowed \\"x\\""',
+    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+    "text/csv\t;\tcharset=utf-8", "x-custom/y+z; a=b;",
+])
+@pytest.mark.parametrize("how", ["raw", "multipart"])
+def test_valid_content_types_are_kept_and_sent_back(client, editor, dataset, how, content_type):
+    if how == "raw":
+        response = upload(client, editor.headers, dataset["id"], b"new",
+                          content_type=content_type)
+    else:
+        response = multipart(client, editor.headers, dataset, b"new", content_type=content_type)
+    assert response.status_code == 200
+    assert response.get_json()["file"]["content_type"] == content_type
+    download = client.get(file_url(dataset), headers=editor.headers)
+    assert download.status_code == 200 and download.data == b"new"
 
 
 # --- bounded memory --------------------------------------------------------------------
@@ -419,3 +496,28 @@ def test_memory_does_not_grow_with_file_size(client, editor, dataset, kind, conf
     # Twelve times the data, yet the peak stays small and about the same.
     assert max(peaks.values()) < 2 * 1024 * 1024, peaks
     assert peaks[48 * 1024 * 1024] < peaks[4 * 1024 * 1024] + 512 * 1024, peaks
+
+
+@pytest.mark.parametrize("content_type, file_name", [
+    ("text/csv\x00", "ok.csv"), ("text/csv\r\nX-Injected: 1", "ok.csv"), ("text/\x85", "ok.csv"),
+    ("text/csv", "out\x1c\n.csv"), ("text/csv", "\x00"),
+])
+def test_values_stored_before_the_checks_still_download(app, client, editor, dataset,
+                                                        content_type, file_name):
+    """Rows written before content types and names were checked: the download sends
+    application/octet-stream and a cleaned name instead of failing with a 500."""
+    from datahub.extensions import db
+
+    assert upload(client, editor.headers, dataset["id"], b"kept").status_code == 200
+    with app.app_context():
+        db.session.execute(db.text(
+            "UPDATE datasets SET file_content_type = :type, file_name = :name WHERE id = :id"),
+            {"type": content_type.replace("\x00", "\x01") if db.engine.name == "postgresql"
+             else content_type, "name": file_name.replace("\x00", "") or "x", "id": dataset["id"]})
+        db.session.commit()
+    response = client.get(file_url(dataset), headers=editor.headers)
+    assert (response.status_code, response.data) == (200, b"kept")
+    assert "X-Injected" not in response.headers
+    if content_type != "text/csv":
+        assert response.headers["Content-Type"] == "application/octet-stream"
+    assert not any(ord(c) < 32 for c in response.headers["Content-Disposition"])
