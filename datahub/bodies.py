@@ -22,6 +22,9 @@ from datahub.errors import FileTooLarge, MalformedBody, NumberOutOfRange, Reques
 MULTIPART_OVERHEAD = 64 * 1024
 # Objects and arrays nested deeper than this are refused (400) before any schema sees them.
 MAX_JSON_DEPTH = 64
+# A body left unread by an answer given before it (401, 403, 404...) is read and dropped
+# up to this size, so that a client still sending it gets the answer rather than a reset.
+DRAIN_UNREAD_BYTES = 1024 * 1024
 NO_BODY = object()
 _UNSET = object()
 
@@ -70,6 +73,30 @@ def bound_request_body():
     length = request.content_length
     if length is not None and length > limit:
         raise RequestEntityTooLarge()  # answered by too_large_error, connection closed
+
+
+def settle_unread_body(response):
+    """``after_request``: an error answered before the body was read. A client that sends
+    the whole body before reading the answer (most do) would see the connection reset
+    if the server closed it with the body unread. A small body is read and dropped, so
+    the answer arrives and the connection stays usable; a larger one closes it at once
+    rather than being drained for nothing."""
+    if response.status_code < 400 or "stream" in request.__dict__:
+        return response  # success, or the body was (being) read
+    environ = request.environ
+    if not environ.get("CONTENT_LENGTH") and "HTTP_TRANSFER_ENCODING" not in environ:
+        return response
+    from datahub.serving.gunicorn_worker import close_connection
+
+    length = request.content_length
+    if length is None or length > DRAIN_UNREAD_BYTES:
+        close_connection(environ)
+        return response
+    try:
+        request.stream.exhaust()
+    except Exception:  # the client went away or idle meanwhile: nothing left to keep
+        close_connection(environ)
+    return response
 
 
 def too_large_error():

@@ -126,6 +126,27 @@ def test_a_declared_length_over_the_limit_is_answered_before_any_byte_is_sent(
     assert time.monotonic() - started < 2
 
 
+def test_an_answer_before_a_small_body_still_reaches_a_client_sending_it(gunicorn_server):
+    """A 401 comes before a byte of the body is read. A client that sends its whole body
+    before reading (http.client, urllib3, requests) must still get that 401, and the
+    connection stays usable, rather than being reset over an unread body."""
+    import http.client
+
+    host, port = address(gunicorn_server)
+    conn = http.client.HTTPConnection(host, port, timeout=10)
+    try:
+        for _ in range(3):
+            conn.request("PUT", "/api/v1/datasets/1/file", body=b"a,b\n" * 100000,
+                         headers={"Content-Type": "text/csv"})
+            response = conn.getresponse()
+            assert (response.status, json.loads(response.read())) == (
+                401, {"detail": "Not authenticated"})
+        conn.request("GET", "/healthz")
+        assert conn.getresponse().status == 200
+    finally:
+        conn.close()
+
+
 # -- idle clients are dropped, steady ones never cut --------------------------------------
 
 class TestIdleAndSteady:
