@@ -36,8 +36,10 @@ def gunicorn_env(redis_prefix):
         "DATAHUB_RATELIMIT_STORAGE_URI": REDIS_URL,
         "DATAHUB_RATELIMIT_KEY_PREFIX": prefix,
         "DATAHUB_RATE_LIMIT_LOGIN_PER_ADDRESS": f"{PER_ADDRESS}/minute",
-        # A real bcrypt cost, so that concurrent logins overlap and both workers serve.
+        # A real bcrypt cost, so that concurrent logins overlap, and one thread per worker,
+        # so that a busy worker stops accepting and both workers serve.
         "DATAHUB_BCRYPT_ROUNDS": "10",
+        "DATAHUB_THREADS": "1",
     }
 
 

@@ -23,8 +23,9 @@ def gunicorn_workers():
 
 @pytest.fixture
 def gunicorn_env():
-    # A real bcrypt cost, so that attempts sent together overlap and several workers serve.
-    return {"DATAHUB_BCRYPT_ROUNDS": "10"}
+    # A real bcrypt cost, so that attempts sent together overlap, and one thread per worker,
+    # so that a busy worker stops accepting and the attempts spread over the workers.
+    return {"DATAHUB_BCRYPT_ROUNDS": "10", "DATAHUB_THREADS": "1"}
 
 
 def post_login(url, email, request_id):
