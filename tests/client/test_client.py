@@ -1,4 +1,4 @@
-"""datahub.client against real gunicorn processes (plain http on loopback)."""
+"""datahub_client against real gunicorn processes (plain http on loopback)."""
 import json
 import subprocess
 import sys
@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from datahub.client import (
+from datahub_client import (
     AuthenticationError,
     Client,
     NotFoundError,
