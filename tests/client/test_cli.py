@@ -7,8 +7,8 @@ import stat
 import pytest
 from click.testing import CliRunner
 
-from datahub.client import AuthenticationError, Client
-from datahub.client.cli import main
+from datahub_client import AuthenticationError, Client
+from datahub_client.cli import main
 
 pytestmark = pytest.mark.e2e
 

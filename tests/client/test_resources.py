@@ -1,4 +1,4 @@
-"""datahub.client's resource methods against a real gunicorn: streamed transfers with
+"""datahub_client's resource methods against a real gunicorn: streamed transfers with
 progress, renewal of an expired token in the middle of an upload, typed errors."""
 import hashlib
 import io
@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from datahub.client import Client, ConflictError, NotFoundError
+from datahub_client import Client, ConflictError, NotFoundError
 
 pytestmark = pytest.mark.e2e
 

@@ -14,7 +14,7 @@ from functools import partial
 
 import pytest
 
-from datahub.client import Client
+from datahub_client import Client
 from tests.e2e.conftest import ROOT
 
 pytestmark = pytest.mark.e2e

@@ -8,8 +8,8 @@ from urllib.parse import urlencode, urlsplit
 import urllib3
 from urllib3.util.retry import Retry
 
-from datahub.client.errors import AuthenticationError, DatahubError, error_for
-from datahub.client.resources import ResourcesMixin
+from datahub_client.errors import AuthenticationError, DatahubError, error_for
+from datahub_client.resources import ResourcesMixin
 
 AUTH_PATH = "/api/v1/auth"
 

@@ -1,4 +1,4 @@
-"""The ``datahub`` command: the service's resources from a shell, on ``datahub.client``.
+"""The ``datahub`` command: the service's resources from a shell, on ``datahub_client``.
 
     datahub login --email ann@example.com        # password from a prompt or DATAHUB_PASSWORD
     datahub datasets create "Oslo weather" --tag weather
@@ -14,9 +14,9 @@ import sys
 
 import click
 
-from datahub.client.api import Client
-from datahub.client.errors import AuthenticationError, DatahubError
-from datahub.client.session import SessionFile
+from datahub_client.api import Client
+from datahub_client.errors import AuthenticationError, DatahubError
+from datahub_client.session import SessionFile
 
 DEFAULT_URL = "http://127.0.0.1:8000"
 
@@ -350,4 +350,4 @@ def pipelines_run(context, pipeline_id, wait, poll):
         sys.exit(1)
 
 
-main = cli  # the console script ``datahub`` (setup.cfg entry point)
+main = cli  # the console script ``datahub`` (the entry point in pyproject.toml)

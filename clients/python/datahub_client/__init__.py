@@ -3,7 +3,7 @@ the access token lives in memory only and is renewed through the refresh cookie 
 401 ``Token has expired``; only 500/502/503/504 are retried, at most 3 times, after
 1, 2 and 4 seconds (or a longer ``Retry-After``), and only idempotent requests.
 
-    from datahub.client import Client
+    from datahub_client import Client
     client = Client("https://datahub.example.com")
     client.login("ann@example.com", password)
     client.me()
@@ -11,10 +11,10 @@ the access token lives in memory only and is renewed through the refresh cookie 
     client.dataset_upload(dataset["id"], "weather.csv", progress=print)
     client.dataset_download(dataset["id"], "copy.csv")
 
-The ``datahub`` command (``datahub.client.cli``) is built on it.
+The ``datahub`` command (``datahub_client.cli``) is built on it.
 """
-from datahub.client.api import Client, SeedRetry
-from datahub.client.errors import (
+from datahub_client.api import Client, SeedRetry
+from datahub_client.errors import (
     AuthenticationError,
     BadRequestError,
     ConflictError,

@@ -10,7 +10,7 @@ import shutil
 import tempfile
 from urllib.parse import quote
 
-from datahub.client.errors import DatahubError
+from datahub_client.errors import DatahubError
 
 API = "/api/v1"
 CHUNK_SIZE = 64 * 1024

@@ -1,0 +1,70 @@
+"""The client's retry policy against a local HTTP server that fails on purpose (no datahub
+needed): which answers are retried, after how long, and how often."""
+import json
+import threading
+import time
+from wsgiref.simple_server import WSGIRequestHandler, make_server
+
+import pytest
+
+from datahub_client import Client, ServerError
+from flaky_app import make_app
+
+
+class QuietHandler(WSGIRequestHandler):
+    def log_message(self, format, *args):
+        pass
+
+
+@pytest.fixture
+def flaky(tmp_path):
+    log = tmp_path / "arrivals.jsonl"
+    log.touch()
+    server = make_server("127.0.0.1", 0, make_app(log), handler_class=QuietHandler)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
+                              daemon=True)
+    thread.start()
+    client = Client(f"http://127.0.0.1:{server.server_port}", retries=3)
+
+    def arrivals(key):
+        lines = [json.loads(line) for line in log.read_text().splitlines()]
+        times = [line["at"] for line in lines if line["key"] == key]
+        return [round(b - a, 2) for a, b in zip(times, times[1:])]
+
+    yield client, arrivals
+    server.shutdown()
+    server.server_close()
+    thread.join(timeout=10)
+
+
+def test_retry_schedule_is_one_then_two_seconds_on_503(flaky):
+    client, arrivals = flaky
+    response = client.request("GET", "/flaky", params={"key": "a", "fail": 2}, authenticated=False)
+    assert json.loads(response.data) == {"attempts": 3}
+    first, second = arrivals("GET a")
+    assert 0.9 <= first < 1.8 and 1.9 <= second < 3.0
+
+
+def test_gives_up_after_three_retries(flaky):
+    client, arrivals = flaky
+    started = time.monotonic()
+    with pytest.raises(ServerError) as error:
+        client.request("GET", "/flaky", params={"key": "b", "fail": 9}, authenticated=False)
+    assert (error.value.status, error.value.detail) == (503, "Service unavailable")
+    assert len(arrivals("GET b")) == 3  # four attempts: three gaps of 1, 2 and 4 seconds
+    assert 6.5 <= time.monotonic() - started < 10
+
+
+def test_a_longer_retry_after_is_honoured(flaky):
+    client, arrivals = flaky
+    client.request("GET", "/flaky", params={"key": "c", "fail": 1, "retry_after": 3},
+                   authenticated=False)
+    (gap,) = arrivals("GET c")
+    assert 2.9 <= gap < 4
+
+
+def test_post_is_never_retried(flaky):
+    client, arrivals = flaky
+    with pytest.raises(ServerError):
+        client.request("POST", "/flaky", params={"key": "d", "fail": 1}, authenticated=False)
+    assert arrivals("POST d") == []  # one attempt only
