@@ -87,6 +87,15 @@ def app(migrated, base_config, config_overrides, tmp_path_factory):
             with db.engine.begin() as conn:
                 delete_all_rows(conn)
             db.engine.dispose()
+        empty_storage(app.config["STORAGE_PATH"])
+
+
+def empty_storage(folder):
+    """The files of the rows just deleted: no test finds another test's files."""
+    if os.path.isdir(folder):
+        for entry in os.scandir(folder):
+            if entry.is_file():
+                os.unlink(entry.path)
 
 
 def delete_all_rows(conn):
