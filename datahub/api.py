@@ -4,16 +4,17 @@ import re
 
 import flask_smorest
 from flask import current_app, g, request
-from marshmallow import Schema, fields
 from webargs import core
 from webargs.flaskparser import FlaskParser
 from werkzeug.routing import BaseConverter
 
+from datahub import fields
 from datahub.bodies import NO_BODY, json_body
 from datahub.errors import MalformedBody, RequestValidationError
 from datahub.validation import (
     CONTROL_MESSAGE,
     NO_CONTROL_PATTERN,
+    Schema,
     has_control_character,
     pydantic_errors,
 )

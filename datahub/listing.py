@@ -1,9 +1,9 @@
 """List endpoints: ``limit``/``offset`` paging, the envelope, and the shared filters."""
 import sqlalchemy as sa
-from marshmallow import Schema, fields
 
+from datahub import fields
 from datahub.extensions import db
-from datahub.validation import Length, Range, label_field
+from datahub.validation import Length, Range, Schema, label_field
 
 MAX_LIMIT = 100
 DEFAULT_LIMIT = 20

@@ -1,8 +1,14 @@
-"""Marshmallow → pydantic-v1 error shape (DESIGN.md "Errors"), and validators that say
-which bound was broken so the mapping can be exact."""
+"""Marshmallow → pydantic-v1 error shape (DESIGN.md "Errors"): the base :class:`Schema`,
+the validators, and :func:`pydantic_errors`. Every message is an
+:class:`~datahub.fields.ErrorMessage` carrying pydantic's ``msg`` and ``type``, so the
+mapping reads which error it is and never parses marshmallow's English."""
 import re
 
-from marshmallow import ValidationError, fields, validate
+import marshmallow
+from marshmallow import ValidationError, validate
+
+from datahub import fields
+from datahub.fields import SCHEMA_ERRORS, ErrorMessage
 
 # webargs location → the first element of ``loc``.
 LOCATIONS = {
@@ -17,51 +23,6 @@ LOCATIONS = {
     "headers": "header",
     "cookies": "cookie",
 }
-
-# (pattern over marshmallow's message, pydantic msg template, pydantic type)
-_MESSAGES = [
-    (r"Missing data for required field\.", "field required", "value_error.missing"),
-    (r"Field may not be null\.", "none is not an allowed value", "type_error.none.not_allowed"),
-    (r"Not a valid integer\.", "value is not a valid integer", "type_error.integer"),
-    (r"Not a valid number\.", "value is not a valid float", "type_error.float"),
-    (r"Not a valid string\.", "str type expected", "type_error.str"),
-    (r"Not a valid boolean\.", "value could not be parsed to a boolean", "type_error.bool"),
-    (r"Not a valid list\.", "value is not a valid list", "type_error.list"),
-    (r"Not a valid mapping type\.|Invalid input type\.", "value is not a valid dict", "type_error.dict"),
-    (r"Not a valid email address\.", "value is not a valid email address", "value_error.email"),
-    (r"Not a valid (datetime|date)\.", "invalid datetime format", "value_error.datetime"),
-    (r"Shorter than minimum length (?P<n>\d+)\.",
-     "ensure this value has at least {n} characters", "value_error.any_str.min_length"),
-    (r"Longer than maximum length (?P<n>\d+)\.",
-     "ensure this value has at most {n} characters", "value_error.any_str.max_length"),
-    (r"More than (?P<n>\d+) items\.",
-     "ensure this value has at most {n} items", "value_error.list.max_items"),
-    (r"Shorter than minimum length (?P<n>\d+) bytes\.",
-     "ensure this value has at least {n} bytes", "value_error.any_str.min_length"),
-    (r"Longer than maximum length (?P<n>\d+) bytes\.",
-     "ensure this value has at most {n} bytes", "value_error.any_str.max_length"),
-    (r"Must be greater than or equal to (?P<n>[-\d.]+)\.",
-     "ensure this value is greater than or equal to {n}", "value_error.number.not_ge"),
-    (r"Must be less than or equal to (?P<n>[-\d.]+)\.",
-     "ensure this value is less than or equal to {n}", "value_error.number.not_le"),
-    (r"Must be one of: (?P<choices>.*)\.",
-     "value is not a valid enumeration member; permitted: {choices}", "type_error.enum"),
-    (r"Unknown field\.", "extra fields not permitted", "value_error.extra"),
-    (r'string does not match regex "(?P<regex>.*)"', 'string does not match regex "{regex}"',
-     "value_error.str.regex"),
-    (r"string contains a control character", "string contains a control character",
-     "value_error.str.control"),
-]
-_COMPILED = [(re.compile(rf"^{p}$"), msg, typ) for p, msg, typ in _MESSAGES]
-
-
-def translate(message):
-    """One marshmallow message → (msg, type). Our own messages pass through as value_error."""
-    for pattern, msg, typ in _COMPILED:
-        match = pattern.match(message)
-        if match:
-            return msg.format(**match.groupdict()), typ
-    return message, "value_error"
 
 
 def pydantic_errors(messages, location="json"):
@@ -86,13 +47,48 @@ def _walk(node, loc, out):
     elif isinstance(node, (list, tuple)):
         for item in node:
             _walk(item, loc, out)
-    else:
-        msg, typ = translate(str(node))
-        out.append({"loc": loc, "msg": msg, "type": typ})
+    elif isinstance(node, ErrorMessage):
+        out.append({"loc": loc, "msg": str(node), "type": node.type})
+    else:  # plain text from a validator: pydantic's generic ValueError
+        out.append({"loc": loc, "msg": str(node), "type": "value_error"})
+
+
+class Schema(marshmallow.Schema):
+    """marshmallow's Schema with pydantic's messages for its own errors (an unknown key, a
+    body that is not an object). Binding a field whose error messages are not all
+    :class:`ErrorMessage` (one of marshmallow's own fields) is a ``TypeError``."""
+
+    error_messages = SCHEMA_ERRORS
+
+    def on_bind_field(self, field_name, field_obj):
+        _check_error_messages(field_name, field_obj)
+
+
+def _check_error_messages(field_name, field):
+    for key, message in field.error_messages.items():
+        if not isinstance(message, ErrorMessage):
+            raise TypeError(f"{type(field).__module__}.{type(field).__qualname__} "
+                            f"({field_name!r}): error message {key!r} is not an ErrorMessage; "
+                            "declare fields from datahub.fields")
+    inner = [getattr(field, "inner", None), getattr(field, "key_field", None),
+             getattr(field, "value_field", None), *getattr(field, "tuple_fields", ())]
+    for each in inner:
+        if each is not None:
+            _check_error_messages(field_name, each)
+
+
+MIN_LENGTH = ErrorMessage("ensure this value has at least {min} characters",
+                          "value_error.any_str.min_length")
+MAX_LENGTH = ErrorMessage("ensure this value has at most {max} characters",
+                          "value_error.any_str.max_length")
 
 
 class Length(validate.Length):
-    """Like marshmallow's, but names the broken bound even when both are set."""
+    """Like marshmallow's, but names the broken bound even when both are set (and says
+    "characters", for lists too, as the contract always has)."""
+
+    message_min = MIN_LENGTH
+    message_max = MAX_LENGTH
 
     def __call__(self, value):
         if self.min is not None and len(value) < self.min:
@@ -105,16 +101,27 @@ class Length(validate.Length):
 class Range(validate.Range):
     """Like marshmallow's (inclusive bounds), but names the broken bound."""
 
+    # Not marshmallow's ``message_min``/``message_max``: its __init__ formats those.
+    not_ge = ErrorMessage("ensure this value is greater than or equal to {min}",
+                          "value_error.number.not_ge")
+    not_le = ErrorMessage("ensure this value is less than or equal to {max}",
+                          "value_error.number.not_le")
+
     def __call__(self, value):
         if self.min is not None and value < self.min:
-            raise ValidationError(f"Must be greater than or equal to {self.min}.")
+            raise ValidationError(self.not_ge.format(min=self.min))
         if self.max is not None and value > self.max:
-            raise ValidationError(f"Must be less than or equal to {self.max}.")
+            raise ValidationError(self.not_le.format(max=self.max))
         return value
 
 
 class ByteLength(validate.Validator):
     """Length of the UTF-8 encoding: bcrypt looks at bytes, not characters."""
+
+    message_min = ErrorMessage("ensure this value has at least {min} bytes",
+                               "value_error.any_str.min_length")
+    message_max = ErrorMessage("ensure this value has at most {max} bytes",
+                               "value_error.any_str.max_length")
 
     def __init__(self, min=None, max=None):
         self.min, self.max = min, max
@@ -122,10 +129,17 @@ class ByteLength(validate.Validator):
     def __call__(self, value):
         size = len(value.encode("utf-8"))
         if self.min is not None and size < self.min:
-            raise ValidationError(f"Shorter than minimum length {self.min} bytes.")
+            raise ValidationError(self.message_min.format(min=self.min))
         if self.max is not None and size > self.max:
-            raise ValidationError(f"Longer than maximum length {self.max} bytes.")
+            raise ValidationError(self.message_max.format(max=self.max))
         return value
+
+
+class OneOf(validate.OneOf):
+    """marshmallow's, with pydantic's enumeration message."""
+
+    default_message = ErrorMessage(
+        "value is not a valid enumeration member; permitted: {choices}", "type_error.enum")
 
 
 class StrictBoolean(fields.Boolean):
@@ -146,6 +160,7 @@ ASCII_SPACE = " \t\n\r\f\v"
 # Schema ``pattern`` of the OpenAPI document (ECMA and Python read it alike), so that a
 # client, a schema-driven fuzzer and the server agree on what is valid.
 CONTROL_MESSAGE = "string contains a control character"
+CONTROL_ERROR = ErrorMessage(CONTROL_MESSAGE, "value_error.str.control")
 _CONTROL = "\\u0000-\\u001f\\u007f-\\u009f"
 # Free text (descriptions) keeps TAB, LF and CR.
 _TEXT_CONTROL = "\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f"
@@ -175,7 +190,7 @@ class NoControlCharacters(validate.Validator):
 
     def __call__(self, value):
         if self._search(value):
-            raise ValidationError(CONTROL_MESSAGE)
+            raise ValidationError(CONTROL_ERROR)
         return value
 
 
@@ -184,9 +199,11 @@ class NotBlank(validate.Validator):
     among them, are :class:`NoControlCharacters`' to refuse). The message names the
     documented pattern of a name, as pydantic would."""
 
+    error = ErrorMessage(f'string does not match regex "{NAME_PATTERN}"', "value_error.str.regex")
+
     def __call__(self, value):
         if value and value.strip(" ") == "":  # "" is Length's to refuse
-            raise ValidationError(f'string does not match regex "{NAME_PATTERN}"')
+            raise ValidationError(self.error)
         return value
 
 

@@ -1,9 +1,13 @@
-"""Migration 0003 on a database that already has logins (SQLite and PostgreSQL)."""
+"""The migrations (SQLite and PostgreSQL): 0003 on a database that already has logins, and
+the models agreeing with what the migrations build."""
+import pprint
 import uuid
 from datetime import timedelta
 
 import flask_migrate
 import sqlalchemy as sa
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
 
 from datahub.database import UTCDateTime, utcnow
 from datahub.extensions import db
@@ -56,3 +60,14 @@ def test_0003_turns_existing_refresh_families_into_sessions(app, client):
     client.set_cookie(COOKIE, forge(user_id, type_="refresh", jti=tokens["ended"], fam=ended,
                                     lifetime=3600), path=PATH)
     assert refresh(client).get_json() == {"detail": "Token has been revoked"}
+
+
+def test_models_and_migrations_agree(app):
+    """Alembic's autogenerate finds nothing to do on the freshly migrated database: every
+    table, column (type, nullability, server default), index, unique and foreign key of
+    the models is what the migrations built."""
+    with app.app_context(), db.engine.connect() as conn:
+        context = MigrationContext.configure(
+            conn, opts={"compare_type": True, "compare_server_default": True})
+        differences = compare_metadata(context, db.metadata)
+    assert differences == [], pprint.pformat(differences)

@@ -1,9 +1,8 @@
 """Request and response bodies of the auth endpoints (seed 2.2, 2.3, 4.1)."""
-from marshmallow import Schema, fields
-
+from datahub import fields
 from datahub.listing import ListArgsSchema
 from datahub.users.schemas import password_field
-from datahub.validation import NO_NUL_PATTERN
+from datahub.validation import NO_NUL_PATTERN, Schema
 
 ANY_TEXT = {"pattern": NO_NUL_PATTERN}  # NUL is refused in every JSON string
 

@@ -1,9 +1,10 @@
 """Collection bodies. Clients set ``name``, ``description`` and ``dataset_ids``; ``id``,
 ``owner_id`` and timestamps are refused with 422 ``extra fields not permitted``."""
-from marshmallow import Schema, fields, post_load
+from marshmallow import post_load
 
+from datahub import fields
 from datahub.listing import NamedListArgsSchema, page_schema
-from datahub.validation import Length, Range, name_field, strip_name, text_field
+from datahub.validation import Length, Range, Schema, name_field, strip_name, text_field
 
 MAX_MEMBERS_PER_REQUEST = 1000
 

@@ -1,10 +1,11 @@
 """Dataset bodies. Only ``name``, ``description`` and ``tags`` can be set by clients;
 anything else (``id``, ``owner_id``, timestamps, ``file``) is refused with 422
 ``extra fields not permitted``."""
-from marshmallow import Schema, fields, post_load
+from marshmallow import post_load
 
+from datahub import fields
 from datahub.listing import NamedListArgsSchema, page_schema
-from datahub.validation import Length, label_field, name_field, strip_name, text_field
+from datahub.validation import Length, Schema, label_field, name_field, strip_name, text_field
 
 MAX_TAGS = 50
 

@@ -2,12 +2,22 @@
 ``steps`` and ``output_dataset_name``; anything else is refused with 422
 ``extra fields not permitted``."""
 from flask import current_app
-from marshmallow import Schema, ValidationError, fields, post_load, validate
+from marshmallow import ValidationError, post_load, validate
 
+from datahub import fields
+from datahub.fields import ErrorMessage
 from datahub.listing import MAX_ID, ListArgsSchema, NamedListArgsSchema, page_schema
 from datahub.pipelines.models import STATUSES
 from datahub.pipelines.steps import StepField
-from datahub.validation import ASCII_SPACE, Length, Range, name_field, strip_name, text_field
+from datahub.validation import (
+    ASCII_SPACE,
+    Length,
+    Range,
+    Schema,
+    name_field,
+    strip_name,
+    text_field,
+)
 
 MAX_STEPS = 100  # PIPELINE_MAX_STEPS' default, which the OpenAPI document states
 STEP_DOC = {
@@ -20,10 +30,12 @@ STEP_DOC = {
 class MaxSteps(validate.Validator):
     """At most ``PIPELINE_MAX_STEPS`` steps, read from the app's settings at each load."""
 
+    error = ErrorMessage("ensure this value has at most {max} items", "value_error.list.max_items")
+
     def __call__(self, value):
         limit = int(current_app.config["PIPELINE_MAX_STEPS"])
         if len(value) > limit:
-            raise ValidationError(f"More than {limit} items.")
+            raise ValidationError(self.error.format(max=limit))
         return value
 
 

@@ -1,8 +1,18 @@
 """The step language: one marshmallow schema per ``op``, and ``StepField`` that picks the
 schema by ``op`` so each error keeps its place (``["body", "steps", 0, "value"]``)."""
-from marshmallow import Schema, ValidationError, fields, validate
+from marshmallow import ValidationError, validate
 
-from datahub.validation import NO_NUL_PATTERN, Length, Range, StrictBoolean
+from datahub import fields
+from datahub.fields import NOT_A_DICT, NOT_A_STRING, REQUIRED, ErrorMessage
+from datahub.validation import (
+    MAX_LENGTH,
+    NO_NUL_PATTERN,
+    Length,
+    OneOf,
+    Range,
+    Schema,
+    StrictBoolean,
+)
 
 # Column names and values are any text; NUL is refused in every JSON string.
 ANY_TEXT = {"pattern": NO_NUL_PATTERN}
@@ -10,6 +20,7 @@ ANY_TEXT = {"pattern": NO_NUL_PATTERN}
 OPERATORS = ("eq", "ne", "lt", "le", "gt", "ge", "contains")
 MAX_COLUMNS = 1000
 MAX_NAME = 255
+MAX_VALUE = 10000  # a filter's string value
 
 
 def _columns(**kwargs):
@@ -38,7 +49,7 @@ class MaxProperties(validate.Validator):
 
     def __call__(self, value):
         if len(value) > self.n:
-            raise ValidationError(f"Longer than maximum length {self.n}.")
+            raise ValidationError(MAX_LENGTH.format(max=self.n))
         return value
 
 
@@ -58,11 +69,13 @@ class RenameStep(_StepSchema):
 class FilterValue(fields.Field):
     """A string or a number (not a boolean, list or object)."""
 
+    NOT_TEXT_OR_NUMBER = ErrorMessage("value must be a string or a number", "value_error")
+
     def _deserialize(self, value, attr, data, **kwargs):
         if isinstance(value, bool) or not isinstance(value, (str, int, float)):
-            raise ValidationError("value must be a string or a number")
-        if isinstance(value, str) and len(value) > 10000:
-            raise ValidationError("Longer than maximum length 10000.")
+            raise ValidationError(self.NOT_TEXT_OR_NUMBER)
+        if isinstance(value, str) and len(value) > MAX_VALUE:
+            raise ValidationError(MAX_LENGTH.format(max=MAX_VALUE))
         return value
 
 
@@ -73,9 +86,9 @@ class FilterStep(_StepSchema):
     op = fields.String(required=True, metadata={"enum": ["filter"]})
 
     column = fields.String(required=True, validate=Length(min=1, max=MAX_NAME), metadata=ANY_TEXT)
-    operator = fields.String(required=True, validate=validate.OneOf(OPERATORS))
+    operator = fields.String(required=True, validate=OneOf(OPERATORS))
     value = FilterValue(required=True, metadata={"oneOf": [
-        {"type": "string", "maxLength": 10000, **ANY_TEXT}, {"type": "number"}]})
+        {"type": "string", "maxLength": MAX_VALUE, **ANY_TEXT}, {"type": "number"}]})
 
 
 class SortStep(_StepSchema):
@@ -118,14 +131,15 @@ class StepField(fields.Field):
 
     def _deserialize(self, value, attr, data, **kwargs):
         if not isinstance(value, dict):
-            raise ValidationError("Not a valid mapping type.")
+            raise ValidationError(NOT_A_DICT)
         if "op" not in value:
-            raise ValidationError({"op": ["Missing data for required field."]})
+            raise ValidationError({"op": [REQUIRED]})
         op = value["op"]
         if not isinstance(op, str):
-            raise ValidationError({"op": ["Not a valid string."]})
+            raise ValidationError({"op": [NOT_A_STRING]})
         if op not in STEP_SCHEMAS:
-            raise ValidationError({"op": [f"Must be one of: {', '.join(STEP_SCHEMAS)}."]})
+            raise ValidationError({"op": [OneOf.default_message.format(
+                choices=", ".join(STEP_SCHEMAS))]})
         return STEP_SCHEMAS[op]().load(value)  # its ValidationError carries the field dict
 
     def _serialize(self, value, attr, obj, **kwargs):

@@ -1,9 +1,19 @@
 """User resources as the API shows them and as operators create them."""
-from marshmallow import Schema, fields, pre_load, validate
+from marshmallow import pre_load
+
+from datahub import fields
 
 from datahub.users.models import PROVIDERS, ROLES
 from datahub.users.passwords import MAX_PASSWORD_BYTES, MIN_PASSWORD_BYTES
-from datahub.validation import NO_NUL_PATTERN, ByteLength, Length, StrictBoolean, label_field
+from datahub.validation import (
+    NO_NUL_PATTERN,
+    ByteLength,
+    Length,
+    OneOf,
+    Schema,
+    StrictBoolean,
+    label_field,
+)
 
 
 class UserSchema(Schema):
@@ -14,7 +24,7 @@ class UserSchema(Schema):
     name = fields.String(required=True)
     is_active = fields.Boolean(required=True)
     provider = fields.String(required=True, metadata={"enum": list(PROVIDERS)})
-    roles = fields.List(fields.String(validate=validate.OneOf(ROLES)), required=True)
+    roles = fields.List(fields.String(validate=OneOf(ROLES)), required=True)
     created_at = fields.DateTime(required=True, format="iso")
 
 
@@ -41,7 +51,7 @@ class NewUserSchema(Schema):
     password = password_field(required=True)
     name = label_field(Length(max=255), load_default="")
     roles = fields.List(
-        fields.String(validate=validate.OneOf(ROLES)),
+        fields.String(validate=OneOf(ROLES)),
         load_default=lambda: ["viewer"],
     )
 
@@ -61,6 +71,6 @@ class UserUpdateSchema(Schema):
     user's sessions."""
 
     name = label_field(Length(max=255))
-    roles = fields.List(fields.String(validate=validate.OneOf(ROLES)))
+    roles = fields.List(fields.String(validate=OneOf(ROLES)))
     is_active = StrictBoolean()
     password = password_field()
