@@ -81,7 +81,7 @@ class IdleTimeoutSocket(socket.socket):
 
     def _idle(self, error):
         if self.gettimeout() != self.idle_timeout:
-            return error  # a deadline of gunicorn's own (draining, closing): its to handle
+            return error  # a deadline gunicorn set itself (draining, closing), for it to handle
         try:
             peer = self.getpeername()
         except OSError:
