@@ -98,9 +98,10 @@ def _principal(user_id, email, name, provider, roles, created_at, version):
                      version)
 
 
-class _ThreadConnection(threading.local):
-    connection = None
-    pid = None
+# Lookup connections kept open per process when idle. Lookups take ~0.1 ms, so few run at
+# once; keeping one per thread instead would hold a database connection for each of a
+# worker's many threads (64 × 5 workers is more than PostgreSQL's default 100).
+MAX_IDLE_LOOKUP_CONNECTIONS = 4
 
 
 def _close_connections(opened):
@@ -151,7 +152,8 @@ class AccessGuard:
         self.positional = compiled.positiontup if compiled.positional else None
         self.postgres = engine.dialect.name == "postgresql"
         self.engine = engine
-        self.local = _ThreadConnection()
+        self.idle = []  # (pid, connection) free for a lookup, the most recently used last
+        self.lock = threading.Lock()
         self.opened = []  # (pid, connection): closed when the guard goes
         weakref.finalize(self, _close_connections, self.opened)
 
@@ -230,27 +232,38 @@ class AccessGuard:
 
     # -- the user ----------------------------------------------------------------------
 
-    def _connection(self):
-        """This thread's own DB-API connection for the lookup, opened on first use (and again
-        in a forked process) and kept: a pool checkout and return, with PostgreSQL's
-        pre-ping round trip, cost more than the query itself (bench/README.rst). It is
+    def _acquire(self):
+        """A DB-API connection of this process's own for one lookup: an idle one, else a
+        new one. They are kept (at most ``MAX_IDLE_LOOKUP_CONNECTIONS`` idle) rather than
+        checked out of the pool each time: a pool checkout and return, with PostgreSQL's
+        pre-ping round trip, cost more than the query itself (bench/README.rst). Each is
         detached from the pool, so it takes no slot from the ORM's sessions, and runs in
         autocommit: each lookup reads what is committed at that moment."""
-        local, pid = self.local, os.getpid()
-        if local.connection is not None and local.pid == pid:
-            return local.connection, False
+        pid = os.getpid()
+        with self.lock:
+            while self.idle:
+                owner, connection = self.idle.pop()
+                if owner == pid:  # one inherited through fork() is the parent's: dropped
+                    return connection, False
         pooled = self.engine.raw_connection()  # made by the pool: the same connect setup
         connection = pooled.driver_connection
         pooled.detach()
         if self.postgres:
             connection.autocommit = True
-        local.connection, local.pid = connection, pid
-        self.opened.append((pid, connection))
+        with self.lock:
+            self.opened.append((pid, connection))
         return connection, True
 
+    def _release(self, connection):
+        with self.lock:
+            if len(self.idle) < MAX_IDLE_LOOKUP_CONNECTIONS:
+                self.idle.append((os.getpid(), connection))
+                return
+        self._discard(connection)
+
     def _discard(self, connection):
-        self.local.connection = None
-        self.opened.remove((os.getpid(), connection))
+        with self.lock:
+            self.opened.remove((os.getpid(), connection))
         _close(connection)  # it may be dead: never use it again
 
     def _fetch_one(self, params):
@@ -260,7 +273,7 @@ class AccessGuard:
         dbapi_error = self.engine.dialect.loaded_dbapi.Error
         while True:
             try:
-                connection, fresh = self._connection()
+                connection, fresh = self._acquire()
             except dbapi_error as exc:
                 raise sa.exc.DBAPIError.instance(self.sql, params, exc, dbapi_error) from exc
             try:
@@ -268,11 +281,16 @@ class AccessGuard:
                 cursor.execute(self.sql, params)
                 row = cursor.fetchone()
                 cursor.close()
-                return row
             except dbapi_error as exc:
                 self._discard(connection)
                 if fresh:
                     raise sa.exc.DBAPIError.instance(self.sql, params, exc, dbapi_error) from exc
+                continue
+            except BaseException:
+                self._discard(connection)
+                raise
+            self._release(connection)
+            return row
 
     def load(self, claims):
         sid = claims.get("sid")

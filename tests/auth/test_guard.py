@@ -1,6 +1,7 @@
 """The hand-written HMAC check in datahub.auth.guard must agree with PyJWT on every token."""
 import base64
 import json
+import os
 import random
 import time
 
@@ -148,15 +149,35 @@ def test_the_lookup_keeps_its_own_connection_and_replaces_a_dead_one(app, client
     headers = bearer(login(client).get_json()["access_token"])
     guard = app.extensions["datahub.access_guard"]
     assert client.get("/api/v1/auth/me", headers=headers).status_code == 200
-    kept = guard.local.connection
+    [(_, kept)] = guard.idle
     assert client.get("/api/v1/auth/me", headers=headers).status_code == 200
-    assert guard.local.connection is kept
+    assert guard.idle == [(os.getpid(), kept)]
     with app.app_context():
         assert db.engine.pool.checkedout() == 0  # it takes no slot from the ORM's pool
     kept.close()  # as a database restart would leave it
     assert client.get("/api/v1/auth/me", headers=headers).status_code == 200
-    assert guard.local.connection is not kept
+    assert [connection for _, connection in guard.idle] != [kept]
     assert len(guard.opened) == 1
+
+
+def test_many_threads_keep_few_lookup_connections(app, client, make_user):
+    """Each worker runs many threads: they share a few kept connections instead of each
+    holding one (64 threads x 5 workers would exceed PostgreSQL's connection limit)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from datahub.auth.guard import MAX_IDLE_LOOKUP_CONNECTIONS
+    from tests.conftest import bearer, login
+
+    make_user()
+    headers = bearer(login(client).get_json()["access_token"])
+    guard = app.extensions["datahub.access_guard"]
+    with ThreadPoolExecutor(32) as pool:
+        answers = list(pool.map(
+            lambda _: app.test_client().get("/api/v1/auth/me", headers=headers).status_code,
+            range(200)))
+    assert answers == [200] * 200
+    assert len(guard.idle) <= MAX_IDLE_LOOKUP_CONNECTIONS
+    assert len(guard.opened) == len(guard.idle)  # the others were closed, none leaked
 
 
 def test_a_database_that_cannot_be_reached_answers_503(app, client, make_user, monkeypatch):
@@ -166,7 +187,8 @@ def test_a_database_that_cannot_be_reached_answers_503(app, client, make_user, m
     headers = bearer(login(client).get_json()["access_token"])
     guard = app.extensions["datahub.access_guard"]
     assert client.get("/api/v1/auth/me", headers=headers).status_code == 200
-    guard.local.connection.close()
+    for _, connection in guard.idle:
+        connection.close()
     error = guard.engine.dialect.loaded_dbapi.OperationalError("connection refused")
 
     def refuse():
