@@ -132,8 +132,8 @@ def register_extensions(app):
         tune_sqlite(db.engine, app.config["SQLITE_BUSY_TIMEOUT_MS"])
     migrate.init_app(app, db, directory=os.path.join(os.path.dirname(__file__), "migrations"))
     jwt.init_app(app)
-    import datahub.auth.tokens  # noqa: F401  (registers the JWT loaders)
-    from datahub.auth import guard
+    import datahub.identity.tokens  # noqa: F401  (registers the JWT loaders)
+    from datahub.identity import guard
 
     guard.init_app(app)
 
@@ -186,15 +186,15 @@ def register_blueprints(app):
 
 
 def register_error_handlers(app):
-    from datahub.errors import register_error_handlers as register
+    from datahub.error_handlers import register_error_handlers as register
 
     register(app)
 
 
 def register_commands(app):
-    from datahub.auth.cli import sessions_cli
-    from datahub.cli import users_cli
-    from datahub.pipelines.cli import worker_command
+    from datahub.identity.commands import sessions_cli
+    from datahub.pipelines.commands import worker_command
+    from datahub.users.commands import users_cli
 
     app.cli.add_command(users_cli)
     app.cli.add_command(worker_command)

@@ -3,7 +3,7 @@ the OpenAPI document, and the security schemes."""
 import re
 
 import flask_smorest
-from flask import current_app, g, request
+from flask import current_app, request
 from webargs import core
 from webargs.flaskparser import FlaskParser
 from werkzeug.routing import BaseConverter
@@ -126,7 +126,7 @@ def textconverter2paramschema(_converter):
 def reject_invalid_ids():
     """422 ``["path", name]`` for every ``<id:...>`` segment that is not an integer and
     every ``<text:...>`` segment with a control character. A view that checks the bearer
-    itself (``auth_required``) still answers 401 first."""
+    itself (``bearer_guard``, see datahub.identity.guard) still answers 401 first."""
     errors = []
     for name, value in (request.view_args or {}).items():
         if isinstance(value, InvalidId):
@@ -136,35 +136,30 @@ def reject_invalid_ids():
             errors.append({"loc": ["path", name], "msg": CONTROL_MESSAGE,
                            "type": "value_error.str.control"})
     if errors:
-        if "current_user" not in g and _view_requires_bearer():
-            require_bearer()
+        guard = _view_guard()
+        if guard is not None:
+            guard()
         raise RequestValidationError(errors)
 
 
-def _view_requires_bearer():
+def _view_guard():
+    """The check a view's decorator put on it (``view.bearer_guard``), if any."""
     view = current_app.view_functions.get(request.endpoint)
     view = getattr(getattr(view, "view_class", None), request.method.lower(), view)
-    return getattr(view, "requires_bearer", False)
-
-
-def require_bearer():
-    """Every view of the blueprint needs a valid access token (see datahub.auth.guard)."""
-    from datahub.auth.guard import authenticate
-
-    authenticate()
+    return getattr(view, "bearer_guard", None)
 
 
 class Blueprint(flask_smorest.Blueprint):
-    """smorest's Blueprint with our parser. ``auth_required=True`` checks the bearer token
-    before anything else (so a 401 comes before a 404 or a 422); a blueprint with
-    ``<id:...>`` path parameters checks them (one without pays nothing for it)."""
+    """smorest's Blueprint with our parser. ``guard``, a function that raises for a request
+    it refuses, runs before anything else (so a 401 comes before a 404 or a 422); a
+    blueprint with ``<id:...>`` path parameters checks them (one without pays nothing)."""
 
     ARGUMENTS_PARSER = Parser()
 
-    def __init__(self, *args, auth_required=False, **kwargs):
+    def __init__(self, *args, guard=None, **kwargs):
         super().__init__(*args, **kwargs)
-        if auth_required:
-            self.before_request(require_bearer)
+        if guard is not None:
+            self.before_request(guard)
 
     def add_url_rule(self, rule, *args, **kwargs):
         if (("<id:" in rule or "<text:" in rule)

@@ -15,7 +15,12 @@ from flask import current_app, g, request
 from webargs.flaskparser import is_json_request
 from werkzeug.exceptions import RequestEntityTooLarge
 
-from datahub.errors import FileTooLarge, MalformedBody, NumberOutOfRange, RequestBodyTooLarge
+from datahub.errors import (
+    FileTooLarge,
+    MalformedBody,
+    NumberOutOfRange,
+    RequestBodyTooLarge,
+)
 
 # Room for the multipart framing (boundaries, part headers, small extra fields) on top
 # of the file itself, which has the MAX_CONTENT_LENGTH limit of its own.

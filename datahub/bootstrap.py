@@ -6,8 +6,8 @@ import flask_migrate
 import sqlalchemy as sa
 
 from datahub.extensions import db
+from datahub.identity.models import User
 from datahub.users import services
-from datahub.users.models import User
 
 DEFAULT_ADMIN_EMAIL = "admin@example.com"
 

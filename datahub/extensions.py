@@ -1,9 +1,4 @@
 """Extension objects, bound to the app in ``create_app``."""
-from types import MappingProxyType
-
-import flask_limiter
-from flask import request
-from flask.globals import request_ctx
 from flask_cors import CORS
 from flask_jwt_extended import JWTManager
 from flask_migrate import Migrate
@@ -11,8 +6,8 @@ from flask_sqlalchemy import SQLAlchemy
 from sqlalchemy import MetaData
 from sqlalchemy.orm import DeclarativeBase
 
-import datahub.ratelimit_store  # noqa: F401  (registers the sqlite:/// rate-limit storage)
 from datahub.api import Api
+from datahub.ratelimit import Limiter, client_address, rate_limit_breached
 
 
 class Base(DeclarativeBase):
@@ -34,86 +29,11 @@ jwt = JWTManager()
 api = Api()
 
 
-def client_address():
-    """The client's address as the app sees it: after ProxyFix, which trusts
-    X-Forwarded-For only for the configured number of proxies (PROXY_FIX_X_FOR)."""
-    return request.remote_addr or "unknown"
-
-
-class _NothingChecked:
-    """Flask-Limiter's per-request state when no limit was checked: empty and read-only,
-    so that a write (which only a check makes) would fail loudly, never leak."""
-
-    __slots__ = ()
-    view_rate_limit = None
-    view_rate_limits = ()
-    conditional_deductions = MappingProxyType({})
-    seen_limits = frozenset()
-
-    def reset(self):
-        pass
-
-
-_NOTHING_CHECKED = _NothingChecked()
-
-
-class Limiter(flask_limiter.Limiter):
-    """Flask-Limiter keeps a few settings from the first ``init_app`` it sees. One process
-    serves one app, but tests build an app per test: rebinding takes the new app's
-    configuration (storage, key prefix, enabled) instead of the first one's."""
-
-    def init_app(self, app):
-        self.enabled = True
-        self._strategy = None
-        self._swallow_errors = None
-        self._fail_on_first_breach = None
-        self._key_prefix = ""
-        self._storage_options = {}
-        self._storage_dead = False
-        self._in_memory_fallback_enabled = False
-        self.limit_manager.set_application_limits([])  # RATELIMIT_APPLICATION, if any
-        self.limit_manager.set_default_limits([])  # RATELIMIT_DEFAULT, if any
-        super().init_app(app)
-
-    @property
-    def context(self):
-        # Flask-Limiter's after-request and teardown hooks read its per-request state on
-        # every request; building that state for a request that checked no limit costs
-        # more than all the rest of the limiter's work (~10 µs, bench/README.rst). Until a
-        # check has created it, they read an empty, read-only stand-in instead.
-        contexts = request_ctx._get_current_object().__dict__.get("_limiter_request_context")
-        if contexts is None or self not in contexts:
-            return _NOTHING_CHECKED
-        return contexts[self]
-
-    def _has_request_wide_limits(self):
-        manager = self.limit_manager
-        return bool(manager.application_limits or manager.default_limits
-                    or manager._blueprint_limits or self._meta_limits
-                    or self._in_memory_fallback)
-
-    def _check_request_limit(self, callable_name=None, in_middleware=True):
-        # The before-request pass only evaluates request-wide limits (default, application,
-        # blueprint, meta, in-memory fallback); a decorated view checks its own limits when
-        # it is called. With none of those configured the pass finds nothing, at about
-        # 70 µs a request on every route (bench/README.rst), so it is skipped.
-        if in_middleware and not self._has_request_wide_limits():
-            return
-        _ = super().context  # creates this request's state, which the check writes to
-        super()._check_request_limit(callable_name, in_middleware)
-
-
-def _rate_limit_breached(request_limit):
-    from datahub.audit import audit
-
-    audit("rate_limited", limit=str(request_limit.limit), endpoint=request.endpoint)
-
-
 # Limits are attached to views (datahub.auth.routes); Retry-After is computed by the error
-# handler (datahub.errors), so no X-RateLimit headers are added to ordinary responses.
+# handler (datahub.error_handlers), so no X-RateLimit headers are added to ordinary responses.
 limiter = Limiter(
     key_func=client_address,
     headers_enabled=False,
-    on_breach=_rate_limit_breached,
+    on_breach=rate_limit_breached,
 )
 cors = CORS()

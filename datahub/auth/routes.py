@@ -6,9 +6,9 @@ import sqlalchemy as sa
 from flask import after_this_request, current_app, request
 from flask.views import MethodView
 from flask_jwt_extended import (
-    current_user,
     decode_token,
     get_csrf_token,
+    get_current_user,
     get_jwt,
     verify_jwt_in_request,
 )
@@ -17,9 +17,6 @@ from jwt import PyJWTError
 
 from datahub.api import BEARER, REFRESH_COOKIE, Blueprint, MessageSchema
 from datahub.audit import audit
-from datahub.auth import sessions
-from datahub.auth.guard import auth_required, current_claims, current_principal, current_user_record
-from datahub.auth.models import AuthSession
 from datahub.auth.origin import check_double_submit, require_trusted_origin
 from datahub.auth.schemas import (
     LoginSchema,
@@ -28,14 +25,21 @@ from datahub.auth.schemas import (
     SessionPageSchema,
     TokenSchema,
 )
-from datahub.database import utcnow
 from datahub.bodies import json_body
-from datahub.errors import InvalidCredentials, SessionNotFound, TokenRevoked
+from datahub.database import utcnow
 from datahub.extensions import client_address, db, limiter
+from datahub.identity import sessions
+from datahub.identity.errors import InvalidCredentials, SessionNotFound, TokenRevoked
+from datahub.identity.guard import (
+    auth_required,
+    current_claims,
+    current_user,
+    current_user_record,
+)
+from datahub.identity.models import AuthSession, User, normalise_email
+from datahub.identity.passwords import check_password
 from datahub.users import services as user_services
-from datahub.users.models import User
-from datahub.users.passwords import check_password
-from datahub.users.schemas import UserSchema, normalise_email
+from datahub.users.schemas import UserSchema
 
 blp = Blueprint("auth", __name__, url_prefix="/api/v1/auth", description="Log in and manage the session")
 
@@ -196,7 +200,7 @@ class Refresh(MethodView):
         """Rotate the refresh cookie and issue a new access token."""
         require_trusted_origin()
         verify_jwt_in_request(refresh=True, locations=["cookies"])
-        user = current_user
+        user = get_current_user()
         try:
             token, record, session = sessions.rotate(get_jwt(), user)
         except TokenRevoked:
@@ -269,7 +273,7 @@ class Sessions(MethodView):
     @blp.arguments(PageArgsSchema, location="query", as_kwargs=True)
     def get(self, limit, offset):
         """The caller's active sessions (logins), most recently used first."""
-        query = sessions.active_sessions(current_principal.id)
+        query = sessions.active_sessions(current_user.id)
         total = db.session.scalar(sa.select(sa.func.count()).select_from(query.subquery()))
         rows = db.session.scalars(
             query.order_by(AuthSession.last_used_at.desc(), AuthSession.id)
@@ -294,7 +298,7 @@ class SessionItem(MethodView):
     @auth_required
     def delete(self, session_id):
         """End one of the caller's sessions (its refresh and access tokens stop working)."""
-        user = current_principal
+        user = current_user
         owned = sessions.active_sessions(user.id).where(AuthSession.id == session_id)
         if db.session.scalar(owned) is None:
             raise SessionNotFound()
@@ -318,7 +322,7 @@ class Me(MethodView):
         # Serialised by hand, and without jsonify's per-call lookups: this is the hottest
         # endpoint (see bench/); the response schema above documents it and a test holds
         # the two equal, byte for byte.
-        return current_app.response_class(_me_body(current_principal),
+        return current_app.response_class(_me_body(current_user),
                                           mimetype="application/json")
 
 

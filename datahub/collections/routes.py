@@ -2,9 +2,7 @@
 from flask import url_for
 from flask.views import MethodView
 
-from datahub import permissions
 from datahub.api import BEARER, Blueprint, error_responses
-from datahub.auth.guard import current_principal as current_user
 from datahub.collections import services
 from datahub.collections.schemas import (
     CollectionCreateSchema,
@@ -13,9 +11,11 @@ from datahub.collections.schemas import (
     CollectionSchema,
     CollectionUpdateSchema,
 )
+from datahub.identity import permissions
+from datahub.identity.guard import authenticate, current_user
 
 blp = Blueprint(
-    "collections", __name__, url_prefix="/api/v1/collections", auth_required=True,
+    "collections", __name__, url_prefix="/api/v1/collections", guard=authenticate,
     description="Collections: named groups of datasets",
 )
 

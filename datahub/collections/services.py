@@ -1,13 +1,22 @@
 """What can be done to collections, independent of HTTP."""
 import sqlalchemy as sa
 
+from datahub.collections.errors import CollectionNotFound
 from datahub.collections.models import Collection, CollectionDataset
 from datahub.database import utcnow
-from datahub.datasets.models import Dataset, name_key
-from datahub.errors import CollectionNotFound, DatasetNotFound, NameAlreadyExists
+from datahub.datasets.errors import DatasetNotFound
+from datahub.datasets.models import Dataset
+from datahub.errors import NameAlreadyExists
 from datahub.extensions import db
 from datahub.listing import paginate, valid_id
-from datahub.named import commit_named, filter_named, get_or_404, name_taken, rename
+from datahub.resources import (
+    commit_named,
+    filter_named,
+    get_or_404,
+    name_key,
+    name_taken,
+    rename,
+)
 
 
 def get_collection(collection_id):

@@ -6,11 +6,6 @@ from datahub.database import UTCDateTime, utcnow
 from datahub.extensions import db
 
 
-def name_key(name):
-    """What names are compared by: unique case-insensitively, enforced by a unique index."""
-    return name.lower()
-
-
 class Dataset(db.Model):
     __tablename__ = "datasets"
     # Pages are ordered by id: (owner_id, id) serves ``?owner=`` pages without a sort.

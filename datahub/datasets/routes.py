@@ -3,11 +3,10 @@ from flask import current_app, request, send_file, url_for
 from flask.views import MethodView
 from werkzeug.exceptions import RequestedRangeNotSatisfiable
 
-from datahub import permissions
 from datahub.api import BEARER, Blueprint, error_responses
-from datahub.auth.guard import current_principal as current_user
 from datahub.bodies import takes_file
 from datahub.datasets import services
+from datahub.datasets.errors import FileNotFound
 from datahub.datasets.schemas import (
     DatasetCreateSchema,
     DatasetListArgsSchema,
@@ -18,12 +17,13 @@ from datahub.datasets.schemas import (
 )
 from datahub.datasets.storage import get_storage
 from datahub.datasets.uploads import DEFAULT_CONTENT_TYPE, Upload, clean_filename
-from datahub.errors import FileNotFound
 from datahub.extensions import db
+from datahub.identity import permissions
+from datahub.identity.guard import authenticate, current_user
 from datahub.validation import media_type_error
 
 blp = Blueprint(
-    "datasets", __name__, url_prefix="/api/v1/datasets", auth_required=True,
+    "datasets", __name__, url_prefix="/api/v1/datasets", guard=authenticate,
     description="Datasets: described data with an optional file",
 )
 

@@ -5,7 +5,14 @@ from marshmallow import post_load
 
 from datahub import fields
 from datahub.listing import NamedListArgsSchema, page_schema
-from datahub.validation import Length, Schema, label_field, name_field, strip_name, text_field
+from datahub.validation import (
+    Length,
+    Schema,
+    label_field,
+    name_field,
+    strip_name,
+    text_field,
+)
 
 MAX_TAGS = 50
 

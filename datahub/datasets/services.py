@@ -2,12 +2,20 @@
 import sqlalchemy as sa
 
 from datahub.database import utcnow
-from datahub.datasets.models import Dataset, DatasetTag, name_key
+from datahub.datasets.errors import DatasetNotFound
+from datahub.datasets.models import Dataset, DatasetTag
 from datahub.datasets.storage import delete_quietly, get_storage
-from datahub.errors import DatasetNotFound, NameAlreadyExists
+from datahub.errors import NameAlreadyExists
 from datahub.extensions import db
 from datahub.listing import paginate
-from datahub.named import commit_named, filter_named, get_or_404, name_taken, rename
+from datahub.resources import (
+    commit_named,
+    filter_named,
+    get_or_404,
+    name_key,
+    name_taken,
+    rename,
+)
 
 
 def get_dataset(dataset_id, for_update=False):

@@ -11,12 +11,20 @@ import unicodedata
 from flask import current_app, request
 from werkzeug.exceptions import RequestEntityTooLarge
 from werkzeug.http import parse_options_header
-from werkzeug.sansio.multipart import Data, Epilogue, Field, File, MultipartDecoder, NeedData
+from werkzeug.sansio.multipart import (
+    Data,
+    Epilogue,
+    Field,
+    File,
+    MultipartDecoder,
+    NeedData,
+)
 
 from datahub.bodies import MULTIPART_OVERHEAD
 from datahub.errors import BadRequest, IncompleteBody, RequestValidationError
 from datahub.serving.gunicorn_worker import CHUNK_SIZE, socket_body
 from datahub.validation import media_type_error
+
 MAX_PART_HEADERS = 16 * 1024
 DEFAULT_CONTENT_TYPE = "application/octet-stream"
 

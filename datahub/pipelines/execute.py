@@ -9,11 +9,12 @@ import time
 import sqlalchemy as sa
 
 from datahub.database import utcnow
-from datahub.datasets.models import Dataset, name_key
+from datahub.datasets.models import Dataset
 from datahub.datasets.storage import delete_quietly, get_storage
 from datahub.extensions import db
 from datahub.pipelines.engine import PipelineError, apply_steps, check_every, read_csv
 from datahub.pipelines.models import Pipeline, Run
+from datahub.resources import name_key
 
 log = logging.getLogger("datahub.pipelines.execute")
 

@@ -2,9 +2,9 @@
 from flask import url_for
 from flask.views import MethodView
 
-from datahub import permissions
 from datahub.api import BEARER, Blueprint, error_responses
-from datahub.auth.guard import current_principal as current_user
+from datahub.identity import permissions
+from datahub.identity.guard import authenticate, current_user
 from datahub.pipelines import services
 from datahub.pipelines.schemas import (
     PipelineCreateSchema,
@@ -18,7 +18,7 @@ from datahub.pipelines.schemas import (
 )
 
 blp = Blueprint(
-    "pipelines", __name__, url_prefix="/api/v1/pipelines", auth_required=True,
+    "pipelines", __name__, url_prefix="/api/v1/pipelines", guard=authenticate,
     description="Pipelines: steps that turn one dataset's CSV file into another dataset; "
                 "runs execute them",
 )

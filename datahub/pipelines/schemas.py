@@ -11,7 +11,6 @@ from datahub.pipelines.models import STATUSES
 from datahub.pipelines.steps import StepField
 from datahub.validation import (
     ASCII_SPACE,
-    Length,
     Range,
     Schema,
     name_field,

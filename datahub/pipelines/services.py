@@ -2,18 +2,25 @@
 import sqlalchemy as sa
 
 from datahub.database import utcnow
-from datahub.datasets.models import Dataset, name_key
-from datahub.errors import (
-    DatasetNotFound,
-    NameAlreadyExists,
+from datahub.datasets.errors import DatasetNotFound
+from datahub.datasets.models import Dataset
+from datahub.errors import NameAlreadyExists
+from datahub.extensions import db
+from datahub.listing import paginate, valid_id
+from datahub.pipelines.errors import (
     PipelineAlreadyRunning,
     PipelineNotFound,
     RunNotFound,
 )
-from datahub.extensions import db
-from datahub.listing import paginate, valid_id
-from datahub.named import commit_named, filter_named, get_or_404, name_taken, rename
 from datahub.pipelines.models import ACTIVE_STATUSES, Pipeline, Run
+from datahub.resources import (
+    commit_named,
+    filter_named,
+    get_or_404,
+    name_key,
+    name_taken,
+    rename,
+)
 
 CANCELLED_BY_USER = "cancelled by a user"
 

@@ -2,16 +2,16 @@
 from flask import url_for
 from flask.views import MethodView
 
-from datahub import permissions
 from datahub.api import BEARER, Blueprint, error_responses
-from datahub.auth.guard import current_principal as current_user
+from datahub.identity import permissions
+from datahub.identity.guard import authenticate, current_user
 from datahub.listing import ListArgsSchema, page_schema
 from datahub.users import services
 from datahub.users.schemas import NewUserSchema, UserSchema, UserUpdateSchema
 from datahub.validation import Length, label_field
 
 blp = Blueprint(
-    "users", __name__, url_prefix="/api/v1/users", auth_required=True,
+    "users", __name__, url_prefix="/api/v1/users", guard=authenticate,
     description="User administration (admins only)",
 )
 

@@ -2,9 +2,8 @@
 from marshmallow import pre_load
 
 from datahub import fields
-
-from datahub.users.models import PROVIDERS, ROLES
-from datahub.users.passwords import MAX_PASSWORD_BYTES, MIN_PASSWORD_BYTES
+from datahub.identity.models import PROVIDERS, ROLES, normalise_email
+from datahub.identity.passwords import MAX_PASSWORD_BYTES, MIN_PASSWORD_BYTES
 from datahub.validation import (
     NO_NUL_PATTERN,
     ByteLength,
@@ -26,10 +25,6 @@ class UserSchema(Schema):
     provider = fields.String(required=True, metadata={"enum": list(PROVIDERS)})
     roles = fields.List(fields.String(validate=OneOf(ROLES)), required=True)
     created_at = fields.DateTime(required=True, format="iso")
-
-
-def normalise_email(value):
-    return value.strip().lower() if isinstance(value, str) else value
 
 
 def password_field(**kwargs):

@@ -1,4 +1,4 @@
-"""The hand-written HMAC check in datahub.auth.guard must agree with PyJWT on every token."""
+"""The hand-written HMAC check in datahub.identity.guard must agree with PyJWT on every token."""
 import base64
 import json
 import os
@@ -7,8 +7,8 @@ import time
 
 import pytest
 
-from datahub.auth.guard import AccessGuard
-from datahub.errors import InvalidToken, TokenExpired
+from datahub.identity.errors import InvalidToken, TokenExpired
+from datahub.identity.guard import AccessGuard
 from tests.auth.tokens import alg_none, forge
 from tests.conftest import TEST_SECRET
 
@@ -116,7 +116,7 @@ def test_a_token_verified_before_is_still_checked_against_the_clock(app, monkeyp
 
 
 def test_the_cache_of_verified_tokens_is_bounded(app, monkeypatch):
-    from datahub.auth import guard as guard_module
+    from datahub.identity import guard as guard_module
 
     guard = app.extensions["datahub.access_guard"]
     monkeypatch.setattr(guard_module, "KEPT", 3)
@@ -165,7 +165,7 @@ def test_many_threads_keep_few_lookup_connections(app, client, make_user):
     holding one (64 threads x 5 workers would exceed PostgreSQL's connection limit)."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from datahub.auth.guard import MAX_IDLE_LOOKUP_CONNECTIONS
+    from datahub.identity.guard import MAX_IDLE_LOOKUP_CONNECTIONS
     from tests.conftest import bearer, login
 
     make_user()

@@ -136,7 +136,7 @@ def test_me_is_serialised_exactly_as_the_user_schema_documents_it(app, client, m
     from flask import jsonify
 
     from datahub.extensions import db
-    from datahub.users.models import User
+    from datahub.identity.models import User
     from datahub.users.schemas import UserSchema
 
     user = make_user(roles=("viewer", "editor"))

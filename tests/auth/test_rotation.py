@@ -8,9 +8,15 @@ import time
 import pytest
 import sqlalchemy as sa
 
-from datahub.auth.models import AuthSession, RefreshToken
 from datahub.extensions import db
-from tests.auth.helpers import claims, cookie_value, refresh, set_cookie_attributes, use_cookie
+from datahub.identity.models import AuthSession, RefreshToken
+from tests.auth.helpers import (
+    claims,
+    cookie_value,
+    refresh,
+    set_cookie_attributes,
+    use_cookie,
+)
 from tests.conftest import bearer, login
 
 

@@ -6,10 +6,10 @@ from datetime import timedelta
 import pytest
 import sqlalchemy as sa
 
-from datahub.auth import sessions
-from datahub.auth.models import AuthSession, RefreshToken, RevokedAccessToken
 from datahub.database import utcnow
 from datahub.extensions import db
+from datahub.identity import sessions
+from datahub.identity.models import AuthSession, RefreshToken, RevokedAccessToken
 from tests.auth.helpers import claims, cookie_value, refresh, use_cookie
 from tests.auth.tokens import forge
 from tests.conftest import bearer, login

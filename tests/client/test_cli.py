@@ -6,7 +6,6 @@ import stat
 
 import pytest
 from click.testing import CliRunner
-
 from datahub_client import AuthenticationError, Client
 from datahub_client.cli import main
 

@@ -7,7 +7,6 @@ import threading
 import time
 
 import pytest
-
 from datahub_client import Client, ConflictError, NotFoundError
 
 pytestmark = pytest.mark.e2e

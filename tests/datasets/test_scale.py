@@ -3,8 +3,8 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy import event
 
-from datahub.datasets.models import Dataset, DatasetTag
 from datahub.database import utcnow
+from datahub.datasets.models import Dataset, DatasetTag
 from datahub.extensions import db
 
 ROWS = 100_000

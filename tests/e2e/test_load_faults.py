@@ -30,7 +30,6 @@ from tests.e2e.load_helpers import (
     NO_PROBLEMS,
     ApiClient,
     audit_storage,
-    call,
     kill_worker,
     open_storage_files,
     sha256,

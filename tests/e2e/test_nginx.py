@@ -5,8 +5,8 @@ import subprocess
 
 import pytest
 
-from datahub.auth.models import RefreshToken
 from datahub.extensions import db
+from datahub.identity.models import RefreshToken
 from datahub.spa import STATIC as SPA_STATIC
 from tests.e2e.nginx_site import run_for_test
 

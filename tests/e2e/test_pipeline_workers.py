@@ -15,7 +15,14 @@ import pytest
 from datahub.pipelines.worker import STALE_ERROR
 from tests.conftest import TEST_SECRET
 from tests.e2e.conftest import ROOT
-from tests.pipelines.helpers import PIPELINES, create_pipeline, get_run, source, start, wait_for
+from tests.pipelines.helpers import (
+    PIPELINES,
+    create_pipeline,
+    get_run,
+    source,
+    start,
+    wait_for,
+)
 from tests.resources import actors  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.e2e

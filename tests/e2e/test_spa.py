@@ -13,8 +13,8 @@ import time
 from functools import partial
 
 import pytest
-
 from datahub_client import Client
+
 from tests.e2e.conftest import ROOT
 
 pytestmark = pytest.mark.e2e

@@ -170,8 +170,8 @@ def test_delete_user_ends_sessions(client, actors, admin):
     assert client.post("/api/v1/auth/refresh").status_code == 401
     response = client.get(f"{URL}{viewer.id}", headers=admin.headers)
     assert (response.status_code, response.get_json()) == (404, {"detail": "User not found"})
-    from datahub.auth.models import RefreshToken
     from datahub.extensions import db
+    from datahub.identity.models import RefreshToken
 
     with client.application.app_context():
         assert db.session.scalar(db.select(db.func.count()).select_from(RefreshToken).where(

@@ -3,7 +3,7 @@ import pytest
 from alembic.script import ScriptDirectory
 
 from datahub.extensions import db
-from datahub.users.models import User
+from datahub.identity.models import User
 from tests.conftest import PASSWORD, login
 
 
@@ -67,9 +67,9 @@ def test_create_refuses_bad_input_with_a_message_and_nonzero_exit(app, runner, m
 def test_errors_go_to_stderr(app, make_user):
     make_user(email="dup@example.com")
     from click.testing import CliRunner
-
-    from datahub.cli import users_cli
     from flask.cli import ScriptInfo
+
+    from datahub.users.commands import users_cli
 
     runner = CliRunner()
     result = runner.invoke(users_cli, ["create", "--email", "dup@example.com", "--password", PASSWORD],

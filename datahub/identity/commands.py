@@ -2,7 +2,7 @@
 import click
 from flask.cli import with_appcontext
 
-from datahub.auth import sessions
+from datahub.identity import sessions
 
 
 @click.group("sessions")

@@ -3,23 +3,22 @@ table, and one query decides whether the token is revoked and who its user is.""
 import sqlalchemy as sa
 from flask import g
 
-from datahub.auth.models import AuthSession, RefreshToken
-from datahub.errors import (
+from datahub.errors import error_response
+from datahub.extensions import db, jwt
+from datahub.identity.errors import (
     InvalidToken,
     NotAuthenticated,
     TokenExpired,
     TokenRevoked,
-    error_response,
 )
-from datahub.extensions import db, jwt
-from datahub.users.models import User
+from datahub.identity.models import AuthSession, RefreshToken, User
 
 
 def _lookup(jwt_payload):
     """(user or None, revoked?) for a refresh token, from one query, memoised per request.
 
     flask-jwt-extended verifies only refresh tokens here (the refresh cookie); access
-    tokens go through datahub.auth.guard. A refresh token is revoked when its record or
+    tokens go through datahub.identity.guard. A refresh token is revoked when its record or
     its session is.
     """
     jti = jwt_payload.get("jti")

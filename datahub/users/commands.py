@@ -4,8 +4,8 @@ from flask.cli import with_appcontext
 
 from datahub.errors import APIError
 from datahub.extensions import db
+from datahub.identity.models import ROLES, User
 from datahub.users import services
-from datahub.users.models import ROLES, User
 
 
 def _fail(error):

@@ -22,11 +22,11 @@ from flask import current_app, has_request_context, request
 from flask_jwt_extended import create_access_token, create_refresh_token
 
 from datahub.audit import audit
-from datahub.auth.models import AuthSession, RefreshToken, RevokedAccessToken
 from datahub.config import as_timedelta
 from datahub.database import utcnow
-from datahub.errors import InvalidToken, TokenExpired, TokenRevoked
 from datahub.extensions import db
+from datahub.identity.errors import InvalidToken, TokenExpired, TokenRevoked
+from datahub.identity.models import AuthSession, RefreshToken, RevokedAccessToken
 from datahub.validation import without_control_characters
 
 

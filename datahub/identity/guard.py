@@ -28,10 +28,14 @@ import sqlalchemy as sa
 from flask import current_app, g, request
 from werkzeug.local import LocalProxy
 
-from datahub.auth.models import AuthSession, RevokedAccessToken
-from datahub.errors import InvalidToken, NotAuthenticated, TokenExpired, TokenRevoked
 from datahub.extensions import db
-from datahub.users.models import User
+from datahub.identity.errors import (
+    InvalidToken,
+    NotAuthenticated,
+    TokenExpired,
+    TokenRevoked,
+)
+from datahub.identity.models import AuthSession, RevokedAccessToken, User
 
 REQUIRED_CLAIMS = ["sub", "jti", "type", "iat", "exp"]
 KEPT = 4096  # verified tokens and users kept per worker (each about 2 KiB)
@@ -333,23 +337,25 @@ def init_app(app):
 
 
 def authenticate():
-    """Check the request's bearer token; sets ``current_principal`` and ``current_claims``."""
+    """Check the request's bearer token; sets ``current_user`` and ``current_claims``."""
     g.access_claims, g.current_user = current_app.extensions["datahub.access_guard"].authenticate()
 
 
 def auth_required(view):
-    """Let the view run only for a valid bearer access token; see ``current_principal``."""
+    """Let the view run only for a valid bearer access token; see ``current_user``."""
 
     @wraps(view)
     def wrapper(*args, **kwargs):
         authenticate()
         return view(*args, **kwargs)
 
-    wrapper.requires_bearer = True  # copied onto the decorators above it (functools.wraps)
+    # Copied onto the decorators above it (functools.wraps); datahub.api runs it before
+    # answering 422 for a bad path parameter, so a 401 still comes first.
+    wrapper.bearer_guard = authenticate
     return wrapper
 
 
-current_principal = LocalProxy(lambda: g.current_user)
+current_user = LocalProxy(lambda: g.current_user)
 current_claims = LocalProxy(lambda: g.access_claims)
 
 

@@ -2,10 +2,14 @@
 case-insensitively (a unique index on ``name_key``), an owner, and the list filters."""
 import sqlalchemy as sa
 
-from datahub.datasets.models import name_key
 from datahub.errors import NameAlreadyExists
 from datahub.extensions import db
 from datahub.listing import contains_pattern, valid_id
+
+
+def name_key(name):
+    """What names are compared by: unique case-insensitively, enforced by a unique index."""
+    return name.lower()
 
 
 def get_or_404(model, resource_id, not_found, for_update=False):
