@@ -141,7 +141,7 @@ _refresh_per_address = limiter.limit(
 )
 _password_change_per_user = limiter.limit(
     _config_limit("RATE_LIMIT_PASSWORD_CHANGE_PER_USER"), scope="user",
-    key_func=lambda: f"user:{current_claims['sub']}",
+    key_func=lambda: f"user:{current_claims.user_id}",
 )
 
 _TOO_MANY = {"description": "Too many requests; see Retry-After"}
@@ -279,7 +279,7 @@ class Sessions(MethodView):
             query.order_by(AuthSession.last_used_at.desc(), AuthSession.id)
             .limit(limit).offset(offset)
         ).all()
-        current = current_claims.get("sid")
+        current = current_claims.session_id
         items = [
             {"id": s.id, "created_at": s.created_at, "last_used_at": s.last_used_at,
              "expires_at": s.expires_at, "user_agent": s.user_agent,
@@ -304,7 +304,7 @@ class SessionItem(MethodView):
             raise SessionNotFound()
         sessions.revoke_session(session_id, "deleted")
         db.session.commit()
-        current = session_id == current_claims.get("sid")
+        current = session_id == current_claims.session_id
         audit("session_deleted", user_id=user.id, session_id=session_id, current=current)
         if current:
             _delete_refresh_cookie()
@@ -341,7 +341,7 @@ class MyPassword(MethodView):
     def put(self, body):
         """Change the caller's password (current and new password)."""
         user = current_user_record()
-        keep = current_claims.get("sid")
+        keep = current_claims.session_id
         user_services.change_password(user, body["current_password"], body["new_password"],
                                       keep_session=keep)
         session = db.session.get(AuthSession, keep) if keep else None
