@@ -24,7 +24,7 @@ from datahub.identity import tokens
 from datahub.identity.errors import InvalidToken, NotAuthenticated, TokenRevoked
 from datahub.identity.models import AuthSession, RevokedAccessToken, User
 
-KEPT = 4096  # users kept per worker (each about 1 KiB)
+KEPT = 4096  # Principals kept per worker
 
 
 @dataclass(frozen=True, slots=True)

@@ -43,7 +43,7 @@ from datahub.identity.models import AuthSession, RefreshToken, User
 
 ACCESS, REFRESH = "access", "refresh"
 REQUIRED_CLAIMS = ("sub", "jti", "type", "iat", "exp")
-KEPT = 4096  # verified access tokens kept per worker (each about 1 KiB)
+KEPT = 4096  # verified access tokens kept per worker
 
 
 @dataclass(frozen=True, slots=True)
