@@ -45,12 +45,13 @@ def require_trusted_origin():
 
 
 def check_double_submit(claims):
-    """With JWT_COOKIE_CSRF_PROTECT, the header must repeat the token's ``csrf`` claim
-    (the refresh endpoint gets this check from flask-jwt-extended; logout from here)."""
+    """With JWT_COOKIE_CSRF_PROTECT, the header must repeat the refresh token's CSRF value
+    (``RefreshClaims.csrf``; the refresh endpoint gets this check from flask-jwt-extended,
+    logout from here)."""
     config = current_app.config
     if not config["JWT_COOKIE_CSRF_PROTECT"]:
         return
     sent = request.headers.get(config["JWT_REFRESH_CSRF_HEADER_NAME"], "")
-    expected = claims.get("csrf") or ""
+    expected = claims.csrf or ""
     if not (sent and expected and hmac.compare_digest(sent.encode(), expected.encode())):
         raise Forbidden()

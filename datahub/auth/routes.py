@@ -5,15 +5,6 @@ import json
 import sqlalchemy as sa
 from flask import after_this_request, current_app, request
 from flask.views import MethodView
-from flask_jwt_extended import (
-    decode_token,
-    get_csrf_token,
-    get_current_user,
-    get_jwt,
-    verify_jwt_in_request,
-)
-from flask_jwt_extended.exceptions import JWTExtendedException
-from jwt import PyJWTError
 
 from datahub.api import BEARER, REFRESH_COOKIE, Blueprint, MessageSchema
 from datahub.audit import audit
@@ -28,7 +19,7 @@ from datahub.auth.schemas import (
 from datahub.bodies import json_body
 from datahub.database import utcnow
 from datahub.extensions import client_address, db, limiter
-from datahub.identity import sessions
+from datahub.identity import sessions, tokens
 from datahub.identity.errors import InvalidCredentials, SessionNotFound, TokenRevoked
 from datahub.identity.guard import (
     auth_required,
@@ -52,8 +43,9 @@ def _cookie_options(config):
     return dict(secure=config["JWT_COOKIE_SECURE"], samesite=config["JWT_COOKIE_SAMESITE"])
 
 
-def _set_refresh_cookie(token, record):
-    """The refresh cookie; its Max-Age ends with the token (never after the session)."""
+def _set_refresh_cookie(token, record, csrf):
+    """The refresh cookie (and, with double submit, the ``csrf`` cookie); its Max-Age ends
+    with the token (never after the session)."""
     config = current_app.config
     max_age = max(0, sessions.epoch(record.expires_at) - sessions.epoch(record.issued_at))
 
@@ -66,7 +58,7 @@ def _set_refresh_cookie(token, record):
         if config["JWT_COOKIE_CSRF_PROTECT"]:
             # Double submit: readable by the SPA's JavaScript, sent back as a header.
             response.set_cookie(
-                config["JWT_REFRESH_CSRF_COOKIE_NAME"], get_csrf_token(token), max_age=max_age,
+                config["JWT_REFRESH_CSRF_COOKIE_NAME"], csrf, max_age=max_age,
                 path=config["JWT_REFRESH_CSRF_COOKIE_PATH"], httponly=False,
                 **_cookie_options(config),
             )
@@ -107,13 +99,6 @@ def _token_body(access_token):
     return {"access_token": access_token, "token_type": "bearer"}, 200, NO_STORE
 
 
-def _decode_or_none(token, **kwargs):
-    try:
-        return decode_token(token, **kwargs)
-    except (PyJWTError, JWTExtendedException):
-        return None
-
-
 # -- rate limit keys -------------------------------------------------------------------
 
 def _login_email():
@@ -141,7 +126,7 @@ _refresh_per_address = limiter.limit(
 )
 _password_change_per_user = limiter.limit(
     _config_limit("RATE_LIMIT_PASSWORD_CHANGE_PER_USER"), scope="user",
-    key_func=lambda: f"user:{current_claims['sub']}",
+    key_func=lambda: f"user:{current_claims.user_id}",
 )
 
 _TOO_MANY = {"description": "Too many requests; see Retry-After"}
@@ -181,7 +166,7 @@ class Login(MethodView):
         access_token = sessions.issue_access_token(user, session)
         db.session.commit()
         audit("login_succeeded", email=user.email, user_id=user.id, session_id=session.id)
-        _set_refresh_cookie(refresh_token, record)
+        _set_refresh_cookie(refresh_token, record, session.csrf_token)
         _send_csrf_token(session.csrf_token)
         return _token_body(access_token)
 
@@ -199,19 +184,17 @@ class Refresh(MethodView):
     def post(self):
         """Rotate the refresh cookie and issue a new access token."""
         require_trusted_origin()
-        verify_jwt_in_request(refresh=True, locations=["cookies"])
-        user = get_current_user()
+        presented, user = tokens.verified_refresh()
         try:
-            token, record, session = sessions.rotate(get_jwt(), user)
+            token, record, session = sessions.rotate(presented, user)
         except TokenRevoked:
             _delete_refresh_cookie()
             raise
         access_token = sessions.issue_access_token(user, session)
         db.session.commit()
         if token is not None:
-            _set_refresh_cookie(token, record)
-        if current_app.config["JWT_COOKIE_CSRF_PROTECT"]:
-            _send_csrf_token(get_csrf_token(token) if token is not None else get_jwt().get("csrf"))
+            _set_refresh_cookie(token, record, session.csrf_token)
+        _send_csrf_token(session.csrf_token if token is not None else presented.csrf)
         return _token_body(access_token)
 
 
@@ -224,20 +207,23 @@ class Logout(MethodView):
         """End the session: revoke the refresh cookie's session and the bearer's access token."""
         require_trusted_origin()
         user_id = session_id = None
+        codec = tokens.codec()
         refresh_cookie = request.cookies.get(current_app.config["JWT_REFRESH_COOKIE_NAME"])
-        refresh = _decode_or_none(refresh_cookie, allow_expired=True) if refresh_cookie else None
-        if refresh and refresh.get("type") == "refresh":
+        # An expired cookie still names the session to end.
+        refresh = (codec.read(refresh_cookie, tokens.REFRESH, allow_expired=True)
+                   if refresh_cookie else None)
+        if refresh is not None:
             check_double_submit(refresh)
-            user_id, session_id = refresh.get("sub"), refresh.get("fam")
-            if session_id:
-                sessions.revoke_session(session_id, "logout")
+            user_id, session_id = refresh.user_id, refresh.session_id
+            sessions.revoke_session(session_id, "logout")
 
         authorization = request.headers.get("Authorization", "")
         scheme, _, bearer = authorization.partition(" ")
-        access = _decode_or_none(bearer.strip()) if scheme.lower() == "bearer" else None
-        if access and access.get("type") == "access":
-            sessions.revoke_access_token(access["jti"], access["exp"])
-            user_id = user_id or access.get("sub")
+        access = (codec.read(bearer.strip(), tokens.ACCESS) if scheme.lower() == "bearer"
+                  else None)
+        if access is not None:
+            sessions.revoke_access_token(access)
+            user_id = user_id or access.user_id
         try:
             db.session.commit()
         except sa.exc.IntegrityError:  # a concurrent logout blocked the same token first
@@ -279,7 +265,7 @@ class Sessions(MethodView):
             query.order_by(AuthSession.last_used_at.desc(), AuthSession.id)
             .limit(limit).offset(offset)
         ).all()
-        current = current_claims.get("sid")
+        current = current_claims.session_id
         items = [
             {"id": s.id, "created_at": s.created_at, "last_used_at": s.last_used_at,
              "expires_at": s.expires_at, "user_agent": s.user_agent,
@@ -304,7 +290,7 @@ class SessionItem(MethodView):
             raise SessionNotFound()
         sessions.revoke_session(session_id, "deleted")
         db.session.commit()
-        current = session_id == current_claims.get("sid")
+        current = session_id == current_claims.session_id
         audit("session_deleted", user_id=user.id, session_id=session_id, current=current)
         if current:
             _delete_refresh_cookie()
@@ -341,7 +327,7 @@ class MyPassword(MethodView):
     def put(self, body):
         """Change the caller's password (current and new password)."""
         user = current_user_record()
-        keep = current_claims.get("sid")
+        keep = current_claims.session_id
         user_services.change_password(user, body["current_password"], body["new_password"],
                                       keep_session=keep)
         session = db.session.get(AuthSession, keep) if keep else None

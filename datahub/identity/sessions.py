@@ -6,8 +6,10 @@
   token presented again within ``REFRESH_REUSE_GRACE_SECONDS`` (two tabs refreshing at
   once) gets an access token and no new branch; later, it is a replay of a stolen token:
   the whole session is revoked.
-- Access tokens carry the session id as ``sid`` and die with their session; every access
-  token of a user dies when ``User.token_version`` is bumped.
+- Access tokens carry the session id and die with their session; every access token of
+  a user dies when ``User.token_version`` is bumped.
+
+The tokens themselves are the codec's (datahub.identity.tokens).
 
 Refreshes of one session are serialised: ``SELECT ... FOR UPDATE`` on the session row on
 PostgreSQL, the write lock that ``BEGIN IMMEDIATE`` takes for every writing request on
@@ -19,12 +21,12 @@ from datetime import datetime, timedelta, timezone
 
 import sqlalchemy as sa
 from flask import current_app, has_request_context, request
-from flask_jwt_extended import create_access_token, create_refresh_token
 
 from datahub.audit import audit
 from datahub.config import as_timedelta
 from datahub.database import utcnow
 from datahub.extensions import db
+from datahub.identity import tokens
 from datahub.identity.errors import InvalidToken, TokenExpired, TokenRevoked
 from datahub.identity.models import AuthSession, RefreshToken, RevokedAccessToken
 from datahub.validation import without_control_characters
@@ -48,25 +50,16 @@ def epoch(moment):
     return int(moment.timestamp())
 
 
-def _times(now, exp):
-    """``iat``, ``nbf`` (when JWT_ENCODE_NBF) and ``exp`` from one clock reading, so that a
-    token's lifetime is exact (flask-jwt-extended would read the clock again)."""
-    claims = {"iat": now, "exp": exp}
-    if current_app.config["JWT_ENCODE_NBF"]:
-        claims["nbf"] = now
-    return claims
-
-
 def issue_access_token(user, session=None):
-    """An access token for ``user``; bound to ``session`` (claim ``sid``) when given, and
-    then never valid beyond the session's absolute end."""
+    """An access token for ``user``; bound to ``session`` when given, and then never valid
+    beyond the session's absolute end."""
     now = epoch(utcnow())
     lifetime = int(as_timedelta(current_app.config["JWT_ACCESS_TOKEN_EXPIRES"]).total_seconds())
-    claims = {"ver": user.token_version, **_times(now, now + lifetime)}
+    exp = now + lifetime
     if session is not None:
-        claims["sid"] = session.id
-        claims["exp"] = min(claims["exp"], epoch(session.expires_at))
-    return create_access_token(identity=user.id, additional_claims=claims)
+        exp = min(exp, epoch(session.expires_at))
+    return tokens.codec().encode_access(user.id, user.token_version, now, exp,
+                                        session_id=session.id if session is not None else None)
 
 
 def _issue_refresh_token(user, session, now):
@@ -84,11 +77,13 @@ def _issue_refresh_token(user, session, now):
         client_address=address,
     )
     db.session.add(record)
-    claims = {"jti": record.jti, "fam": session.id, **_times(epoch(now), exp)}
-    if current_app.config["JWT_COOKIE_CSRF_PROTECT"] and session.csrf_token:
-        claims["csrf"] = session.csrf_token  # the session's, not a new one per token
-    token = create_refresh_token(identity=user.id, expires_delta=lifetime,
-                                 additional_claims=claims)
+    csrf = None
+    if current_app.config["JWT_COOKIE_CSRF_PROTECT"]:
+        if not session.csrf_token:
+            session.csrf_token = secrets.token_urlsafe(32)
+        csrf = session.csrf_token  # the session's, not a new one per token
+    token = tokens.codec().encode_refresh(user.id, record.jti, session.id, epoch(now), exp,
+                                          csrf=csrf)
     return token, record
 
 
@@ -158,7 +153,7 @@ def end_all_sessions(user, reason="ended", keep=None):
 
 
 def rotate(claims, user):
-    """Exchange the verified refresh token ``claims`` of ``user``.
+    """Exchange the verified refresh token ``claims`` (``RefreshClaims``) of ``user``.
 
     Returns ``(new refresh token or None, its record or None, session)``; None means a concurrent refresh
     already rotated this token within the grace window, so the caller answers with an
@@ -168,13 +163,13 @@ def rotate(claims, user):
     now = utcnow()
     session = db.session.execute(
         sa.select(AuthSession)
-        .where(AuthSession.id == claims.get("fam"))
+        .where(AuthSession.id == claims.session_id)
         .with_for_update()
         .execution_options(populate_existing=True)
     ).scalar_one_or_none()
     record = db.session.execute(
         sa.select(RefreshToken)
-        .where(RefreshToken.jti == claims["jti"])
+        .where(RefreshToken.jti == claims.token_id)
         .execution_options(populate_existing=True)
     ).scalar_one_or_none()
     if (session is None or record is None or record.family_id != session.id
@@ -208,14 +203,14 @@ def rotate(claims, user):
     raise TokenRevoked()
 
 
-def revoke_access_token(jti, exp):
-    """Block one access token until it would have expired anyway, and forget the blocked
-    tokens that have expired since."""
+def revoke_access_token(claims):
+    """Block one access token (its ``AccessClaims``) until it would have expired anyway,
+    and forget the blocked tokens that have expired since."""
     now = utcnow()
     db.session.execute(sa.delete(RevokedAccessToken).where(RevokedAccessToken.expires_at <= now))
-    expires_at = datetime.fromtimestamp(exp, timezone.utc)
-    if expires_at > now and db.session.get(RevokedAccessToken, jti) is None:
-        db.session.add(RevokedAccessToken(jti=jti, expires_at=expires_at))
+    expires_at = datetime.fromtimestamp(claims.expires_at, timezone.utc)
+    if expires_at > now and db.session.get(RevokedAccessToken, claims.token_id) is None:
+        db.session.add(RevokedAccessToken(jti=claims.token_id, expires_at=expires_at))
 
 
 def active_sessions(user_id):
