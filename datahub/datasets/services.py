@@ -5,17 +5,11 @@ from datahub.database import utcnow
 from datahub.datasets.errors import DatasetNotFound
 from datahub.datasets.models import Dataset, DatasetTag
 from datahub.datasets.storage import delete_quietly, get_storage
-from datahub.errors import NameAlreadyExists
 from datahub.extensions import db
 from datahub.listing import paginate
-from datahub.resources import (
-    commit_named,
-    filter_named,
-    get_or_404,
-    name_key,
-    name_taken,
-    rename,
-)
+from datahub.resources import create_named, filter_named, get_or_404, update_named
+
+FIELDS = ("description", "tags")
 
 
 def get_dataset(dataset_id, for_update=False):
@@ -31,42 +25,12 @@ def list_datasets(args, user):
     return paginate(query, [Dataset.id], args)
 
 
-def _name_taken(name, exclude_id=None):
-    return name_taken(Dataset, name, exclude_id)
-
-
-def _commit_named(name, exclude_id=None):
-    commit_named(Dataset, name, exclude_id)
-
-
 def create_dataset(owner, values):
-    if _name_taken(values["name"]):
-        raise NameAlreadyExists()
-    now = utcnow()
-    dataset = Dataset(
-        name=values["name"],
-        name_key=name_key(values["name"]),
-        description=values["description"],
-        owner_id=owner.id,
-        created_at=now,
-        updated_at=now,
-    )
-    dataset.tags = values["tags"]
-    db.session.add(dataset)
-    _commit_named(dataset.name)
-    return dataset
+    return create_named(Dataset, owner, values, FIELDS)
 
 
 def update_dataset(dataset, values):
-    if "name" in values:
-        rename(dataset, values["name"])
-    if "description" in values:
-        dataset.description = values["description"]
-    if "tags" in values:
-        dataset.tags = values["tags"]
-    dataset.updated_at = utcnow()
-    _commit_named(dataset.name, exclude_id=dataset.id)
-    return dataset
+    return update_named(dataset, values, FIELDS)
 
 
 def delete_dataset(dataset):
