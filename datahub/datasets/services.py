@@ -49,20 +49,34 @@ def attach_file(dataset_id, stored, filename, content_type):
     """
     try:
         dataset = get_dataset(dataset_id, for_update=True)
-        previous = dataset.file_key
-        now = utcnow()
-        dataset.file_key = stored.key
-        dataset.file_name = filename
-        dataset.file_content_type = content_type
-        dataset.file_size = stored.size
-        dataset.file_sha256 = stored.sha256
-        dataset.file_uploaded_at = now
-        dataset.updated_at = now
+        previous = set_file(dataset, stored, filename, content_type, utcnow())
         db.session.commit()
     except BaseException:
-        db.session.rollback()
-        get_storage().delete(stored.key)
+        discard(stored)
         raise
+    drop_replaced(previous, stored)
+    return dataset
+
+
+def set_file(dataset, stored, filename, content_type, now):
+    """Point ``dataset`` at the ``stored`` file (uncommitted); the key it had, or None."""
+    previous = dataset.file_key
+    dataset.file_key = stored.key
+    dataset.file_name = filename
+    dataset.file_content_type = content_type
+    dataset.file_size = stored.size
+    dataset.file_sha256 = stored.sha256
+    dataset.file_uploaded_at = dataset.updated_at = now
+    return previous
+
+
+def discard(stored):
+    """The transaction that was to point at ``stored`` failed: roll it back, delete the file."""
+    db.session.rollback()
+    get_storage().delete(stored.key)
+
+
+def drop_replaced(previous, stored):
+    """After the commit: delete the file a dataset pointed at before ``stored``."""
     if previous and previous != stored.key:
         delete_quietly(previous)
-    return dataset
