@@ -21,19 +21,22 @@ owned_named_views(
 )
 
 
+def _membership_change(view):
+    """Both changes of membership are documented alike: they answer with the collection."""
+    view = error_responses(blp, 401, 403, 404, 422)(view)
+    view = blp.response(200, schemas.CollectionSchema)(view)
+    return blp.doc(security=BEARER)(view)
+
+
 @blp.route("/<id:collection_id>/datasets/<id:dataset_id>")
 class CollectionMember(MethodView):
-    @blp.doc(security=BEARER)
-    @blp.response(200, schemas.CollectionSchema)
-    @error_responses(blp, 401, 403, 404, 422)
+    @_membership_change
     def put(self, collection_id, dataset_id):
         """Add a dataset to the collection (idempotent)."""
         collection = changeable(services.get_collection(collection_id))
         return services.add_dataset(collection, dataset_id)
 
-    @blp.doc(security=BEARER)
-    @blp.response(200, schemas.CollectionSchema)
-    @error_responses(blp, 401, 403, 404, 422)
+    @_membership_change
     def delete(self, collection_id, dataset_id):
         """Remove a dataset from the collection (idempotent; the dataset stays)."""
         collection = changeable(services.get_collection(collection_id))
