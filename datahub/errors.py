@@ -55,11 +55,6 @@ class RequestBodyTooLarge(APIError):
     detail = "Request body too large"
 
 
-
-
-
-
-
 class Forbidden(APIError):
     code = 403
     detail = "Forbidden"
@@ -68,11 +63,6 @@ class Forbidden(APIError):
 class NotFound(APIError):
     code = 404
     detail = "Not Found"
-
-
-
-
-
 
 
 class Conflict(APIError):

@@ -1,10 +1,31 @@
 """What datasets, collections and pipelines share: integer ids, names unique
-case-insensitively (a unique index on ``name_key``), an owner, and the list filters."""
+case-insensitively (a unique index on ``name_key``), an owner, timestamps, the list
+filters, and how they are created and changed."""
 import sqlalchemy as sa
+from sqlalchemy.orm import Mapped, declared_attr, mapped_column
 
+from datahub.database import UTCDateTime, utcnow
 from datahub.errors import NameAlreadyExists
 from datahub.extensions import db
 from datahub.listing import contains_pattern, valid_id
+
+
+class OwnedNamed:
+    """The columns of a named, owned, timestamped resource."""
+
+    id: Mapped[int] = mapped_column(sa.Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(sa.String(255))
+    # ``name_key(name)``; lower() can lengthen a few characters (İ → i̇), hence 510.
+    name_key: Mapped[str] = mapped_column(sa.String(510), unique=True)
+    description: Mapped[str] = mapped_column(sa.Text, default="")
+    owner_id: Mapped[str] = mapped_column(sa.ForeignKey("users.id", ondelete="RESTRICT"))
+    created_at: Mapped[object] = mapped_column(UTCDateTime, default=utcnow)
+    updated_at: Mapped[object] = mapped_column(UTCDateTime, default=utcnow)
+
+    @declared_attr.directive
+    def __table_args__(cls):
+        # Pages are ordered by id: (owner_id, id) serves ``?owner=`` pages without a sort.
+        return (sa.Index(f"ix_{cls.__tablename__}_owner_id_id", "owner_id", "id"),)
 
 
 def name_key(name):
@@ -44,6 +65,13 @@ def name_taken(model, name, exclude_id=None):
     return db.session.scalar(query) is not None
 
 
+def refuse_taken_name(model, name, exclude_id=None):
+    """409 if another row of ``model`` has ``name`` already (the unique index decides
+    for good at the commit)."""
+    if name_taken(model, name, exclude_id):
+        raise NameAlreadyExists()
+
+
 def commit_named(model, name, exclude_id=None, otherwise=None):
     """Commit; a unique-name violation (also from a concurrent request) is a 409. Any
     other integrity error raises ``otherwise`` (a referenced row deleted meanwhile), or
@@ -61,8 +89,41 @@ def commit_named(model, name, exclude_id=None, otherwise=None):
 
 def rename(row, name):
     """Give ``row`` a new ``name``; 409 if another row of its kind has it already."""
-    model = type(row)
-    if name_taken(model, name, exclude_id=row.id):
-        raise NameAlreadyExists()
+    refuse_taken_name(type(row), name, exclude_id=row.id)
     row.name = name
     row.name_key = name_key(name)
+
+
+def create_named(model, owner, values, fields, check=None, otherwise=None):
+    """A new ``model`` row named ``values["name"]`` and owned by ``owner``, with ``fields``
+    from ``values``. ``check(values)`` runs after the name's check (a 409 comes first);
+    ``otherwise`` is as for :func:`commit_named`."""
+    refuse_taken_name(model, values["name"])
+    if check is not None:
+        check(values)
+    now = utcnow()
+    row = model(name=values["name"], name_key=name_key(values["name"]), owner_id=owner.id,
+                created_at=now, updated_at=now)
+    _set_fields(row, values, fields)
+    db.session.add(row)
+    commit_named(model, row.name, otherwise=otherwise)
+    return row
+
+
+def update_named(row, values, fields, check=None, otherwise=None):
+    """Apply a PATCH: the name (409 if taken), then ``check(values)``, then whichever of
+    ``fields`` ``values`` has; ``updated_at`` is now."""
+    if "name" in values:
+        rename(row, values["name"])
+    if check is not None:
+        check(values)
+    _set_fields(row, values, fields)
+    row.updated_at = utcnow()
+    commit_named(type(row), row.name, exclude_id=row.id, otherwise=otherwise)
+    return row
+
+
+def _set_fields(row, values, fields):
+    for field in fields:
+        if field in values:
+            setattr(row, field, values[field])

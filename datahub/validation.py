@@ -83,56 +83,55 @@ MAX_LENGTH = ErrorMessage("ensure this value has at most {max} characters",
                           "value_error.any_str.max_length")
 
 
-class Length(validate.Length):
-    """Like marshmallow's, but names the broken bound even when both are set (and says
-    "characters", for lists too, as the contract always has)."""
+class _Bounds:
+    """``min`` and ``max`` checks that name the broken bound, even when both are set (as
+    marshmallow's message does not): ``too_small`` or ``too_large``, formatted with it."""
 
-    message_min = MIN_LENGTH
-    message_max = MAX_LENGTH
+    def measure(self, value):
+        return value
 
     def __call__(self, value):
-        if self.min is not None and len(value) < self.min:
-            raise ValidationError(self.message_min.format(min=self.min))
-        if self.max is not None and len(value) > self.max:
-            raise ValidationError(self.message_max.format(max=self.max))
+        measure = self.measure(value)
+        if self.min is not None and measure < self.min:
+            raise ValidationError(self.too_small.format(min=self.min))
+        if self.max is not None and measure > self.max:
+            raise ValidationError(self.too_large.format(max=self.max))
         return value
 
 
-class Range(validate.Range):
+class Length(_Bounds, validate.Length):
+    """Like marshmallow's, but names the broken bound (and says "characters", for lists
+    too, as the contract always has)."""
+
+    too_small = MIN_LENGTH
+    too_large = MAX_LENGTH
+
+    def measure(self, value):
+        return len(value)
+
+
+class Range(_Bounds, validate.Range):
     """Like marshmallow's (inclusive bounds), but names the broken bound."""
 
-    # Not marshmallow's ``message_min``/``message_max``: its __init__ formats those.
-    not_ge = ErrorMessage("ensure this value is greater than or equal to {min}",
-                          "value_error.number.not_ge")
-    not_le = ErrorMessage("ensure this value is less than or equal to {max}",
-                          "value_error.number.not_le")
-
-    def __call__(self, value):
-        if self.min is not None and value < self.min:
-            raise ValidationError(self.not_ge.format(min=self.min))
-        if self.max is not None and value > self.max:
-            raise ValidationError(self.not_le.format(max=self.max))
-        return value
+    too_small = ErrorMessage("ensure this value is greater than or equal to {min}",
+                             "value_error.number.not_ge")
+    too_large = ErrorMessage("ensure this value is less than or equal to {max}",
+                             "value_error.number.not_le")
 
 
-class ByteLength(validate.Validator):
+class ByteLength(_Bounds, validate.Validator):
     """Length of the UTF-8 encoding: bcrypt looks at bytes, not characters."""
 
-    message_min = ErrorMessage("ensure this value has at least {min} bytes",
-                               "value_error.any_str.min_length")
-    message_max = ErrorMessage("ensure this value has at most {max} bytes",
-                               "value_error.any_str.max_length")
+    too_small = ErrorMessage("ensure this value has at least {min} bytes",
+                             "value_error.any_str.min_length")
+    too_large = ErrorMessage("ensure this value has at most {max} bytes",
+                             "value_error.any_str.max_length")
 
     def __init__(self, min=None, max=None):
         self.min, self.max = min, max
 
-    def __call__(self, value):
-        size = len(value.encode("utf-8"))
-        if self.min is not None and size < self.min:
-            raise ValidationError(self.message_min.format(min=self.min))
-        if self.max is not None and size > self.max:
-            raise ValidationError(self.message_max.format(max=self.max))
-        return value
+    def measure(self, value):
+        return len(value.encode("utf-8"))
 
 
 class OneOf(validate.OneOf):

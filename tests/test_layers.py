@@ -5,7 +5,8 @@ Layers, from the bottom (README "How the code is laid out"):
 1. foundation: configuration, extensions, the error table, bodies, validation, serving,
    the smorest glue and the shared resource shapes. Knows no user and no feature.
 2. identity: the identity core (datahub.identity). Every feature may use it.
-3. features: datasets, collections, pipelines, users administration, ops, the SPA.
+3. features: datasets, collections, pipelines, users administration, ops, the SPA, and
+   the views those named, owned resources share (datahub.resource_views).
 4. auth: the login, refresh and logout routes, on top of the core and the users feature.
 5. app: the factory (``datahub/__init__.py``) and start-up (``datahub.bootstrap``).
 
@@ -18,7 +19,7 @@ import pytest
 
 PACKAGE = pathlib.Path(__file__).resolve().parents[1] / "datahub"
 
-FEATURES = ("datasets", "collections", "pipelines", "users", "ops", "spa")
+FEATURES = ("datasets", "collections", "pipelines", "users", "ops", "spa", "resource_views")
 LAYERS = {
     "identity": 2,
     **{feature: 3 for feature in FEATURES},
@@ -27,8 +28,13 @@ LAYERS = {
     "": 5,  # datahub/__init__.py
 }
 FOUNDATION = 1
-# Which features a feature may import: collections hold datasets, pipelines read them.
-FEATURE_USES = {"collections": {"datasets"}, "pipelines": {"datasets"}}
+# Which features a feature may import: collections hold datasets, pipelines read them;
+# the three share their views.
+FEATURE_USES = {
+    "datasets": {"resource_views"},
+    "collections": {"datasets", "resource_views"},
+    "pipelines": {"datasets", "resource_views"},
+}
 
 
 def module_name(path):

@@ -4,20 +4,11 @@ from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from datahub.database import UTCDateTime, utcnow
 from datahub.extensions import db
+from datahub.resources import OwnedNamed
 
 
-class Collection(db.Model):
+class Collection(OwnedNamed, db.Model):
     __tablename__ = "collections"
-    __table_args__ = (sa.Index("ix_collections_owner_id_id", "owner_id", "id"),)
-
-    id: Mapped[int] = mapped_column(sa.Integer, primary_key=True)
-    name: Mapped[str] = mapped_column(sa.String(255))
-    # Lower-cased name; the unique index makes names unique case-insensitively.
-    name_key: Mapped[str] = mapped_column(sa.String(510), unique=True)
-    description: Mapped[str] = mapped_column(sa.Text, default="")
-    owner_id: Mapped[str] = mapped_column(sa.ForeignKey("users.id", ondelete="RESTRICT"))
-    created_at: Mapped[object] = mapped_column(UTCDateTime, default=utcnow)
-    updated_at: Mapped[object] = mapped_column(UTCDateTime, default=utcnow)
 
     members: Mapped[list["CollectionDataset"]] = relationship(
         cascade="all, delete-orphan",
@@ -29,6 +20,15 @@ class Collection(db.Model):
     @property
     def dataset_ids(self):
         return [member.dataset_id for member in self.members]
+
+    @dataset_ids.setter
+    def dataset_ids(self, values):
+        # Keep the rows of members that stay, as Dataset.tags does.
+        existing = {member.dataset_id: member for member in self.members}
+        self.members = sorted(
+            (existing.get(i) or CollectionDataset(dataset_id=i) for i in dict.fromkeys(values)),
+            key=lambda member: member.dataset_id,
+        )
 
 
 class CollectionDataset(db.Model):

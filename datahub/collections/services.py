@@ -2,39 +2,24 @@
 import sqlalchemy as sa
 
 from datahub.collections.errors import CollectionNotFound
-from datahub.collections.models import Collection, CollectionDataset
+from datahub.collections.models import Collection
 from datahub.database import utcnow
 from datahub.datasets.errors import DatasetNotFound
 from datahub.datasets.models import Dataset
-from datahub.errors import NameAlreadyExists
 from datahub.extensions import db
 from datahub.listing import paginate, valid_id
-from datahub.resources import (
-    commit_named,
-    filter_named,
-    get_or_404,
-    name_key,
-    name_taken,
-    rename,
-)
+from datahub.resources import create_named, filter_named, get_or_404, update_named
+
+FIELDS = ("description", "dataset_ids")
 
 
-def get_collection(collection_id):
-    return get_or_404(Collection, collection_id, CollectionNotFound)
+def get_collection(collection_id, for_update=False):
+    return get_or_404(Collection, collection_id, CollectionNotFound, for_update=for_update)
 
 
 def list_collections(args, user):
     query = filter_named(sa.select(Collection), Collection, args, user)
     return paginate(query, [Collection.id], args)
-
-
-def _name_taken(name, exclude_id=None):
-    return name_taken(Collection, name, exclude_id)
-
-
-def _commit_named(name, exclude_id=None):
-    # Any other integrity error: a member dataset deleted meanwhile (its foreign key).
-    commit_named(Collection, name, exclude_id, otherwise=DatasetNotFound)
 
 
 def _require_datasets(dataset_ids):
@@ -49,45 +34,19 @@ def _require_datasets(dataset_ids):
         raise DatasetNotFound()
 
 
-def _set_members(collection, dataset_ids):
-    wanted = list(dict.fromkeys(dataset_ids))
-    existing = {member.dataset_id: member for member in collection.members}
-    collection.members = sorted(
-        (existing.get(i) or CollectionDataset(dataset_id=i) for i in wanted),
-        key=lambda member: member.dataset_id,
-    )
+def _require_members(values):
+    _require_datasets(values.get("dataset_ids", ()))
 
 
 def create_collection(owner, values):
-    if _name_taken(values["name"]):
-        raise NameAlreadyExists()
-    _require_datasets(values["dataset_ids"])
-    now = utcnow()
-    collection = Collection(
-        name=values["name"],
-        name_key=name_key(values["name"]),
-        description=values["description"],
-        owner_id=owner.id,
-        created_at=now,
-        updated_at=now,
-    )
-    _set_members(collection, values["dataset_ids"])
-    db.session.add(collection)
-    _commit_named(collection.name)
-    return collection
+    # Any other integrity error at the commit: a member dataset deleted meanwhile.
+    return create_named(Collection, owner, values, FIELDS, check=_require_members,
+                        otherwise=DatasetNotFound)
 
 
 def update_collection(collection, values):
-    if "name" in values:
-        rename(collection, values["name"])
-    if "description" in values:
-        collection.description = values["description"]
-    if "dataset_ids" in values:
-        _require_datasets(values["dataset_ids"])
-        _set_members(collection, values["dataset_ids"])
-    collection.updated_at = utcnow()
-    _commit_named(collection.name, exclude_id=collection.id)
-    return collection
+    return update_named(collection, values, FIELDS, check=_require_members,
+                        otherwise=DatasetNotFound)
 
 
 def delete_collection(collection):
@@ -100,7 +59,7 @@ def add_dataset(collection, dataset_id):
     """Idempotent: adding a member twice changes nothing."""
     _require_datasets([dataset_id])
     if dataset_id not in collection.dataset_ids:
-        _set_members(collection, [*collection.dataset_ids, dataset_id])
+        collection.dataset_ids = [*collection.dataset_ids, dataset_id]
         collection.updated_at = utcnow()
         try:
             db.session.commit()
@@ -118,7 +77,7 @@ def remove_dataset(collection, dataset_id):
     that does not exist is 404 ``Dataset not found``, as for adding."""
     _require_datasets([dataset_id])
     if dataset_id in collection.dataset_ids:
-        _set_members(collection, [i for i in collection.dataset_ids if i != dataset_id])
+        collection.dataset_ids = [i for i in collection.dataset_ids if i != dataset_id]
         collection.updated_at = utcnow()
         db.session.commit()
     return collection

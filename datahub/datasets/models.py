@@ -2,23 +2,13 @@
 import sqlalchemy as sa
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from datahub.database import UTCDateTime, utcnow
+from datahub.database import UTCDateTime
 from datahub.extensions import db
+from datahub.resources import OwnedNamed
 
 
-class Dataset(db.Model):
+class Dataset(OwnedNamed, db.Model):
     __tablename__ = "datasets"
-    # Pages are ordered by id: (owner_id, id) serves ``?owner=`` pages without a sort.
-    __table_args__ = (sa.Index("ix_datasets_owner_id_id", "owner_id", "id"),)
-
-    id: Mapped[int] = mapped_column(sa.Integer, primary_key=True)
-    name: Mapped[str] = mapped_column(sa.String(255))
-    # ``name_key(name)``; lower() can lengthen a few characters (İ → i̇), hence 510.
-    name_key: Mapped[str] = mapped_column(sa.String(510), unique=True)
-    description: Mapped[str] = mapped_column(sa.Text, default="")
-    owner_id: Mapped[str] = mapped_column(sa.ForeignKey("users.id", ondelete="RESTRICT"))
-    created_at: Mapped[object] = mapped_column(UTCDateTime, default=utcnow)
-    updated_at: Mapped[object] = mapped_column(UTCDateTime, default=utcnow)
 
     # The stored file: a server-generated storage key plus what the client told us.
     file_key: Mapped[str | None] = mapped_column(sa.String(64))

@@ -1,25 +1,18 @@
 """/api/v1/datasets: CRUD and the dataset's file."""
-from flask import current_app, request, send_file, url_for
+from flask import current_app, request, send_file
 from flask.views import MethodView
 from werkzeug.exceptions import RequestedRangeNotSatisfiable
 
 from datahub.api import BEARER, Blueprint, error_responses
 from datahub.bodies import takes_file
-from datahub.datasets import services
+from datahub.datasets import schemas, services
 from datahub.datasets.errors import FileNotFound
-from datahub.datasets.schemas import (
-    DatasetCreateSchema,
-    DatasetListArgsSchema,
-    DatasetPageSchema,
-    DatasetSchema,
-    DatasetUpdateSchema,
-    UploadArgsSchema,
-)
 from datahub.datasets.storage import get_storage
 from datahub.datasets.uploads import DEFAULT_CONTENT_TYPE, Upload, clean_filename
 from datahub.extensions import db
 from datahub.identity import permissions
 from datahub.identity.guard import authenticate, current_user
+from datahub.resource_views import changeable, owned_named_views
 from datahub.validation import media_type_error
 
 blp = Blueprint(
@@ -66,68 +59,21 @@ DOWNLOAD_RESPONSES = {
 }
 
 
-@blp.route("/", strict_slashes=False)
-class Datasets(MethodView):
-    @blp.doc(security=BEARER)
-    @blp.arguments(DatasetListArgsSchema, location="query")
-    @blp.response(200, DatasetPageSchema)
-    @error_responses(blp, 401, 403, 422)
-    def get(self, args):
-        """List datasets, oldest first, filtered by name, tag or owner."""
-        permissions.require_read(current_user)
-        return services.list_datasets(args, current_user)
-
-    @blp.doc(security=BEARER)
-    @permissions.before_body(lambda: permissions.require_create(current_user))
-    @blp.arguments(DatasetCreateSchema)
-    @blp.response(201, DatasetSchema, headers={
-        "Location": {"description": "The new dataset's URL", "schema": {"type": "string"}}
-    })
-    @error_responses(blp, 400, 401, 403, 409, 422)
-    def post(self, values):
-        """Create a dataset (editors and admins); the caller owns it."""
-        dataset = services.create_dataset(current_user, values)
-        location = url_for("datasets.DatasetById", dataset_id=dataset.id)
-        return dataset, 201, {"Location": location}
-
-
-@blp.route("/<id:dataset_id>")
-class DatasetById(MethodView):
-    @blp.doc(security=BEARER)
-    @blp.response(200, DatasetSchema)
-    @error_responses(blp, 401, 403, 404, 422)
-    def get(self, dataset_id):
-        """One dataset."""
-        permissions.require_read(current_user)
-        return services.get_dataset(dataset_id)
-
-    @blp.doc(security=BEARER)
-    @permissions.before_body(lambda dataset_id: permissions.require_change(
-        current_user, services.get_dataset(dataset_id)))
-    @blp.arguments(DatasetUpdateSchema)
-    @blp.response(200, DatasetSchema)
-    @error_responses(blp, 400, 401, 403, 404, 409, 422)
-    def patch(self, values, dataset_id):
-        """Change name, description or tags (the owner, if an editor, or an admin)."""
-        return services.update_dataset(services.get_dataset(dataset_id), values)
-
-    @blp.doc(security=BEARER)
-    @blp.response(204, description="Deleted; its file is removed and it leaves its collections")
-    @error_responses(blp, 401, 403, 404, 422)
-    def delete(self, dataset_id):
-        """Delete a dataset and its file (the owner, if an editor, or an admin)."""
-        # Locked, so an upload finishing meanwhile cannot attach a file to a deleted row.
-        dataset = services.get_dataset(dataset_id, for_update=True)
-        permissions.require_change(current_user, dataset)
-        services.delete_dataset(dataset)
+owned_named_views(
+    blp, "dataset", services, schemas, filters="name, tag or owner",
+    patch_doc="Change name, description or tags (the owner, if an editor, or an admin).",
+    delete_doc="Delete a dataset and its file (the owner, if an editor, or an admin).",
+    deleted="Deleted; its file is removed and it leaves its collections",
+    create_errors=(400, 401, 403, 409, 422),
+)
 
 
 @blp.route("/<id:dataset_id>/file")
 class DatasetFile(MethodView):
     @takes_file
     @blp.doc(security=BEARER, requestBody=UPLOAD_BODY)
-    @blp.arguments(UploadArgsSchema, location="query")
-    @blp.response(200, DatasetSchema, description="The dataset with its new file")
+    @blp.arguments(schemas.UploadArgsSchema, location="query")
+    @blp.response(200, schemas.DatasetSchema, description="The dataset with its new file")
     @error_responses(blp, 400, 401, 403, 404, 422)
     def put(self, args, dataset_id):
         """Upload (or replace) the file: multipart field ``file``, or the raw body.
@@ -136,8 +82,7 @@ class DatasetFile(MethodView):
         arrived completely and within ``MAX_CONTENT_LENGTH`` bytes (else 400 ``File too
         large``, the previous file untouched).
         """
-        dataset = services.get_dataset(dataset_id)
-        permissions.require_change(current_user, dataset)
+        dataset = changeable(services.get_dataset(dataset_id))
         limit = current_app.config.get("MAX_CONTENT_LENGTH")
         upload = Upload(limit, default_name=f"dataset-{dataset.id}")
         # End the transaction before streaming: no lock is held while the body arrives.

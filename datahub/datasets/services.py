@@ -5,17 +5,11 @@ from datahub.database import utcnow
 from datahub.datasets.errors import DatasetNotFound
 from datahub.datasets.models import Dataset, DatasetTag
 from datahub.datasets.storage import delete_quietly, get_storage
-from datahub.errors import NameAlreadyExists
 from datahub.extensions import db
 from datahub.listing import paginate
-from datahub.resources import (
-    commit_named,
-    filter_named,
-    get_or_404,
-    name_key,
-    name_taken,
-    rename,
-)
+from datahub.resources import create_named, filter_named, get_or_404, update_named
+
+FIELDS = ("description", "tags")
 
 
 def get_dataset(dataset_id, for_update=False):
@@ -31,42 +25,12 @@ def list_datasets(args, user):
     return paginate(query, [Dataset.id], args)
 
 
-def _name_taken(name, exclude_id=None):
-    return name_taken(Dataset, name, exclude_id)
-
-
-def _commit_named(name, exclude_id=None):
-    commit_named(Dataset, name, exclude_id)
-
-
 def create_dataset(owner, values):
-    if _name_taken(values["name"]):
-        raise NameAlreadyExists()
-    now = utcnow()
-    dataset = Dataset(
-        name=values["name"],
-        name_key=name_key(values["name"]),
-        description=values["description"],
-        owner_id=owner.id,
-        created_at=now,
-        updated_at=now,
-    )
-    dataset.tags = values["tags"]
-    db.session.add(dataset)
-    _commit_named(dataset.name)
-    return dataset
+    return create_named(Dataset, owner, values, FIELDS)
 
 
 def update_dataset(dataset, values):
-    if "name" in values:
-        rename(dataset, values["name"])
-    if "description" in values:
-        dataset.description = values["description"]
-    if "tags" in values:
-        dataset.tags = values["tags"]
-    dataset.updated_at = utcnow()
-    _commit_named(dataset.name, exclude_id=dataset.id)
-    return dataset
+    return update_named(dataset, values, FIELDS)
 
 
 def delete_dataset(dataset):
@@ -85,20 +49,34 @@ def attach_file(dataset_id, stored, filename, content_type):
     """
     try:
         dataset = get_dataset(dataset_id, for_update=True)
-        previous = dataset.file_key
-        now = utcnow()
-        dataset.file_key = stored.key
-        dataset.file_name = filename
-        dataset.file_content_type = content_type
-        dataset.file_size = stored.size
-        dataset.file_sha256 = stored.sha256
-        dataset.file_uploaded_at = now
-        dataset.updated_at = now
+        previous = set_file(dataset, stored, filename, content_type, utcnow())
         db.session.commit()
     except BaseException:
-        db.session.rollback()
-        get_storage().delete(stored.key)
+        discard(stored)
         raise
+    drop_replaced(previous, stored)
+    return dataset
+
+
+def set_file(dataset, stored, filename, content_type, now):
+    """Point ``dataset`` at the ``stored`` file (uncommitted); the key it had, or None."""
+    previous = dataset.file_key
+    dataset.file_key = stored.key
+    dataset.file_name = filename
+    dataset.file_content_type = content_type
+    dataset.file_size = stored.size
+    dataset.file_sha256 = stored.sha256
+    dataset.file_uploaded_at = dataset.updated_at = now
+    return previous
+
+
+def discard(stored):
+    """The transaction that was to point at ``stored`` failed: roll it back, delete the file."""
+    db.session.rollback()
+    get_storage().delete(stored.key)
+
+
+def drop_replaced(previous, stored):
+    """After the commit: delete the file a dataset pointed at before ``stored``."""
     if previous and previous != stored.key:
         delete_quietly(previous)
-    return dataset

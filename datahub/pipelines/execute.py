@@ -10,7 +10,8 @@ import sqlalchemy as sa
 
 from datahub.database import utcnow
 from datahub.datasets.models import Dataset
-from datahub.datasets.storage import delete_quietly, get_storage
+from datahub.datasets.services import discard, drop_replaced, set_file
+from datahub.datasets.storage import get_storage
 from datahub.extensions import db
 from datahub.pipelines.engine import PipelineError, apply_steps, check_every, read_csv
 from datahub.pipelines.models import Pipeline, Run
@@ -168,12 +169,10 @@ def _publish(run_id, name, plan, stored, rows_in, rows_out):
     """In one transaction: point the output dataset at the new file and mark the run
     succeeded. If the run is no longer ours, or the name belongs to someone else's
     dataset, the new file is removed and the previous output stays."""
-    previous = None
     try:
         run = db.session.scalar(sa.select(Run).where(Run.id == run_id).with_for_update())
         if run is None or run.status != "running" or run.worker != name:
-            db.session.rollback()
-            get_storage().delete(stored.key)
+            discard(stored)
             return
         output_name = plan["output_name"]
         dataset = db.session.scalar(
@@ -189,14 +188,7 @@ def _publish(run_id, name, plan, stored, rows_in, rows_out):
         elif dataset.owner_id != plan["owner_id"]:
             raise PipelineError(f"the output dataset name {output_name!r} belongs to another "
                                 "user's dataset; choose another output_dataset_name")
-        previous = dataset.file_key
-        dataset.file_key = stored.key
-        dataset.file_name = output_name[:251] + ".csv"
-        dataset.file_content_type = "text/csv"
-        dataset.file_size = stored.size
-        dataset.file_sha256 = stored.sha256
-        dataset.file_uploaded_at = now
-        dataset.updated_at = now
+        previous = set_file(dataset, stored, output_name[:251] + ".csv", "text/csv", now)
         db.session.flush()
         run.status = "succeeded"
         run.finished_at = now
@@ -205,19 +197,15 @@ def _publish(run_id, name, plan, stored, rows_in, rows_out):
         run.error = None
         db.session.commit()
     except PipelineError as exc:
-        db.session.rollback()
-        get_storage().delete(stored.key)
+        discard(stored)
         _mark(run_id, name, status="failed", error=str(exc), rows_in=rows_in)
         return
     except sa.exc.IntegrityError:
-        db.session.rollback()
-        get_storage().delete(stored.key)
+        discard(stored)
         _mark(run_id, name, status="failed", rows_in=rows_in,
               error=f"the output dataset name {plan['output_name']!r} was taken meanwhile")
         return
     except BaseException:
-        db.session.rollback()
-        get_storage().delete(stored.key)
+        discard(stored)
         raise
-    if previous and previous != stored.key:
-        delete_quietly(previous)
+    drop_replaced(previous, stored)

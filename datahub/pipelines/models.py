@@ -4,6 +4,7 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from datahub.database import UTCDateTime, utcnow
 from datahub.extensions import db
+from datahub.resources import OwnedNamed
 
 ACTIVE_STATUSES = ("queued", "running")
 STATUSES = ("queued", "running", "succeeded", "failed", "cancelled")
@@ -11,24 +12,15 @@ STATUSES = ("queued", "running", "succeeded", "failed", "cancelled")
 ACTIVE_PREDICATE = sa.text("status IN ('queued', 'running')")
 
 
-class Pipeline(db.Model):
+class Pipeline(OwnedNamed, db.Model):
     __tablename__ = "pipelines"
-    __table_args__ = (sa.Index("ix_pipelines_owner_id_id", "owner_id", "id"),)
 
-    id: Mapped[int] = mapped_column(sa.Integer, primary_key=True)
-    name: Mapped[str] = mapped_column(sa.String(255))
-    # Lower-cased name; the unique index makes names unique case-insensitively.
-    name_key: Mapped[str] = mapped_column(sa.String(510), unique=True)
-    description: Mapped[str] = mapped_column(sa.Text, default="")
-    owner_id: Mapped[str] = mapped_column(sa.ForeignKey("users.id", ondelete="RESTRICT"))
     # NULL once the source dataset is deleted: the pipeline stays, its runs then fail.
     source_dataset_id: Mapped[int | None] = mapped_column(
         sa.ForeignKey("datasets.id", ondelete="SET NULL"), index=True
     )
     steps: Mapped[list] = mapped_column(sa.JSON, default=list)
     output_dataset_name: Mapped[str] = mapped_column(sa.String(255))
-    created_at: Mapped[object] = mapped_column(UTCDateTime, default=utcnow)
-    updated_at: Mapped[object] = mapped_column(UTCDateTime, default=utcnow)
 
 
 class Run(db.Model):

@@ -4,7 +4,6 @@ import sqlalchemy as sa
 from datahub.database import utcnow
 from datahub.datasets.errors import DatasetNotFound
 from datahub.datasets.models import Dataset
-from datahub.errors import NameAlreadyExists
 from datahub.extensions import db
 from datahub.listing import paginate, valid_id
 from datahub.pipelines.errors import (
@@ -13,20 +12,14 @@ from datahub.pipelines.errors import (
     RunNotFound,
 )
 from datahub.pipelines.models import ACTIVE_STATUSES, Pipeline, Run
-from datahub.resources import (
-    commit_named,
-    filter_named,
-    get_or_404,
-    name_key,
-    name_taken,
-    rename,
-)
+from datahub.resources import create_named, filter_named, get_or_404, update_named
 
 CANCELLED_BY_USER = "cancelled by a user"
+FIELDS = ("description", "source_dataset_id", "steps", "output_dataset_name")
 
 
-def get_pipeline(pipeline_id):
-    return get_or_404(Pipeline, pipeline_id, PipelineNotFound)
+def get_pipeline(pipeline_id, for_update=False):
+    return get_or_404(Pipeline, pipeline_id, PipelineNotFound, for_update=for_update)
 
 
 def list_pipelines(args, user):
@@ -36,53 +29,22 @@ def list_pipelines(args, user):
     return paginate(query, [Pipeline.id], args)
 
 
-def _name_taken(name, exclude_id=None):
-    return name_taken(Pipeline, name, exclude_id)
-
-
-def _require_dataset(dataset_id):
-    if not valid_id(dataset_id) or db.session.get(Dataset, dataset_id) is None:
-        raise DatasetNotFound()
-
-
-def _commit_named(name, exclude_id=None):
-    # Any other integrity error: the source dataset was deleted meanwhile.
-    commit_named(Pipeline, name, exclude_id, otherwise=DatasetNotFound)
+def _require_source(values):
+    if "source_dataset_id" in values:
+        dataset_id = values["source_dataset_id"]
+        if not valid_id(dataset_id) or db.session.get(Dataset, dataset_id) is None:
+            raise DatasetNotFound()
 
 
 def create_pipeline(owner, values):
-    if _name_taken(values["name"]):
-        raise NameAlreadyExists()
-    _require_dataset(values["source_dataset_id"])
-    now = utcnow()
-    pipeline = Pipeline(
-        name=values["name"],
-        name_key=name_key(values["name"]),
-        description=values["description"],
-        owner_id=owner.id,
-        source_dataset_id=values["source_dataset_id"],
-        steps=values["steps"],
-        output_dataset_name=values["output_dataset_name"],
-        created_at=now,
-        updated_at=now,
-    )
-    db.session.add(pipeline)
-    _commit_named(pipeline.name)
-    return pipeline
+    # Any other integrity error at the commit: the source dataset was deleted meanwhile.
+    return create_named(Pipeline, owner, values, FIELDS, check=_require_source,
+                        otherwise=DatasetNotFound)
 
 
 def update_pipeline(pipeline, values):
-    if "name" in values:
-        rename(pipeline, values["name"])
-    if "source_dataset_id" in values:
-        _require_dataset(values["source_dataset_id"])
-        pipeline.source_dataset_id = values["source_dataset_id"]
-    for field in ("description", "steps", "output_dataset_name"):
-        if field in values:
-            setattr(pipeline, field, values[field])
-    pipeline.updated_at = utcnow()
-    _commit_named(pipeline.name, exclude_id=pipeline.id)
-    return pipeline
+    return update_named(pipeline, values, FIELDS, check=_require_source,
+                        otherwise=DatasetNotFound)
 
 
 def delete_pipeline(pipeline):

@@ -1,4 +1,6 @@
 """Operator commands: ``flask --app datahub users ...``."""
+import functools
+
 import click
 from flask.cli import with_appcontext
 
@@ -15,11 +17,17 @@ def _fail(error):
     raise click.ClickException(detail)
 
 
-def _run(action, *args, **kwargs):
-    try:
-        return action(*args, **kwargs)
-    except APIError as error:
-        _fail(error)
+def _reports_errors(command):
+    """The service's errors end the command with their detail (exit status 1)."""
+
+    @functools.wraps(command)
+    def reporting(*args, **kwargs):
+        try:
+            return command(*args, **kwargs)
+        except APIError as error:
+            _fail(error)
+
+    return reporting
 
 
 _role_option = click.option(
@@ -37,16 +45,34 @@ def users_cli():
     """Manage user accounts."""
 
 
+def _user_command(name):
+    """A command on the user whose email is its argument: ``function(user, **options)``."""
+
+    def decorator(function):
+        @users_cli.command(name)
+        @click.argument("email")
+        @with_appcontext
+        @_reports_errors
+        @functools.wraps(function)
+        def command(email, **options):
+            return function(services.get_by_email(email), **options)
+
+        return command
+
+    return decorator
+
+
 @users_cli.command("create")
 @click.option("--email", required=True)
 @_password_option
 @click.option("--name", default="")
 @_role_option
 @with_appcontext
+@_reports_errors
 def create(email, password, name, roles):
     """Create a local user (role viewer unless --role is given)."""
-    user = _run(services.create_user, email=email, password=password, name=name,
-                roles=list(roles) or ["viewer"])
+    user = services.create_user(email=email, password=password, name=name,
+                                roles=list(roles) or ["viewer"])
     click.echo(f"Created {user.email} ({', '.join(user.roles)}) id={user.id}")
 
 
@@ -64,44 +90,32 @@ def list_users():
         )
 
 
-@users_cli.command("set-roles")
-@click.argument("email")
+@_user_command("set-roles")
 @click.option("--role", "roles", multiple=True, required=True, type=click.Choice(ROLES),
               help="A role (repeat for several).")
-@with_appcontext
-def set_roles(email, roles):
+def set_roles(user, roles):
     """Replace a user's roles."""
-    user = _run(services.get_by_email, email)
-    _run(services.set_roles, user, roles)
+    services.set_roles(user, roles)
     click.echo(f"{user.email}: {', '.join(user.roles)}")
 
 
-@users_cli.command("deactivate")
-@click.argument("email")
-@with_appcontext
-def deactivate(email):
+@_user_command("deactivate")
+def deactivate(user):
     """Deactivate a user and end their sessions."""
-    user = _run(services.get_by_email, email)
-    _run(services.set_active, user, False)
+    services.set_active(user, False)
     click.echo(f"Deactivated {user.email}")
 
 
-@users_cli.command("activate")
-@click.argument("email")
-@with_appcontext
-def activate(email):
+@_user_command("activate")
+def activate(user):
     """Activate a user again."""
-    user = _run(services.get_by_email, email)
-    _run(services.set_active, user, True)
+    services.set_active(user, True)
     click.echo(f"Activated {user.email}")
 
 
-@users_cli.command("set-password")
-@click.argument("email")
+@_user_command("set-password")
 @_password_option
-@with_appcontext
-def set_password(email, password):
+def set_password(user, password):
     """Set a user's password and end their sessions."""
-    user = _run(services.get_by_email, email)
-    _run(services.set_password, user, password)
+    services.set_password(user, password)
     click.echo(f"Password changed for {user.email}; their sessions were ended")

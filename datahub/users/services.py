@@ -89,12 +89,15 @@ def set_roles(user, roles):
     return user
 
 
-def set_password(user, password):
+def set_password(user, password, keep_session=None):
+    """Every session but ``keep_session`` (a session id) ends, and every access token
+    already out is voided."""
     values = _load(PasswordSchema(), {"password": password})
     user.password_hash = hash_password(values["password"])
-    ended = end_all_sessions(user, reason="password_changed")
+    ended = end_all_sessions(user, reason="password_changed", keep=keep_session)
     db.session.commit()
-    audit("password_changed", user_id=user.id, email=user.email, sessions_ended=ended)
+    audit("password_changed", user_id=user.id, email=user.email, sessions_ended=ended,
+          kept_session_id=keep_session)
     return user
 
 
@@ -104,13 +107,7 @@ def change_password(user, current_password, new_password, keep_session=None):
     if not check_password(current_password, user.password_hash):
         audit("password_change_failed", user_id=user.id, email=user.email)
         raise IncorrectPassword()
-    values = _load(PasswordSchema(), {"password": new_password})
-    user.password_hash = hash_password(values["password"])
-    ended = end_all_sessions(user, reason="password_changed", keep=keep_session)
-    db.session.commit()
-    audit("password_changed", user_id=user.id, email=user.email, sessions_ended=ended,
-          kept_session_id=keep_session)
-    return user
+    return set_password(user, new_password, keep_session)
 
 
 def set_active(user, active):

@@ -284,17 +284,16 @@ def test_wrong_method_is_405_json(client, actors):
 
 def test_the_database_enforces_unique_names(client, actors, monkeypatch):
     """Two requests can both pass the pre-check; the unique index still refuses one."""
-    from datahub.datasets import services
+    from datahub import resources
 
     headers = actors["editor"].headers
     create_dataset(client, headers, "Raced")
     calls = []
 
-    def pre_check_misses(name, exclude_id=None):
+    def pre_check_misses(model, name, exclude_id=None):
         calls.append(name)
-        return False
 
-    monkeypatch.setattr(services, "_name_taken", pre_check_misses)
+    monkeypatch.setattr(resources, "refuse_taken_name", pre_check_misses)
     response = client.post(URL, json={"name": "RACED"}, headers=headers)
     assert (response.status_code, response.get_json()) == (409, {"detail": "Name already exists"})
     assert calls == ["RACED"]  # the pre-check passed: the unique index refused the insert
