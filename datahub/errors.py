@@ -23,12 +23,8 @@ class BadRequest(APIError):
     detail = "Bad Request"
 
 
-class MalformedBody(BadRequest):
-    detail = "Request body is not valid JSON"
-
-
-class FileTooLarge(BadRequest):
-    detail = "File too large"
+class MalformedBody(BadRequest): detail = "Request body is not valid JSON"
+class FileTooLarge(BadRequest): detail = "File too large"
 
 
 class IncompleteBody(BadRequest):
@@ -37,8 +33,7 @@ class IncompleteBody(BadRequest):
     detail = "Request body ended before its Content-Length"
 
 
-class MalformedChunkedBody(BadRequest):
-    detail = "Malformed chunked body"
+class MalformedChunkedBody(BadRequest): detail = "Malformed chunked body"
 
 
 class NumberOutOfRange(MalformedBody):
@@ -70,8 +65,7 @@ class Conflict(APIError):
     detail = "Conflict"
 
 
-class NameAlreadyExists(Conflict):
-    detail = "Name already exists"
+class NameAlreadyExists(Conflict): detail = "Name already exists"
 
 
 class RequestValidationError(APIError):

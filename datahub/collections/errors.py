@@ -2,5 +2,4 @@
 from datahub.errors import NotFound
 
 
-class CollectionNotFound(NotFound):
-    detail = "Collection not found"
+class CollectionNotFound(NotFound): detail = "Collection not found"

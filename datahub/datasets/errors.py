@@ -2,8 +2,7 @@
 from datahub.errors import NotFound
 
 
-class DatasetNotFound(NotFound):
-    detail = "Dataset not found"
+class DatasetNotFound(NotFound): detail = "Dataset not found"
 
 
 class FileNotFound(NotFound):

@@ -7,21 +7,8 @@ class NotAuthenticated(APIError):
     detail = "Not authenticated"
 
 
-class InvalidToken(NotAuthenticated):
-    detail = "Invalid token"
-
-
-class TokenExpired(NotAuthenticated):
-    detail = "Token has expired"
-
-
-class TokenRevoked(NotAuthenticated):
-    detail = "Token has been revoked"
-
-
-class InvalidCredentials(NotAuthenticated):
-    detail = "Invalid email or password"
-
-
-class SessionNotFound(NotFound):
-    detail = "Session not found"
+class InvalidToken(NotAuthenticated): detail = "Invalid token"
+class TokenExpired(NotAuthenticated): detail = "Token has expired"
+class TokenRevoked(NotAuthenticated): detail = "Token has been revoked"
+class InvalidCredentials(NotAuthenticated): detail = "Invalid email or password"
+class SessionNotFound(NotFound): detail = "Session not found"

@@ -2,13 +2,6 @@
 from datahub.errors import Conflict, NotFound
 
 
-class PipelineNotFound(NotFound):
-    detail = "Pipeline not found"
-
-
-class RunNotFound(NotFound):
-    detail = "Run not found"
-
-
-class PipelineAlreadyRunning(Conflict):
-    detail = "Pipeline is already running"
+class PipelineNotFound(NotFound): detail = "Pipeline not found"
+class RunNotFound(NotFound): detail = "Run not found"
+class PipelineAlreadyRunning(Conflict): detail = "Pipeline is already running"

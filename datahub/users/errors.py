@@ -2,16 +2,9 @@
 from datahub.errors import Conflict, NameAlreadyExists, NotFound, RequestValidationError
 
 
-class UserNotFound(NotFound):
-    detail = "User not found"
-
-
-class EmailAlreadyExists(NameAlreadyExists):
-    detail = "Email already exists"
-
-
-class LastAdmin(Conflict):
-    detail = "The last active admin cannot be removed, deactivated or demoted"
+class UserNotFound(NotFound): detail = "User not found"
+class EmailAlreadyExists(NameAlreadyExists): detail = "Email already exists"
+class LastAdmin(Conflict): detail = "The last active admin cannot be removed, deactivated or demoted"
 
 
 class IncorrectPassword(RequestValidationError):
@@ -24,5 +17,4 @@ class IncorrectPassword(RequestValidationError):
                            "type": "value_error.password.incorrect"}])
 
 
-class UserOwnsResources(Conflict):
-    detail = "The user owns datasets, collections or pipelines; delete them or deactivate the user instead"
+class UserOwnsResources(Conflict): detail = "The user owns datasets, collections or pipelines; delete them or deactivate the user instead"
