@@ -63,6 +63,7 @@ class DefaultConfig:
     FLASK_COROUTINE_CACHE = True  # datahub.flask_app: keep Flask's coroutine checks
     WERKZEUG_STREAM_CHECK = True  # datahub.flask_app: whether a body was read
     RATELIMIT_FAST_PATH = True  # datahub.ratelimit: skip the limiter where nothing is checked
+    AUTH_LOOKUP_DIRECT_CONNECTIONS = True  # datahub.database: the user lookup off the pool
 
     BCRYPT_ROUNDS = 12
     MAX_CONTENT_LENGTH = 100 * 1024 * 1024  # the largest file (a file body: 400 File too large)
