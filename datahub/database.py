@@ -132,22 +132,10 @@ class LookupConnections:
 
     def fetch_one(self, sql, params):
         """The first row of ``sql`` (the driver's SQL, see :func:`driver_sql`) or None.
-        DB-API errors come out as SQLAlchemy's, as from any other query."""
+        DB-API errors come out as SQLAlchemy's, as from any other query. A kept connection
+        that fails (the database restarted, say) is replaced and the lookup tried again."""
         if not self.direct:
             return self._fetch_one_pooled(sql, params)
-        return self._fetch_one_direct(sql, params)
-
-    def _fetch_one_pooled(self, sql, params):
-        with self.engine.connect() as connection:
-            if self.postgres:
-                connection = connection.execution_options(isolation_level="AUTOCOMMIT")
-            else:  # SQLite: the pool's connections keep the isolation tune_sqlite gave them
-                connection = connection.execution_options(**{READS_ONLY: True})
-            return connection.exec_driver_sql(sql, params).fetchone()
-
-    def _fetch_one_direct(self, sql, params):
-        """A kept connection that fails (the database restarted, say) is replaced and the
-        lookup tried once more."""
         dbapi_error = self.engine.dialect.loaded_dbapi.Error
         while True:
             try:
@@ -169,6 +157,14 @@ class LookupConnections:
                 raise
             self._release(connection)
             return row
+
+    def _fetch_one_pooled(self, sql, params):
+        with self.engine.connect() as connection:
+            if self.postgres:
+                connection = connection.execution_options(isolation_level="AUTOCOMMIT")
+            else:  # SQLite: the pool's connections keep the isolation tune_sqlite gave them
+                connection = connection.execution_options(**{READS_ONLY: True})
+            return connection.exec_driver_sql(sql, params).fetchone()
 
     def _acquire(self):
         pid = os.getpid()

@@ -17,8 +17,8 @@ upgrade changes what this relies on; each use has a setting that turns it off:
 from inspect import iscoroutinefunction
 from types import FunctionType, MethodType
 
+import flask.globals
 from flask import Flask, current_app
-from flask.globals import request_ctx
 from flask.sessions import SessionInterface
 
 
@@ -61,9 +61,14 @@ class NoSessions(SessionInterface):
         return None
 
 
-def request_context():
-    """The current request's ``RequestContext`` (not a proxy to it)."""
-    return request_ctx._get_current_object()
+# request_context(): the current request's RequestContext itself, not a proxy to it
+# (LocalProxy's own function, called directly: this runs twice on every request). On a
+# Flask without request_ctx this module still imports, so that the setting can turn off
+# its one user.
+try:
+    request_context = flask.globals.request_ctx._get_current_object
+except AttributeError:
+    request_context = None
 
 
 def body_stream_opened(request):

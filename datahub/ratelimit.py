@@ -78,7 +78,7 @@ class Limiter(flask_limiter.Limiter):
         # check has created it, they read an empty, read-only stand-in instead.
         if not self.fast_path:
             return super().context
-        contexts = vars(request_context()).get("_limiter_request_context")
+        contexts = request_context().__dict__.get("_limiter_request_context")
         if contexts is None or self not in contexts:
             return _NOTHING_CHECKED
         return contexts[self]
