@@ -10,7 +10,7 @@ from werkzeug.routing import BaseConverter
 
 from datahub import fields
 from datahub.bodies import NO_BODY, json_body
-from datahub.errors import MalformedBody, RequestValidationError
+from datahub.errors import RequestValidationError
 from datahub.validation import (
     CONTROL_MESSAGE,
     NO_CONTROL_PATTERN,
@@ -30,7 +30,8 @@ class Parser(FlaskParser):
         FastAPI says it, rather than one per field."""
         parsed = json_body()
         if parsed is NO_BODY:
-            raise RequestValidationError.single(["body"], "field required", "value_error.missing")
+            raise RequestValidationError.single(
+                ["body"], "field required", "value_error.missing")
         errors = list(_unstorable_strings(parsed, ["body"]))
         if errors:
             raise RequestValidationError(errors)

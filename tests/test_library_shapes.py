@@ -77,7 +77,8 @@ def test_werkzeug_keeps_the_opened_stream_in_the_request_dict(app):
 
 def test_the_limiter_hooks_the_fast_path_replaces():
     Limiter = flask_limiter.Limiter
-    relied_on(parameters(Limiter._check_request_limit) == ["self", "callable_name", "in_middleware"],
+    relied_on(parameters(Limiter._check_request_limit)
+              == ["self", "callable_name", "in_middleware"],
               "Flask-Limiter's Limiter._check_request_limit", "RATELIMIT_FAST_PATH")
     relied_on("_check_request_limit" in names_used(Limiter.init_app),
               "Flask-Limiter's before-request hook", "RATELIMIT_FAST_PATH")
@@ -151,7 +152,8 @@ def test_psycopg_connections_switch_to_autocommit():
 
 
 @pytest.mark.parametrize("dialect, positional", [
-    ("sqlalchemy.dialects.sqlite.pysqlite", True), ("sqlalchemy.dialects.postgresql.psycopg", False),
+    ("sqlalchemy.dialects.sqlite.pysqlite", True),
+    ("sqlalchemy.dialects.postgresql.psycopg", False),
 ])
 def test_the_driver_sql_of_a_statement(dialect, positional):
     import importlib
@@ -162,7 +164,8 @@ def test_the_driver_sql_of_a_statement(dialect, positional):
     statement = sa.select(sa.literal_column("1")).where(
         sa.bindparam("b") == sa.bindparam("a"))
     sql, names = driver_sql(statement, module.dialect())
-    relied_on(names == (("b", "a") if positional else None) and ("?" if positional else "%(b)s") in sql,
+    expected = (("b", "a"), "?") if positional else (None, "%(b)s")
+    relied_on(names == expected[0] and expected[1] in sql,
               "SQLAlchemy's compiled.positional / positiontup", "AUTH_LOOKUP_DIRECT_CONNECTIONS")
 
 

@@ -177,7 +177,8 @@ def test_many_threads_keep_few_lookup_connections(app, client, make_user):
             range(200)))
     assert answers == [200] * 200
     assert len(guard.connections.idle) <= MAX_IDLE_LOOKUP_CONNECTIONS
-    assert len(guard.connections.opened) == len(guard.connections.idle)  # the others were closed, none leaked
+    # The others were closed, none leaked.
+    assert len(guard.connections.opened) == len(guard.connections.idle)
 
 
 def test_a_database_that_cannot_be_reached_answers_503(app, client, make_user, monkeypatch):

@@ -17,7 +17,6 @@ from gunicorn.workers.gthread import TConn, ThreadWorker
 from datahub.serving import gunicorn_worker
 from datahub.serving.gunicorn_worker import IdleTimeoutSocket, Worker
 
-
 WORKER = ("gunicorn changed what datahub's worker relies on: set DATAHUB_WORKER_CLASS=gthread "
           "(README \"Library internals\") until datahub/serving/gunicorn_worker.py is updated")
 SOCKET_UPLOADS = ("gunicorn changed its body readers: set SOCKET_UPLOADS=false (README "
