@@ -1,13 +1,10 @@
 """datahub: a data hub service. ``create_app`` is the application factory."""
 import os
-from inspect import iscoroutinefunction
-from types import FunctionType, MethodType
 
-from flask import Flask
-from flask.sessions import SessionInterface
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from datahub.config import DefaultConfig, as_timedelta, normalise_origins
+from datahub.flask_app import DataHub, NoSessions
 from datahub.secrets import configure_secrets
 
 
@@ -29,6 +26,7 @@ def create_app(test_config=None):
 
     os.makedirs(app.instance_path, exist_ok=True)
     finish_config(app)
+    app.configure()
     configure_secrets(app)
 
     register_extensions(app)
@@ -37,39 +35,6 @@ def create_app(test_config=None):
     register_commands(app)
     register_request_hooks(app)
     return app
-
-
-class DataHub(Flask):
-    """Flask, asking once per function whether it is a coroutine function.
-
-    Flask asks it (``inspect.iscoroutinefunction``, about 1 µs) for every hook, view and
-    decorator layer of every request, a dozen times on the hottest path (bench/README.rst).
-    The answer for a function never changes, so it is kept; a bound method is answered by
-    its function (as inspect does), so per-request view instances are not kept."""
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self._coroutine_functions = {}
-
-    def ensure_sync(self, func):
-        target = func.__func__ if type(func) is MethodType else func
-        if type(target) is not FunctionType:
-            return super().ensure_sync(func)
-        try:
-            is_coroutine = self._coroutine_functions[target]
-        except KeyError:
-            is_coroutine = self._coroutine_functions[target] = iscoroutinefunction(target)
-        return self.async_to_sync(func) if is_coroutine else func
-
-
-class NoSessions(SessionInterface):
-    """The API keeps no Flask session: skip building a cookie signer on every request."""
-
-    def open_session(self, app, request):
-        return None  # Flask substitutes its NullSession
-
-    def save_session(self, app, session, response):
-        return None
 
 
 def finish_config(app):

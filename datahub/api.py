@@ -1,16 +1,16 @@
 """flask-smorest glue: a request parser that raises our errors, the error schemas for
-the OpenAPI document, and the security schemes."""
+the OpenAPI document, and the security schemes. Public API of flask-smorest and webargs
+only (``tests/test_library_shapes.py`` keeps it so)."""
 import re
 
 import flask_smorest
 from flask import current_app, request
-from webargs import core
 from webargs.flaskparser import FlaskParser
 from werkzeug.routing import BaseConverter
 
 from datahub import fields
 from datahub.bodies import NO_BODY, json_body
-from datahub.errors import MalformedBody, RequestValidationError
+from datahub.errors import RequestValidationError
 from datahub.validation import (
     CONTROL_MESSAGE,
     NO_CONTROL_PATTERN,
@@ -24,25 +24,18 @@ class Parser(FlaskParser):
     """webargs' Flask parser, but a non-JSON body is a 400 and a bad value a 422 in the
     pydantic-v1 shape, raised as our exceptions."""
 
-    def _raw_load_json(self, req):
-        parsed = json_body()  # bounded, parsed once (datahub.bodies)
+    def load_json(self, req, schema):
+        """The body as :func:`datahub.bodies.json_body` parsed it (bounded, parsed once).
+        No body at all where a JSON body is required: one 422 for the body itself, as
+        FastAPI says it, rather than one per field."""
+        parsed = json_body()
         if parsed is NO_BODY:
-            return core.missing
+            raise RequestValidationError.single(
+                ["body"], "field required", "value_error.missing")
         errors = list(_unstorable_strings(parsed, ["body"]))
         if errors:
             raise RequestValidationError(errors)
         return parsed
-
-    def load_json(self, req, schema):
-        """No body at all where a JSON body is required: one 422 for the body itself,
-        as FastAPI says it, rather than one per field."""
-        data = super().load_json(req, schema)
-        if data is core.missing:
-            raise RequestValidationError.single(["body"], "field required", "value_error.missing")
-        return data
-
-    def _handle_invalid_json_error(self, error, req, *args, **kwargs):
-        raise MalformedBody()
 
     def handle_error(self, error, req, schema, *, error_status_code, error_headers):
         raise RequestValidationError(pydantic_errors(error.messages, location=None))
@@ -195,18 +188,20 @@ class MessageSchema(Schema):
 
 
 class Api(flask_smorest.Api):
+    """smorest's Api with our error schema, path converters and security schemes. Errors
+    are answered by our handlers (datahub.error_handlers), registered after smorest's."""
+
     ERROR_SCHEMA = ErrorSchema
 
-    def _register_error_handlers(self):
-        """Our handlers (datahub.errors) answer every error; smorest's would use its shape."""
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # Before any init_app: each app's spec is then built with them.
+        self.register_converter(IdConverter, idconverter2paramschema)
+        self.register_converter(TextConverter, textconverter2paramschema)
 
     def init_app(self, app, *args, **kwargs):
         app.url_map.converters["id"] = IdConverter
         app.url_map.converters["text"] = TextConverter
-        if (IdConverter, idconverter2paramschema) not in self._converters:
-            self.register_converter(IdConverter, idconverter2paramschema)
-        if (TextConverter, textconverter2paramschema) not in self._converters:
-            self.register_converter(TextConverter, textconverter2paramschema)
         super().init_app(app, *args, **kwargs)
         self.spec.components.schema("ValidationItem", schema=ValidationItemSchema)
         self.spec.components.security_scheme(

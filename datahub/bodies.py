@@ -21,6 +21,7 @@ from datahub.errors import (
     NumberOutOfRange,
     RequestBodyTooLarge,
 )
+from datahub.flask_app import body_stream_opened
 
 # Room for the multipart framing (boundaries, part headers, small extra fields) on top
 # of the file itself, which has the MAX_CONTENT_LENGTH limit of its own.
@@ -86,7 +87,7 @@ def settle_unread_body(response):
     if the server closed it with the body unread. A small body is read and dropped, so
     the answer arrives and the connection stays usable; a larger one closes it at once
     rather than being drained for nothing."""
-    if response.status_code < 400 or "stream" in request.__dict__:
+    if response.status_code < 400 or body_stream_opened(request):
         return response  # success, or the body was (being) read
     environ = request.environ
     if not environ.get("CONTENT_LENGTH") and "HTTP_TRANSFER_ENCODING" not in environ:

@@ -58,6 +58,13 @@ class DefaultConfig:
     RATE_LIMIT_REFRESH_PER_ADDRESS = "60/minute"
     RATE_LIMIT_PASSWORD_CHANGE_PER_USER = "5/minute;20/hour"
 
+    # Speed-ups that rely on a library's undocumented internals, each kept in one module
+    # (README "Library internals"). false: that library's public API only, a bit slower.
+    FLASK_COROUTINE_CACHE = True  # datahub.flask_app: keep Flask's coroutine checks
+    WERKZEUG_STREAM_CHECK = True  # datahub.flask_app: whether a body was read
+    RATELIMIT_FAST_PATH = True  # datahub.ratelimit: skip the limiter where nothing is checked
+    AUTH_LOOKUP_DIRECT_CONNECTIONS = True  # datahub.database: the user lookup off the pool
+
     BCRYPT_ROUNDS = 12
     MAX_CONTENT_LENGTH = 100 * 1024 * 1024  # the largest file (a file body: 400 File too large)
     MAX_JSON_BODY_BYTES = 1024 * 1024  # every other body (413 Request body too large)

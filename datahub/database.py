@@ -1,4 +1,19 @@
-"""Database helpers shared by every feature: UTC timestamps and SQLite tuning."""
+"""Database helpers shared by every feature: UTC timestamps, SQLite tuning, and the
+per-request user lookup's connections.
+
+:class:`LookupConnections` is every use of SQLAlchemy below its ORM and pool (one module, so
+that an upgrade shows here; ``tests/test_library_shapes.py`` fails when one changes):
+``engine.raw_connection()``, the pooled connection's ``driver_connection`` and ``detach()``,
+``dialect.loaded_dbapi``, ``DBAPIError.instance`` to raise a DB-API error as SQLAlchemy
+would, psycopg's ``autocommit``; and :func:`driver_sql`, the driver's SQL of a statement
+(``compiled.positional``, ``compiled.positiontup``). Off (``AUTH_LOOKUP_DIRECT_CONNECTIONS``
+false): each lookup checks a connection out of the pool (``engine.connect()``) and runs the
+same SQL with ``exec_driver_sql``.
+"""
+import contextlib
+import os
+import threading
+import weakref
 from datetime import datetime, timezone
 
 import sqlalchemy as sa
@@ -6,6 +21,9 @@ from flask import has_request_context, request
 from sqlalchemy import event
 
 _READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+# An execution option: this connection only reads, so SQLite's BEGIN need not take the
+# write lock whatever the request's method.
+READS_ONLY = "datahub_reads_only"
 
 
 def utcnow():
@@ -62,7 +80,116 @@ def tune_sqlite(engine, busy_timeout_ms):
 
     @event.listens_for(engine, "begin")
     def _on_begin(connection):
-        if connection.get_execution_options().get("isolation_level") == "AUTOCOMMIT":
+        options = connection.get_execution_options()
+        if options.get("isolation_level") == "AUTOCOMMIT":
             return
-        reading = has_request_context() and request.method in _READ_METHODS
+        reading = options.get(READS_ONLY) or (
+            has_request_context() and request.method in _READ_METHODS)
         connection.exec_driver_sql("BEGIN" if reading else "BEGIN IMMEDIATE")
+
+
+def driver_sql(statement, dialect):
+    """``(sql, names)``: the statement's SQL as the DB-API driver takes it, and for a
+    positional paramstyle the order of its parameters by name (else None)."""
+    compiled = statement.compile(dialect=dialect)
+    return str(compiled), (tuple(compiled.positiontup) if compiled.positional else None)
+
+
+def _close_connections(opened):
+    pid = os.getpid()
+    for owner, connection in opened:
+        if owner == pid:  # never one inherited through fork(): it is the parent's
+            _close(connection)
+    opened.clear()
+
+
+def _close(connection):
+    with contextlib.suppress(Exception):  # closing a dead connection may fail: it is gone
+        connection.close()
+
+
+class LookupConnections:
+    """Connections for one small, frequent read (the per-request user lookup), in
+    autocommit: each lookup reads what is committed at that moment.
+
+    With ``direct`` (``AUTH_LOOKUP_DIRECT_CONNECTIONS``), DB-API connections of this
+    process's own: an idle one, else a new one. They are kept (at most ``max_idle`` idle,
+    shared by the threads) rather than checked out of the pool each time: a pool checkout
+    and return, with PostgreSQL's pre-ping round trip, cost more than the query itself
+    (bench/README.rst). Each is made by the pool (the same connect setup), then detached
+    from it, so it takes no slot from the ORM's sessions. Without ``direct``, each lookup
+    checks a connection out of the pool."""
+
+    def __init__(self, engine, *, max_idle, direct=True):
+        self.engine = engine
+        self.max_idle = max_idle
+        self.direct = direct
+        self.postgres = engine.dialect.name == "postgresql"
+        self.idle = []  # (pid, connection) free for a lookup, the most recently used last
+        self.lock = threading.Lock()
+        self.opened = []  # (pid, connection): closed when this object goes
+        weakref.finalize(self, _close_connections, self.opened)
+
+    def fetch_one(self, sql, params):
+        """The first row of ``sql`` (the driver's SQL, see :func:`driver_sql`) or None.
+        DB-API errors come out as SQLAlchemy's, as from any other query. A kept connection
+        that fails (the database restarted, say) is replaced and the lookup tried again."""
+        if not self.direct:
+            return self._fetch_one_pooled(sql, params)
+        dbapi_error = self.engine.dialect.loaded_dbapi.Error
+        while True:
+            try:
+                connection, fresh = self._acquire()
+            except dbapi_error as exc:
+                raise sa.exc.DBAPIError.instance(sql, params, exc, dbapi_error) from exc
+            try:
+                cursor = connection.cursor()
+                cursor.execute(sql, params)
+                row = cursor.fetchone()
+                cursor.close()
+            except dbapi_error as exc:
+                self._discard(connection)
+                if fresh:
+                    raise sa.exc.DBAPIError.instance(sql, params, exc, dbapi_error) from exc
+                continue
+            except BaseException:
+                self._discard(connection)
+                raise
+            self._release(connection)
+            return row
+
+    def _fetch_one_pooled(self, sql, params):
+        with self.engine.connect() as connection:
+            if self.postgres:
+                connection = connection.execution_options(isolation_level="AUTOCOMMIT")
+            else:  # SQLite: the pool's connections keep the isolation tune_sqlite gave them
+                connection = connection.execution_options(**{READS_ONLY: True})
+            return connection.exec_driver_sql(sql, params).fetchone()
+
+    def _acquire(self):
+        pid = os.getpid()
+        with self.lock:
+            while self.idle:
+                owner, connection = self.idle.pop()
+                if owner == pid:  # one inherited through fork() is the parent's: dropped
+                    return connection, False
+        pooled = self.engine.raw_connection()  # made by the pool: the same connect setup
+        connection = pooled.driver_connection
+        pooled.detach()
+        if self.postgres:
+            connection.autocommit = True
+        with self.lock:
+            self.opened.append((pid, connection))
+        return connection, True
+
+    def _release(self, connection):
+        with self.lock:
+            if len(self.idle) < self.max_idle:
+                self.idle.append((os.getpid(), connection))
+                return
+        self._discard(connection)
+
+    def _discard(self, connection):
+        with self.lock:
+            self.opened.remove((os.getpid(), connection))
+        _close(connection)  # it may be dead: never use it again

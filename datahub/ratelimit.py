@@ -1,14 +1,27 @@
 """Flask-Limiter, and every use of its private parts (one module, so that an upgrade
-shows here): a limiter that rebinds to a new app's settings and skips its per-request
-work on requests that check no limit."""
+shows here; ``tests/test_library_shapes.py`` fails when one of them changes):
+
+* **The fast path** (``RATELIMIT_FAST_PATH``, on by default). The before-request pass
+  (``_check_request_limit`` with ``in_middleware``) is skipped when no request-wide limit
+  is configured, which is read from ``limit_manager._blueprint_limits``, ``_meta_limits``
+  and ``_in_memory_fallback``; and the per-request state (``context``, which Flask-Limiter
+  keeps in ``_limiter_request_context`` on Flask's request context) is an empty read-only
+  stand-in until a check creates it. Off: Flask-Limiter does its own per-request work on
+  every request (about 80 µs a request, bench/README.rst); limits count the same.
+* **Rebinding.** Flask-Limiter keeps ``_strategy``, ``_swallow_errors``,
+  ``_fail_on_first_breach``, ``_key_prefix``, ``_storage_options``, ``_storage_dead`` and
+  ``_in_memory_fallback_enabled`` from the first app it was bound to; they are reset when
+  it is bound to another. Only a process that builds several apps does that (the tests);
+  a deployed worker builds one, so no setting: it never runs.
+"""
 from types import MappingProxyType
 
 import flask_limiter
 from flask import request
-from flask.globals import request_ctx
 
 import datahub.ratelimit_store  # noqa: F401  (registers the sqlite:/// rate-limit storage)
 from datahub.audit import audit
+from datahub.flask_app import request_context
 
 
 def client_address():
@@ -35,21 +48,26 @@ _NOTHING_CHECKED = _NothingChecked()
 
 
 class Limiter(flask_limiter.Limiter):
-    """Flask-Limiter keeps a few settings from the first ``init_app`` it sees. One process
-    serves one app, but tests build an app per test: rebinding takes the new app's
-    configuration (storage, key prefix, enabled) instead of the first one's."""
+    """Flask-Limiter with the fast path (``RATELIMIT_FAST_PATH``), rebound to each new
+    app's configuration (storage, key prefix, enabled) instead of keeping the first one's."""
+
+    fast_path = False  # until bound to an app
+    apps_bound = 0
 
     def init_app(self, app):
-        self.enabled = True
-        self._strategy = None
-        self._swallow_errors = None
-        self._fail_on_first_breach = None
-        self._key_prefix = ""
-        self._storage_options = {}
-        self._storage_dead = False
-        self._in_memory_fallback_enabled = False
-        self.limit_manager.set_application_limits([])  # RATELIMIT_APPLICATION, if any
-        self.limit_manager.set_default_limits([])  # RATELIMIT_DEFAULT, if any
+        self.fast_path = bool(app.config["RATELIMIT_FAST_PATH"])
+        if self.apps_bound:
+            self.enabled = True
+            self._strategy = None
+            self._swallow_errors = None
+            self._fail_on_first_breach = None
+            self._key_prefix = ""
+            self._storage_options = {}
+            self._storage_dead = False
+            self._in_memory_fallback_enabled = False
+            self.limit_manager.set_application_limits([])  # RATELIMIT_APPLICATION, if any
+            self.limit_manager.set_default_limits([])  # RATELIMIT_DEFAULT, if any
+        self.apps_bound += 1
         super().init_app(app)
 
     @property
@@ -58,7 +76,9 @@ class Limiter(flask_limiter.Limiter):
         # every request; building that state for a request that checked no limit costs
         # more than all the rest of the limiter's work (~10 µs, bench/README.rst). Until a
         # check has created it, they read an empty, read-only stand-in instead.
-        contexts = request_ctx._get_current_object().__dict__.get("_limiter_request_context")
+        if not self.fast_path:
+            return super().context
+        contexts = request_context().__dict__.get("_limiter_request_context")
         if contexts is None or self not in contexts:
             return _NOTHING_CHECKED
         return contexts[self]
@@ -74,9 +94,10 @@ class Limiter(flask_limiter.Limiter):
         # blueprint, meta, in-memory fallback); a decorated view checks its own limits when
         # it is called. With none of those configured the pass finds nothing, at about
         # 70 µs a request on every route (bench/README.rst), so it is skipped.
-        if in_middleware and not self._has_request_wide_limits():
-            return
-        _ = super().context  # creates this request's state, which the check writes to
+        if self.fast_path:
+            if in_middleware and not self._has_request_wide_limits():
+                return
+            _ = super().context  # creates this request's state, which the check writes to
         super()._check_request_limit(callable_name, in_middleware)
 
 

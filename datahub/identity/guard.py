@@ -6,11 +6,7 @@ the ONE query that loads the user and tells whether the token was ended by logou
 prepared once per app. A deactivated user, a password change (``token_version``) or a
 logout is seen at once.
 """
-import contextlib
 import json
-import os
-import threading
-import weakref
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from functools import wraps
@@ -19,6 +15,7 @@ import sqlalchemy as sa
 from flask import current_app, g, request
 from werkzeug.local import LocalProxy
 
+from datahub.database import LookupConnections, driver_sql
 from datahub.extensions import db
 from datahub.identity import tokens
 from datahub.identity.errors import InvalidToken, NotAuthenticated, TokenRevoked
@@ -84,19 +81,6 @@ def _principal(user_id, email, name, provider, roles, created_at, version):
 MAX_IDLE_LOOKUP_CONNECTIONS = 4
 
 
-def _close_connections(opened):
-    pid = os.getpid()
-    for owner, connection in opened:
-        if owner == pid:  # never one inherited through fork(): it is the parent's
-            _close(connection)
-    opened.clear()
-
-
-def _close(connection):
-    with contextlib.suppress(Exception):  # closing a dead connection may fail: it is gone
-        connection.close()
-
-
 class AccessGuard:
     """Everything the check needs, computed once per app."""
 
@@ -119,77 +103,17 @@ class AccessGuard:
             )
             .where(users.c.id == sa.bindparam("user_id"))
         )
-        compiled = statement.compile(dialect=engine.dialect)
-        self.sql = str(compiled)
-        self.positional = compiled.positiontup if compiled.positional else None
-        self.postgres = engine.dialect.name == "postgresql"
+        self.sql, self.positional = driver_sql(statement, engine.dialect)
         self.engine = engine
-        self.idle = []  # (pid, connection) free for a lookup, the most recently used last
-        self.lock = threading.Lock()
-        self.opened = []  # (pid, connection): closed when the guard goes
-        weakref.finalize(self, _close_connections, self.opened)
+        self.connections = LookupConnections(
+            engine, max_idle=MAX_IDLE_LOOKUP_CONNECTIONS,
+            direct=app.config["AUTH_LOOKUP_DIRECT_CONNECTIONS"])
 
     # -- the user ----------------------------------------------------------------------
 
-    def _acquire(self):
-        """A DB-API connection of this process's own for one lookup: an idle one, else a
-        new one. They are kept (at most ``MAX_IDLE_LOOKUP_CONNECTIONS`` idle) rather than
-        checked out of the pool each time: a pool checkout and return, with PostgreSQL's
-        pre-ping round trip, cost more than the query itself (bench/README.rst). Each is
-        detached from the pool, so it takes no slot from the ORM's sessions, and runs in
-        autocommit: each lookup reads what is committed at that moment."""
-        pid = os.getpid()
-        with self.lock:
-            while self.idle:
-                owner, connection = self.idle.pop()
-                if owner == pid:  # one inherited through fork() is the parent's: dropped
-                    return connection, False
-        pooled = self.engine.raw_connection()  # made by the pool: the same connect setup
-        connection = pooled.driver_connection
-        pooled.detach()
-        if self.postgres:
-            connection.autocommit = True
-        with self.lock:
-            self.opened.append((pid, connection))
-        return connection, True
-
-    def _release(self, connection):
-        with self.lock:
-            if len(self.idle) < MAX_IDLE_LOOKUP_CONNECTIONS:
-                self.idle.append((os.getpid(), connection))
-                return
-        self._discard(connection)
-
-    def _discard(self, connection):
-        with self.lock:
-            self.opened.remove((os.getpid(), connection))
-        _close(connection)  # it may be dead: never use it again
-
     def _fetch_one(self, params):
-        """One row of the lookup. DB-API errors are re-raised as SQLAlchemy's, so the error
-        handler answers 503 as for any other query. A kept connection that fails (the
-        database restarted, say) is replaced and the lookup tried once more."""
-        dbapi_error = self.engine.dialect.loaded_dbapi.Error
-        while True:
-            try:
-                connection, fresh = self._acquire()
-            except dbapi_error as exc:
-                raise sa.exc.DBAPIError.instance(self.sql, params, exc, dbapi_error) from exc
-            try:
-                cursor = connection.cursor()
-                cursor.execute(self.sql, params)
-                row = cursor.fetchone()
-                cursor.close()
-            except dbapi_error as exc:
-                self._discard(connection)
-                if fresh:
-                    raise sa.exc.DBAPIError.instance(self.sql, params, exc, dbapi_error) from exc
-                continue
-            except BaseException:
-                self._discard(connection)
-                raise
-            self._release(connection)
-            return row
+        """One row of the lookup (datahub.database.LookupConnections)."""
+        return self.connections.fetch_one(self.sql, params)
 
     def load(self, claims):
         """The ``Principal`` of verified ``AccessClaims``; raises if the token was revoked."""

@@ -19,6 +19,10 @@ in a thread of a pool (``threads`` per process). What it adds:
 **Internals used** (each checked by ``tests/serving/test_gunicorn_shape.py``, which fails
 when gunicorn changes them, so an upgrade is a visible decision):
 
+* :class:`Worker` overrides ``ThreadWorker.enqueue_req``, ``finish_request`` and
+  ``set_accept_enabled`` and replaces a connection's ``sock`` and ``close``
+  (fallback: ``DATAHUB_WORKER_CLASS=gthread`` in gunicorn.conf.py, gunicorn's own threaded
+  worker: no idle timeouts, accepting while busy, closes in the main loop, HTML errors).
 * ``gunicorn.util.write_error`` is replaced by :func:`write_json_error`
   (fallback: none needed — without it the errors are HTML again, logged at start).
 * A Content-Length upload body is read from gunicorn's client socket (``SocketBody``),

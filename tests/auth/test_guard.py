@@ -151,15 +151,15 @@ def test_the_lookup_keeps_its_own_connection_and_replaces_a_dead_one(app, client
     headers = bearer(login(client).get_json()["access_token"])
     guard = app.extensions["datahub.access_guard"]
     assert client.get("/api/v1/auth/me", headers=headers).status_code == 200
-    [(_, kept)] = guard.idle
+    [(_, kept)] = guard.connections.idle
     assert client.get("/api/v1/auth/me", headers=headers).status_code == 200
-    assert guard.idle == [(os.getpid(), kept)]
+    assert guard.connections.idle == [(os.getpid(), kept)]
     with app.app_context():
         assert db.engine.pool.checkedout() == 0  # it takes no slot from the ORM's pool
     kept.close()  # as a database restart would leave it
     assert client.get("/api/v1/auth/me", headers=headers).status_code == 200
-    assert [connection for _, connection in guard.idle] != [kept]
-    assert len(guard.opened) == 1
+    assert [connection for _, connection in guard.connections.idle] != [kept]
+    assert len(guard.connections.opened) == 1
 
 
 def test_many_threads_keep_few_lookup_connections(app, client, make_user):
@@ -178,8 +178,9 @@ def test_many_threads_keep_few_lookup_connections(app, client, make_user):
             lambda _: app.test_client().get("/api/v1/auth/me", headers=headers).status_code,
             range(200)))
     assert answers == [200] * 200
-    assert len(guard.idle) <= MAX_IDLE_LOOKUP_CONNECTIONS
-    assert len(guard.opened) == len(guard.idle)  # the others were closed, none leaked
+    assert len(guard.connections.idle) <= MAX_IDLE_LOOKUP_CONNECTIONS
+    # The others were closed, none leaked.
+    assert len(guard.connections.opened) == len(guard.connections.idle)
 
 
 def test_a_database_that_cannot_be_reached_answers_503(app, client, make_user, monkeypatch):
@@ -189,7 +190,7 @@ def test_a_database_that_cannot_be_reached_answers_503(app, client, make_user, m
     headers = bearer(login(client).get_json()["access_token"])
     guard = app.extensions["datahub.access_guard"]
     assert client.get("/api/v1/auth/me", headers=headers).status_code == 200
-    for _, connection in guard.idle:
+    for _, connection in guard.connections.idle:
         connection.close()
     error = guard.engine.dialect.loaded_dbapi.OperationalError("connection refused")
 

@@ -1,8 +1,10 @@
 """What datahub.serving.gunicorn_worker relies on in gunicorn. Each test fails when an
-upgrade of gunicorn changes that shape, so the upgrade is a visible decision (the pinned
-version is in requirements.txt)."""
+upgrade of gunicorn changes that shape, naming the setting that turns the use off, so the
+upgrade is a visible decision (the pinned version is in requirements.txt)."""
 import inspect
 import io
+import pathlib
+import runpy
 import socket
 
 from gunicorn import util
@@ -15,23 +17,30 @@ from gunicorn.workers.gthread import TConn, ThreadWorker
 from datahub.serving import gunicorn_worker
 from datahub.serving.gunicorn_worker import IdleTimeoutSocket, Worker
 
+WORKER = ("gunicorn changed what datahub's worker relies on: set DATAHUB_WORKER_CLASS=gthread "
+          "(README \"Library internals\") until datahub/serving/gunicorn_worker.py is updated")
+SOCKET_UPLOADS = ("gunicorn changed its body readers: set SOCKET_UPLOADS=false (README "
+                  "\"Library internals\") until SocketBody is updated")
+FAILED_BODY = ("gunicorn changed Body.failed: close_connection now does nothing (no setting: "
+               "gunicorn drains instead); update it")
+
 
 def parameters(function):
     return list(inspect.signature(function).parameters)
 
 
 def test_error_pages_are_written_by_util_write_error():
-    assert parameters(util.write_error) == ["sock", "status_int", "reason", "mesg"]
+    assert parameters(util.write_error) == ["sock", "status_int", "reason", "mesg"], WORKER
     # The base worker looks the function up on the module at call time, so replacing the
     # module's attribute is what changes the pages.
-    assert base.util is util
-    assert "write_error" in base.Worker.handle_error.__code__.co_names
+    assert base.util is util, WORKER
+    assert "write_error" in base.Worker.handle_error.__code__.co_names, WORKER
 
 
 def test_json_errors_replace_the_html_page():
     original = util.write_error
     try:
-        assert gunicorn_worker.install_json_errors()
+        assert gunicorn_worker.install_json_errors(), WORKER
         left, right = socket.socketpair()
         with left, right:
             util.write_error(left, 414, "URI Too Long", "the line echoed")
@@ -44,16 +53,16 @@ def test_json_errors_replace_the_html_page():
 
 
 def test_the_threaded_worker_hooks_used():
-    assert parameters(ThreadWorker.enqueue_req) == ["self", "conn"]
-    assert parameters(ThreadWorker.finish_request) == ["self", "conn", "fs"]
-    assert parameters(ThreadWorker.set_accept_enabled) == ["self", "enabled"]
-    assert "set_accept_enabled" in ThreadWorker.run.__code__.co_names
-    assert "_accepting" in ThreadWorker.run.__code__.co_names
+    assert parameters(ThreadWorker.enqueue_req) == ["self", "conn"], WORKER
+    assert parameters(ThreadWorker.finish_request) == ["self", "conn", "fs"], WORKER
+    assert parameters(ThreadWorker.set_accept_enabled) == ["self", "enabled"], WORKER
+    assert "set_accept_enabled" in ThreadWorker.run.__code__.co_names, WORKER
+    assert "_accepting" in ThreadWorker.run.__code__.co_names, WORKER
     # A request thread makes the client socket blocking with setblocking(True), which the
     # idle-timeout socket turns into its timeout; a graceful close goes through conn.close.
-    assert "setblocking" in TConn.init.__code__.co_names
-    assert "setblocking" in ThreadWorker.handle.__code__.co_names
-    assert "close" in ThreadWorker.finish_request.__code__.co_names
+    assert "setblocking" in TConn.init.__code__.co_names, WORKER
+    assert "setblocking" in ThreadWorker.handle.__code__.co_names, WORKER
+    assert "close" in ThreadWorker.finish_request.__code__.co_names, WORKER
     assert issubclass(Worker, ThreadWorker)
 
 
@@ -73,16 +82,24 @@ def test_a_failed_body_closes_the_connection_instead_of_draining():
     parser = RequestParser(_config(), iter([raw]), ("127.0.0.1", 1))
     message = next(parser)
     gunicorn_worker.close_connection({"wsgi.input": message.body})
-    assert message.body.failed is True
-    assert parser.finish_body() is False  # False: the caller must close
+    assert message.body.failed is True, FAILED_BODY
+    assert parser.finish_body() is False, FAILED_BODY  # False: the caller must close
 
 
 def test_the_socket_body_shapes():
-    assert hasattr(Unreader, "take_buffered") and hasattr(Unreader, "unread")
+    assert hasattr(Unreader, "take_buffered") and hasattr(Unreader, "unread"), SOCKET_UPLOADS
     reader = LengthReader(_BufferUnreader(b"abc"), 3)
-    assert reader.length == 3
+    assert reader.length == 3, SOCKET_UPLOADS
     body = Body(reader)
-    assert isinstance(body.buf, io.BytesIO) and body.failed is False
+    assert isinstance(body.buf, io.BytesIO) and body.failed is False, SOCKET_UPLOADS
+
+
+def test_the_worker_class_falls_back_to_gunicorns_own(monkeypatch):
+    conf = pathlib.Path(__file__).resolve().parents[2] / "gunicorn.conf.py"
+    monkeypatch.delenv("DATAHUB_WORKER_CLASS", raising=False)
+    assert runpy.run_path(str(conf))["worker_class"] == "datahub.serving.gunicorn_worker.Worker"
+    monkeypatch.setenv("DATAHUB_WORKER_CLASS", "gthread")
+    assert runpy.run_path(str(conf))["worker_class"] == "gthread"
 
 
 class _BufferUnreader(Unreader):

@@ -1,0 +1,183 @@
+"""What datahub relies on in other libraries' undocumented parts, one section per library
+module (README "Library internals"). Each test fails when an upgrade changes that shape,
+naming the setting that turns the use off, so the upgrade is a visible decision (the
+pinned versions are in requirements.txt). gunicorn's are in
+tests/serving/test_gunicorn_shape.py."""
+import dataclasses
+import inspect
+
+import flask
+import flask.globals
+import flask_limiter
+import flask_smorest
+import pytest
+import sqlalchemy as sa
+import werkzeug.utils
+import werkzeug.wrappers
+from flask.ctx import RequestContext
+from flask.views import MethodView
+from webargs.flaskparser import FlaskParser
+from werkzeug.exceptions import HTTPException
+
+from datahub.flask_app import body_stream_opened, request_context
+from datahub.ratelimit import _NothingChecked
+
+
+def relied_on(condition, what, setting):
+    assert condition, (
+        f"{what} changed: set {setting}=false (README \"Library internals\") until "
+        "the module that relies on it is brought up to date")
+
+
+def parameters(function):
+    return list(inspect.signature(function).parameters)
+
+
+def names_used(function):
+    return set(inspect.unwrap(function).__code__.co_names)
+
+
+# -- Flask (datahub/flask_app.py) -------------------------------------------------------
+
+def test_flask_asks_ensure_sync_for_every_hook_and_view():
+    relied_on(parameters(flask.Flask.ensure_sync) == ["self", "func"],
+              "Flask.ensure_sync's signature", "FLASK_COROUTINE_CACHE")
+    # DataHub.ensure_sync answers as Flask's does: coroutine functions go through
+    # async_to_sync, everything else is returned as it is.
+    relied_on({"iscoroutinefunction", "async_to_sync"} <= names_used(flask.Flask.ensure_sync),
+              "What Flask.ensure_sync does", "FLASK_COROUTINE_CACHE")
+    for caller in (flask.Flask.preprocess_request, flask.Flask.dispatch_request,
+                   flask.Flask.process_response, flask.Flask.do_teardown_request,
+                   MethodView.dispatch_request):
+        relied_on("ensure_sync" in names_used(caller),
+                  f"{caller.__qualname__} calling ensure_sync", "FLASK_COROUTINE_CACHE")
+
+
+def test_the_request_context_is_an_object_with_a_dict(app):
+    relied_on(request_context is not None and hasattr(flask.globals, "request_ctx"),
+              "flask.globals.request_ctx (a LocalProxy)", "RATELIMIT_FAST_PATH")
+    with app.test_request_context("/"):
+        context = request_context()
+        relied_on(type(context) is RequestContext and isinstance(vars(context), dict),
+                  "Flask's RequestContext", "RATELIMIT_FAST_PATH")
+
+
+def test_werkzeug_keeps_the_opened_stream_in_the_request_dict(app):
+    stream = werkzeug.wrappers.Request.__dict__.get("stream")
+    relied_on(isinstance(stream, werkzeug.utils.cached_property),
+              "Werkzeug's Request.stream (a cached_property)", "WERKZEUG_STREAM_CHECK")
+    with app.test_request_context("/", method="POST", data=b"{}"):
+        assert body_stream_opened(flask.request) is False
+        flask.request.get_data()
+        relied_on(body_stream_opened(flask.request) is True,
+                  "Where Werkzeug keeps Request.stream", "WERKZEUG_STREAM_CHECK")
+
+
+# -- Flask-Limiter (datahub/ratelimit.py) -----------------------------------------------
+
+def test_the_limiter_hooks_the_fast_path_replaces():
+    Limiter = flask_limiter.Limiter
+    relied_on(parameters(Limiter._check_request_limit)
+              == ["self", "callable_name", "in_middleware"],
+              "Flask-Limiter's Limiter._check_request_limit", "RATELIMIT_FAST_PATH")
+    relied_on("_check_request_limit" in names_used(Limiter.init_app),
+              "Flask-Limiter's before-request hook", "RATELIMIT_FAST_PATH")
+    relied_on(isinstance(inspect.getattr_static(Limiter, "context"), property)
+              and "_limiter_request_context" in names_used(Limiter.context.fget),
+              "Flask-Limiter's per-request state (Limiter.context)", "RATELIMIT_FAST_PATH")
+
+
+def test_the_limiter_state_the_stand_in_replaces():
+    from flask_limiter._extension import LimiterContext
+
+    fields = {field.name for field in dataclasses.fields(LimiterContext)}
+    stand_in = {name for name in dir(_NothingChecked) if not name.startswith("_")}
+    relied_on(fields | {"reset"} == stand_in,
+              "Flask-Limiter's LimiterContext", "RATELIMIT_FAST_PATH")
+
+
+def test_the_request_wide_limits_the_fast_path_reads(app):
+    from datahub.extensions import limiter
+
+    with app.app_context():
+        manager = limiter.limit_manager
+        relied_on(isinstance(manager._blueprint_limits, dict)
+                  and isinstance(limiter._meta_limits, list)
+                  and isinstance(limiter._in_memory_fallback, list)
+                  and hasattr(manager, "application_limits") and hasattr(manager, "default_limits"),
+                  "Where Flask-Limiter keeps request-wide limits", "RATELIMIT_FAST_PATH")
+    # The request-wide limits are the ones resolved with in_middleware.
+    relied_on("in_middleware" in parameters(type(manager).resolve_limits),
+              "Flask-Limiter's LimitManager.resolve_limits", "RATELIMIT_FAST_PATH")
+
+
+def test_the_settings_a_rebinding_resets():
+    """Reset when the limiter is bound to a second app (only tests do that: no setting)."""
+    kept = {"_strategy", "_swallow_errors", "_fail_on_first_breach", "_key_prefix",
+            "_storage_options", "_storage_dead", "_in_memory_fallback_enabled"}
+    fresh = flask_limiter.Limiter(key_func=lambda: "x")
+    assert kept <= set(vars(fresh)), "Flask-Limiter's settings moved: update Limiter.init_app"
+    binding = (names_used(flask_limiter.Limiter.init_app)
+               | names_used(flask_limiter.Limiter._Limiter__configure_fallbacks))
+    assert kept - {"_storage_dead"} <= binding, (
+        "Flask-Limiter no longer reads these in init_app: update Limiter.init_app")
+
+
+# -- SQLAlchemy and the DB-API (datahub/database.py) ------------------------------------
+
+def test_the_pool_hands_out_detachable_driver_connections(app):
+    from datahub.extensions import db
+
+    with app.app_context():
+        pooled = db.engine.raw_connection()
+        try:
+            relied_on(pooled.driver_connection is not None and callable(pooled.detach),
+                      "SQLAlchemy's pooled connection (driver_connection, detach)",
+                      "AUTH_LOOKUP_DIRECT_CONNECTIONS")
+            error = db.engine.dialect.loaded_dbapi.Error
+        finally:
+            pooled.close()
+    relied_on(issubclass(error, Exception), "Dialect.loaded_dbapi",
+              "AUTH_LOOKUP_DIRECT_CONNECTIONS")
+    relied_on(parameters(sa.exc.DBAPIError.instance)[:4]
+              == ["statement", "params", "orig", "dbapi_base_err"],
+              "sqlalchemy.exc.DBAPIError.instance", "AUTH_LOOKUP_DIRECT_CONNECTIONS")
+
+
+def test_psycopg_connections_switch_to_autocommit():
+    import psycopg
+
+    relied_on(isinstance(inspect.getattr_static(psycopg.Connection, "autocommit"), property),
+              "psycopg's Connection.autocommit", "AUTH_LOOKUP_DIRECT_CONNECTIONS")
+
+
+@pytest.mark.parametrize("dialect, positional", [
+    ("sqlalchemy.dialects.sqlite.pysqlite", True),
+    ("sqlalchemy.dialects.postgresql.psycopg", False),
+])
+def test_the_driver_sql_of_a_statement(dialect, positional):
+    import importlib
+
+    from datahub.database import driver_sql
+
+    module = importlib.import_module(dialect)
+    statement = sa.select(sa.literal_column("1")).where(
+        sa.bindparam("b") == sa.bindparam("a"))
+    sql, names = driver_sql(statement, module.dialect())
+    expected = (("b", "a"), "?") if positional else (None, "%(b)s")
+    relied_on(names == expected[0] and expected[1] in sql,
+              "SQLAlchemy's compiled.positional / positiontup", "AUTH_LOOKUP_DIRECT_CONNECTIONS")
+
+
+# -- flask-smorest and webargs (datahub/api.py: public API only) ------------------------
+
+def test_the_public_hooks_api_py_uses(app):
+    """No setting: these are documented. A failure means datahub/api.py needs updating."""
+    from datahub.error_handlers import handle_exception
+
+    assert parameters(FlaskParser.load_json) == ["self", "req", "schema"]
+    assert FlaskParser.__location_map__["json"] == "load_json"
+    assert parameters(flask_smorest.Api.register_converter) == ["self", "converter", "func"]
+    # smorest registers its own HTTPException handler in init_app; ours, registered
+    # later, takes its place.
+    assert app.error_handler_spec[None][None][HTTPException] is handle_exception
