@@ -3,7 +3,7 @@ import os
 
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from datahub.config import DefaultConfig, as_timedelta, normalise_origins
+from datahub.config import DefaultConfig, finish_config
 from datahub.flask_app import DataHub, NoSessions
 from datahub.secrets import configure_secrets
 
@@ -25,7 +25,7 @@ def create_app(test_config=None):
         app.config.from_mapping(test_config)
 
     os.makedirs(app.instance_path, exist_ok=True)
-    finish_config(app)
+    finish_config(app.config, app.instance_path)
     app.configure()
     configure_secrets(app)
 
@@ -35,57 +35,6 @@ def create_app(test_config=None):
     register_commands(app)
     register_request_hooks(app)
     return app
-
-
-def finish_config(app):
-    """Derive the settings whose defaults depend on the instance folder or other keys."""
-    config = app.config
-    if not config.get("SQLALCHEMY_DATABASE_URI"):
-        path = os.path.join(app.instance_path, "datahub.sqlite")
-        config["SQLALCHEMY_DATABASE_URI"] = f"sqlite:///{path}"
-    uri = config["SQLALCHEMY_DATABASE_URI"]
-    if uri.startswith(("postgres://", "postgresql://")):  # psycopg 3, not psycopg2
-        config["SQLALCHEMY_DATABASE_URI"] = "postgresql+psycopg://" + uri.split("://", 1)[1]
-    if uri.startswith("sqlite"):
-        engine_options = dict(config.get("SQLALCHEMY_ENGINE_OPTIONS") or {})
-        engine_options.setdefault("connect_args", {}).setdefault(
-            "timeout", config["SQLITE_BUSY_TIMEOUT_MS"] / 1000
-        )
-        config["SQLALCHEMY_ENGINE_OPTIONS"] = engine_options
-    else:
-        config["SQLALCHEMY_ENGINE_OPTIONS"] = {
-            "pool_pre_ping": True, **(config.get("SQLALCHEMY_ENGINE_OPTIONS") or {})
-        }
-    if not config.get("STORAGE_PATH"):
-        config["STORAGE_PATH"] = os.path.join(app.instance_path, "storage")
-    if not config.get("RATELIMIT_STORAGE_URI"):
-        from datahub.ratelimit_store import storage_uri
-
-        config["RATELIMIT_STORAGE_URI"] = storage_uri(
-            os.path.join(app.instance_path, "ratelimits.sqlite"))
-
-    config["JWT_ACCESS_TOKEN_EXPIRES"] = as_timedelta(config["JWT_ACCESS_TOKEN_EXPIRES"])
-    config["JWT_REFRESH_TOKEN_EXPIRES"] = as_timedelta(config["JWT_REFRESH_TOKEN_EXPIRES"])
-    config["JWT_DECODE_ALGORITHMS"] = config.get("JWT_DECODE_ALGORITHMS") or [config["JWT_ALGORITHM"]]
-    config["JWT_DECODE_ISSUER"] = config.get("JWT_DECODE_ISSUER") or config["JWT_ENCODE_ISSUER"]
-    config["JWT_DECODE_AUDIENCE"] = config.get("JWT_DECODE_AUDIENCE") or config["JWT_ENCODE_AUDIENCE"]
-    # Access tokens come only from the header; refresh tokens only from the cookie (each
-    # view names its one location explicitly).
-    config["JWT_TOKEN_LOCATION"] = ["headers", "cookies"]
-    config["JWT_HEADER_TYPE"] = "Bearer"
-    config["REFRESH_ABSOLUTE_LIFETIME"] = as_timedelta(
-        config.get("REFRESH_ABSOLUTE_LIFETIME") or config["JWT_REFRESH_TOKEN_EXPIRES"]
-    )
-    config["CORS_ORIGINS"] = normalise_origins(config.get("CORS_ORIGINS"))
-    if str(config["JWT_COOKIE_SAMESITE"]).lower() == "none" and not config["JWT_COOKIE_SECURE"]:
-        from datahub.secrets import ConfigurationError
-
-        raise ConfigurationError(
-            "JWT_COOKIE_SAMESITE=None needs JWT_COOKIE_SECURE: browsers drop such a cookie"
-        )
-    if not config.get("JWT_REFRESH_COOKIE_NAME"):
-        secure = config["JWT_COOKIE_SECURE"]
-        config["JWT_REFRESH_COOKIE_NAME"] = "__Secure-refresh_token" if secure else "refresh_token"
 
 
 def register_extensions(app):

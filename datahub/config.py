@@ -1,7 +1,11 @@
 """Default settings. Overridden by instance/config.py, then DATAHUB_* env, then test_config."""
+import os
 import re
 from datetime import timedelta
 from urllib.parse import urlsplit
+
+from datahub.ratelimit_store import storage_uri
+from datahub.secrets import ConfigurationError
 
 _ORIGIN = re.compile(r"^https?://[a-z0-9.-]+(:[0-9]{1,5})?$|^https?://\[[0-9a-f:.]+\](:[0-9]{1,5})?$")
 
@@ -158,3 +162,49 @@ def normalise_origin(origin):
     if port is None or port == _DEFAULT_PORTS.get(parts.scheme):
         return f"{parts.scheme}://{host}"
     return f"{parts.scheme}://{host}:{port}"
+
+
+def finish_config(config, instance_path):
+    """Derive the settings whose defaults depend on the instance folder or other keys."""
+    if not config.get("SQLALCHEMY_DATABASE_URI"):
+        path = os.path.join(instance_path, "datahub.sqlite")
+        config["SQLALCHEMY_DATABASE_URI"] = f"sqlite:///{path}"
+    uri = config["SQLALCHEMY_DATABASE_URI"]
+    if uri.startswith(("postgres://", "postgresql://")):  # psycopg 3, not psycopg2
+        config["SQLALCHEMY_DATABASE_URI"] = "postgresql+psycopg://" + uri.split("://", 1)[1]
+    if uri.startswith("sqlite"):
+        engine_options = dict(config.get("SQLALCHEMY_ENGINE_OPTIONS") or {})
+        engine_options.setdefault("connect_args", {}).setdefault(
+            "timeout", config["SQLITE_BUSY_TIMEOUT_MS"] / 1000
+        )
+        config["SQLALCHEMY_ENGINE_OPTIONS"] = engine_options
+    else:
+        config["SQLALCHEMY_ENGINE_OPTIONS"] = {
+            "pool_pre_ping": True, **(config.get("SQLALCHEMY_ENGINE_OPTIONS") or {})
+        }
+    if not config.get("STORAGE_PATH"):
+        config["STORAGE_PATH"] = os.path.join(instance_path, "storage")
+    if not config.get("RATELIMIT_STORAGE_URI"):
+        config["RATELIMIT_STORAGE_URI"] = storage_uri(
+            os.path.join(instance_path, "ratelimits.sqlite"))
+
+    config["JWT_ACCESS_TOKEN_EXPIRES"] = as_timedelta(config["JWT_ACCESS_TOKEN_EXPIRES"])
+    config["JWT_REFRESH_TOKEN_EXPIRES"] = as_timedelta(config["JWT_REFRESH_TOKEN_EXPIRES"])
+    config["JWT_DECODE_ALGORITHMS"] = config.get("JWT_DECODE_ALGORITHMS") or [config["JWT_ALGORITHM"]]
+    config["JWT_DECODE_ISSUER"] = config.get("JWT_DECODE_ISSUER") or config["JWT_ENCODE_ISSUER"]
+    config["JWT_DECODE_AUDIENCE"] = config.get("JWT_DECODE_AUDIENCE") or config["JWT_ENCODE_AUDIENCE"]
+    # Access tokens come only from the header; refresh tokens only from the cookie (each
+    # view names its one location explicitly).
+    config["JWT_TOKEN_LOCATION"] = ["headers", "cookies"]
+    config["JWT_HEADER_TYPE"] = "Bearer"
+    config["REFRESH_ABSOLUTE_LIFETIME"] = as_timedelta(
+        config.get("REFRESH_ABSOLUTE_LIFETIME") or config["JWT_REFRESH_TOKEN_EXPIRES"]
+    )
+    config["CORS_ORIGINS"] = normalise_origins(config.get("CORS_ORIGINS"))
+    if str(config["JWT_COOKIE_SAMESITE"]).lower() == "none" and not config["JWT_COOKIE_SECURE"]:
+        raise ConfigurationError(
+            "JWT_COOKIE_SAMESITE=None needs JWT_COOKIE_SECURE: browsers drop such a cookie"
+        )
+    if not config.get("JWT_REFRESH_COOKIE_NAME"):
+        secure = config["JWT_COOKIE_SECURE"]
+        config["JWT_REFRESH_COOKIE_NAME"] = "__Secure-refresh_token" if secure else "refresh_token"

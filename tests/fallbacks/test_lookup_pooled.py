@@ -5,7 +5,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from datahub.extensions import db
-from tests.auth.test_guard import test_a_database_that_cannot_be_reached_answers_503  # noqa: F401
+from tests.identity.test_guard import test_a_database_that_cannot_be_reached_answers_503  # noqa: F401
 from tests.auth.test_me import (  # noqa: F401  (collected here too)
     test_a_changed_user_is_seen_at_once_by_a_token_already_out,
     test_deactivated_user_loses_access_at_once,
