@@ -69,6 +69,25 @@ class DefaultConfig:
     RATELIMIT_FAST_PATH = True  # datahub.ratelimit: skip the limiter where nothing is checked
     AUTH_LOOKUP_DIRECT_CONNECTIONS = True  # datahub.database: the user lookup off the pool
 
+    # LDAP logins (datahub.identity.ldap), on when LDAP_URL is set: ldap://host:389 or
+    # ldaps://host:636. The service account searches LDAP_USER_BASE with LDAP_USER_FILTER
+    # ({email} is replaced by the typed email, escaped), then the found entry binds with
+    # the typed password. Roles: the groups under LDAP_GROUP_BASE whose ``member`` is the
+    # user, mapped by LDAP_GROUP_ROLES ({"admin": "<group DN>", "editor": "<group DN>"}).
+    LDAP_URL = None
+    LDAP_START_TLS = False
+    LDAP_CA_FILE = None  # None → the system's CAs (TLS certificates are always verified)
+    LDAP_BIND_DN = None
+    LDAP_BIND_PASSWORD = None
+    LDAP_USER_BASE = None
+    LDAP_USER_FILTER = "(mail={email})"
+    LDAP_NAME_ATTRIBUTE = "cn"
+    LDAP_GROUP_BASE = None
+    LDAP_GROUP_ROLES: dict = {}
+    LDAP_CONNECT_TIMEOUT = 3  # seconds to open a connection
+    LDAP_RECEIVE_TIMEOUT = 5  # seconds to wait for any answer
+    LDAP_POOL_SIZE = 4  # service connections a worker process keeps open
+
     BCRYPT_ROUNDS = 12
     MAX_CONTENT_LENGTH = 100 * 1024 * 1024  # the largest file (a file body: 400 File too large)
     MAX_JSON_BODY_BYTES = 1024 * 1024  # every other body (413 Request body too large)
@@ -164,6 +183,24 @@ def normalise_origin(origin):
     return f"{parts.scheme}://{host}:{port}"
 
 
+def check_ldap_config(config):
+    """LDAP settings that cannot work are refused at start-up, not at the first login."""
+    if not config.get("LDAP_URL"):
+        return
+    if not str(config["LDAP_URL"]).lower().startswith(("ldap://", "ldaps://")):
+        raise ConfigurationError("LDAP_URL must start with ldap:// or ldaps://")
+    if not config.get("LDAP_USER_BASE"):
+        raise ConfigurationError("LDAP_URL is set but LDAP_USER_BASE is not")
+    if "{email}" not in str(config.get("LDAP_USER_FILTER") or ""):
+        raise ConfigurationError("LDAP_USER_FILTER must contain {email}")
+    roles = config.get("LDAP_GROUP_ROLES") or {}
+    if not isinstance(roles, dict) or not set(roles) <= {"viewer", "editor", "admin"}:
+        raise ConfigurationError(
+            'LDAP_GROUP_ROLES must map roles to group DNs: {"admin": "cn=...", ...}')
+    if roles and not config.get("LDAP_GROUP_BASE"):
+        raise ConfigurationError("LDAP_GROUP_ROLES is set but LDAP_GROUP_BASE is not")
+
+
 def finish_config(config, instance_path):
     """Derive the settings whose defaults depend on the instance folder or other keys."""
     if not config.get("SQLALCHEMY_DATABASE_URI"):
@@ -201,6 +238,7 @@ def finish_config(config, instance_path):
         config.get("REFRESH_ABSOLUTE_LIFETIME") or config["JWT_REFRESH_TOKEN_EXPIRES"]
     )
     config["CORS_ORIGINS"] = normalise_origins(config.get("CORS_ORIGINS"))
+    check_ldap_config(config)
     if str(config["JWT_COOKIE_SAMESITE"]).lower() == "none" and not config["JWT_COOKIE_SECURE"]:
         raise ConfigurationError(
             "JWT_COOKIE_SAMESITE=None needs JWT_COOKIE_SECURE: browsers drop such a cookie"

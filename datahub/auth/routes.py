@@ -19,16 +19,15 @@ from datahub.auth.schemas import (
 from datahub.bodies import json_body
 from datahub.database import utcnow
 from datahub.extensions import client_address, db, limiter
-from datahub.identity import sessions, tokens
-from datahub.identity.errors import InvalidCredentials, SessionNotFound, TokenRevoked
+from datahub.identity import logins, sessions, tokens
+from datahub.identity.errors import SessionNotFound, TokenRevoked
 from datahub.identity.guard import (
     auth_required,
     current_claims,
     current_user,
     current_user_record,
 )
-from datahub.identity.models import AuthSession, User, normalise_email
-from datahub.identity.passwords import check_password
+from datahub.identity.models import AuthSession, normalise_email
 from datahub.users import services as user_services
 from datahub.users.schemas import UserSchema
 
@@ -147,25 +146,23 @@ class Login(MethodView):
                   headers={"Set-Cookie": {"description": "The HttpOnly refresh token cookie",
                                           "schema": {"type": "string"}}})
     @blp.alt_response(401, description="Invalid email or password")
+    @blp.alt_response(409, description="Account exists with another provider (the directory "
+                      "knows the email, but a user of another provider holds it)")
     @blp.alt_response(429, **_TOO_MANY)
+    @blp.alt_response(503, description="Authentication service unavailable (the LDAP "
+                      "directory is down or slow); see Retry-After")
     @_login_per_email
     @_login_per_address
     @blp.arguments(LoginSchema)
     def post(self, credentials):
-        """Log in with email and password."""
-        email = normalise_email(credentials["email"])
-        user = db.session.scalar(sa.select(User).where(User.email == email))
-        password_ok = check_password(credentials["password"], user.password_hash if user else None)
-        if not (password_ok and user.is_active and user.provider == "local"):
-            reason = ("unknown_email" if user is None else "wrong_password" if not password_ok
-                      else "inactive" if not user.is_active else "not_local")
-            audit("login_failed", email=email[:320], user_id=user.id if user else None,
-                  reason=reason)
-            raise InvalidCredentials()
+        """Log in with email and password: a local user, or (with LDAP configured) a
+        user of the directory."""
+        user = logins.authenticate(credentials["email"], credentials["password"])
         refresh_token, record, session = sessions.start_session(user)
         access_token = sessions.issue_access_token(user, session)
         db.session.commit()
-        audit("login_succeeded", email=user.email, user_id=user.id, session_id=session.id)
+        audit("login_succeeded", email=user.email, user_id=user.id, session_id=session.id,
+              provider=user.provider)
         _set_refresh_cookie(refresh_token, record, session.csrf_token)
         _send_csrf_token(session.csrf_token)
         return _token_body(access_token)

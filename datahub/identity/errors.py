@@ -1,5 +1,5 @@
-"""The identity core's errors: authentication and sessions."""
-from datahub.errors import APIError, NotFound
+"""The identity core's errors: authentication, sessions and accounts of identity providers."""
+from datahub.errors import APIError, Conflict, NotFound, ServiceUnavailable
 
 
 class NotAuthenticated(APIError):
@@ -12,3 +12,6 @@ class TokenExpired(NotAuthenticated): detail = "Token has expired"
 class TokenRevoked(NotAuthenticated): detail = "Token has been revoked"
 class InvalidCredentials(NotAuthenticated): detail = "Invalid email or password"
 class SessionNotFound(NotFound): detail = "Session not found"
+class AuthServiceUnavailable(ServiceUnavailable): detail = "Authentication service unavailable"
+class AccountExistsWithOtherProvider(Conflict): detail = "Account exists with another provider"
+class PasswordManagedByProvider(Conflict): detail = "Password is managed by the identity provider"

@@ -1,0 +1,65 @@
+"""Who an email and password are: a local user checked here, anyone else asked of the
+directory (LDAP) when it is configured. Failures are audited and raised; the caller
+starts the session."""
+import sqlalchemy as sa
+
+from datahub.audit import audit
+from datahub.extensions import db
+from datahub.identity import ldap
+from datahub.identity.accounts import sync_provider_user
+from datahub.identity.errors import (
+    AccountExistsWithOtherProvider,
+    AuthServiceUnavailable,
+    InvalidCredentials,
+)
+from datahub.identity.models import User, normalise_email
+from datahub.identity.passwords import check_password
+
+
+def _fail(email, reason, user=None, provider=None):
+    audit("login_failed", email=email[:320], user_id=user.id if user else None,
+          reason=reason, provider=provider)
+    raise InvalidCredentials()
+
+
+def authenticate(email, password):
+    """The active ``User`` these credentials are. Raises ``InvalidCredentials`` (401, the
+    same for every reason), ``AuthServiceUnavailable`` (503: the directory is down) or
+    ``AccountExistsWithOtherProvider`` (409)."""
+    email = normalise_email(email)
+    user = db.session.scalar(sa.select(User).where(User.email == email))
+    if (user is not None and user.provider == "local") or not ldap.enabled():
+        return _local(email, password, user)
+    return _from_directory(email, password, user)
+
+
+def _local(email, password, user):
+    password_ok = check_password(password, user.password_hash if user else None)
+    if not (password_ok and user.is_active and user.provider == "local"):
+        reason = ("unknown_email" if user is None else "wrong_password" if not password_ok
+                  else "inactive" if not user.is_active else "not_local")
+        _fail(email, reason, user)
+    return user
+
+
+def _from_directory(email, password, user):
+    # The bcrypt check a local login spends: an email without a local account costs
+    # the same time as a local user's wrong password.
+    check_password(password, None)
+    try:
+        found, reason = ldap.authenticate(email, password)
+    except ldap.DirectoryUnavailable as exc:
+        audit("login_failed", email=email[:320], user_id=user.id if user else None,
+              reason="directory_unavailable", provider="ldap", error=str(exc)[:200])
+        raise AuthServiceUnavailable() from exc
+    if found is None:
+        _fail(email, reason, user, "ldap")
+    try:
+        user = sync_provider_user("ldap", email, found.name, found.roles)
+    except AccountExistsWithOtherProvider:
+        audit("login_failed", email=email[:320], user_id=user.id if user else None,
+              reason="other_provider", provider="ldap")
+        raise
+    if not user.is_active:
+        _fail(email, "inactive", user, "ldap")
+    return user
