@@ -315,6 +315,8 @@ class MyPassword(MethodView):
     @blp.response(200, TokenSchema, description="Changed. Every other session has ended and "
                   "every access token already out is void; use the one returned here")
     @blp.alt_response(401, description="Not authenticated, invalid, expired or revoked token")
+    @blp.alt_response(409, description="Password is managed by the identity provider (a "
+                      "user of LDAP changes it in the directory)")
     @blp.alt_response(422, description="Invalid new password, or the current password is "
                       "incorrect (loc [\"body\", \"current_password\"])")
     @blp.alt_response(429, **_TOO_MANY)

@@ -116,6 +116,7 @@ def activate(user):
 @_user_command("set-password")
 @_password_option
 def set_password(user, password):
-    """Set a user's password and end their sessions."""
+    """Set a local user's password and end their sessions (a user of an identity
+    provider, such as LDAP, changes it there)."""
     services.set_password(user, password)
     click.echo(f"Password changed for {user.email}; their sessions were ended")

@@ -65,7 +65,8 @@ class UserById(MethodView):
     @error_responses(blp, 400, 401, 403, 404, 409, 422)
     def patch(self, values, user_id):
         """Change name, roles, is_active or password. Deactivating or a new password ends
-        the user's sessions; the last active admin cannot be demoted or deactivated (409)."""
+        the user's sessions; the last active admin cannot be demoted or deactivated (409),
+        and a user of an identity provider (LDAP) has no password here (409)."""
         return services.update_user(services.get_user(user_id), values)
 
     @blp.doc(security=BEARER)

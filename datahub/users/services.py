@@ -5,6 +5,7 @@ from marshmallow import ValidationError
 from datahub.audit import audit
 from datahub.errors import RequestValidationError
 from datahub.extensions import db
+from datahub.identity.errors import PasswordManagedByProvider
 from datahub.identity.models import User, normalise_email
 from datahub.identity.passwords import check_password, hash_password
 from datahub.identity.sessions import end_all_sessions
@@ -89,9 +90,16 @@ def set_roles(user, roles):
     return user
 
 
+def _local_password(user):
+    """Only a local user has a password here; any other logs in at its provider."""
+    if user.provider != "local":
+        raise PasswordManagedByProvider()
+
+
 def set_password(user, password, keep_session=None):
     """Every session but ``keep_session`` (a session id) ends, and every access token
     already out is voided."""
+    _local_password(user)
     values = _load(PasswordSchema(), {"password": password})
     user.password_hash = hash_password(values["password"])
     ended = end_all_sessions(user, reason="password_changed", keep=keep_session)
@@ -104,6 +112,7 @@ def set_password(user, password, keep_session=None):
 def change_password(user, current_password, new_password, keep_session=None):
     """The user's own change: the current password must match. Every other session ends
     and every access token already out is voided (the caller gets a new one)."""
+    _local_password(user)
     if not check_password(current_password, user.password_hash):
         audit("password_change_failed", user_id=user.id, email=user.email)
         raise IncorrectPassword()
@@ -146,6 +155,8 @@ def list_users(args):
 
 def update_user(user, values):
     """Apply a PATCH in one transaction: either every change or none."""
+    if "password" in values:
+        _local_password(user)
     demoted = "roles" in values and "admin" not in values["roles"]
     deactivated = values.get("is_active") is False
     if demoted or deactivated:
