@@ -68,7 +68,9 @@ _LOCK = threading.Lock()
 
 
 def _entries(response):
-    return [entry for entry in response or () if entry.get("type") == "searchResEntry"]
+    """The entries of a search response, without its referrals (which carry no
+    attributes)."""
+    return [entry for entry in response or () if "attributes" in entry]
 
 
 def _first(value):

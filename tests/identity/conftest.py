@@ -1,0 +1,57 @@
+"""Fixtures of the LDAP tests: one real slapd for the session, with its people and groups."""
+import pytest
+
+from tests.identity.ldap_server import (
+    ADMINS,
+    EDITORS,
+    GROUPS,
+    PEOPLE,
+    SERVICE_DN,
+    SERVICE_PASSWORD,
+    Slapd,
+    slapd_binary,
+)
+
+# email → (uid, name, password, groups)
+PEOPLE_IN_DIRECTORY = {
+    "alice@example.org": ("alice", "Alice Admin", "alice password", (ADMINS,)),
+    "bob@example.org": ("bob", "Bob Editor", "bob password", (EDITORS,)),
+    "carol@example.org": ("carol", "Carol Viewer", "carol password", ()),
+    "dave@example.org": ("dave", "Dave Mover", "dave password", ()),
+    "erin@example.org": ("erin", "Erin Elsewhere", "erin password", ()),
+}
+
+
+def directory_password(email):
+    return PEOPLE_IN_DIRECTORY[email][2]
+
+
+@pytest.fixture(scope="session")
+def slapd(tmp_path_factory):
+    """A started slapd holding PEOPLE_IN_DIRECTORY; fails (never skips) without slapd."""
+    try:
+        slapd_binary()
+    except RuntimeError as exc:
+        pytest.fail(str(exc))
+    server = Slapd(tmp_path_factory.mktemp("slapd")).start()
+    try:
+        for email, (uid, name, password, groups) in PEOPLE_IN_DIRECTORY.items():
+            server.add_person(uid, email, name, password, groups)
+        yield server
+    finally:
+        server.stop()
+
+
+def ldap_settings(url):
+    return {
+        "LDAP_URL": url,
+        "LDAP_BIND_DN": SERVICE_DN,
+        "LDAP_BIND_PASSWORD": SERVICE_PASSWORD,
+        "LDAP_USER_BASE": PEOPLE,
+        "LDAP_GROUP_BASE": GROUPS,
+        "LDAP_GROUP_ROLES": {"admin": ADMINS, "editor": EDITORS},
+        "LDAP_CONNECT_TIMEOUT": 1,
+        "LDAP_RECEIVE_TIMEOUT": 1,
+        "RATELIMIT_ENABLED": False,
+    }
+
