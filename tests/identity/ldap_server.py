@@ -43,7 +43,7 @@ def slapd_binary():
     found = shutil.which("slapd") or next((p for p in SLAPD_PATHS if os.access(p, os.X_OK)), None)
     if found is None:
         raise RuntimeError("slapd is not installed: the LDAP tests need Debian's slapd "
-                           "(.ci/run installs it: apt-get install slapd ldap-utils)")
+                           "(.ci/run installs it: apt-get install slapd)")
     return found
 
 

@@ -35,8 +35,11 @@ def close_directory_connections(app):
 @pytest.fixture
 def audit_log(caplog):
     caplog.set_level(logging.INFO, logger="datahub.audit")
-    return lambda name: [json.loads(r.getMessage()) for r in caplog.records
-                         if r.name == "datahub.audit" and json.loads(r.getMessage())["event"] == name]
+    def events(name):
+        found = [json.loads(r.getMessage()) for r in caplog.records if r.name == "datahub.audit"]
+        return [event for event in found if event["event"] == name]
+
+    return events
 
 
 def ldap_login(client, email):
