@@ -18,6 +18,10 @@ def normalise_email(value):
 
 class User(db.Model):
     __tablename__ = "users"
+    # An OIDC user is the pair (issuer, subject): the email may change at the provider.
+    __table_args__ = (
+        sa.Index("uq_users_provider_identity", "provider_issuer", "provider_subject", unique=True),
+    )
 
     id: Mapped[str] = mapped_column(
         sa.String(36), primary_key=True, default=lambda: str(uuid.uuid4())
@@ -29,6 +33,9 @@ class User(db.Model):
     is_active: Mapped[bool] = mapped_column(sa.Boolean, default=True)
     provider: Mapped[str] = mapped_column(sa.String(16), default="local")
     roles: Mapped[list] = mapped_column(sa.JSON, default=list)
+    # Set for users of provider ``oidc`` only (the ID token's ``iss`` and ``sub``).
+    provider_issuer: Mapped[str | None] = mapped_column(sa.String(512))
+    provider_subject: Mapped[str | None] = mapped_column(sa.String(255))
     created_at: Mapped[object] = mapped_column(UTCDateTime, default=utcnow)
     # Carried in every access token as ``ver``; bumping it voids them all at once
     # (password change, deactivation) without waiting for them to expire.
