@@ -79,6 +79,7 @@ def register_extensions(app):
 
 
 def register_blueprints(app):
+    from datahub.auth.oidc_routes import blp as oidc_blp
     from datahub.auth.routes import blp as auth_blp
     from datahub.collections.routes import blp as collections_blp
     from datahub.datasets.routes import blp as datasets_blp
@@ -90,6 +91,7 @@ def register_blueprints(app):
     from datahub.users.routes import blp as users_blp
 
     api.register_blueprint(auth_blp)
+    api.register_blueprint(oidc_blp)
     api.register_blueprint(datasets_blp)
     api.register_blueprint(collections_blp)
     api.register_blueprint(users_blp)

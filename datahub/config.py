@@ -88,6 +88,21 @@ class DefaultConfig:
     LDAP_RECEIVE_TIMEOUT = 5  # seconds to wait for any answer
     LDAP_POOL_SIZE = 4  # service connections a worker process keeps open
 
+    # OpenID Connect logins (datahub.identity.oidc), on when the issuer, client id and
+    # secret are all set. The endpoints come from <issuer>/.well-known/openid-configuration.
+    # Roles: the ID token's OIDC_ROLES_CLAIM (a list of datahub role names).
+    OIDC_ISSUER = None
+    OIDC_CLIENT_ID = None
+    OIDC_CLIENT_SECRET = None
+    OIDC_SCOPES = "openid email profile"
+    OIDC_ROLES_CLAIM = "roles"
+    OIDC_PROVIDER_NAME = "OpenID Connect"  # the SPA's "Sign in with ..." button
+    OIDC_TIMEOUT = 5  # seconds to connect to the provider, and to wait for each answer
+    # None → https://<host>/api/v1/auth/oidc/callback as the request names the host (behind
+    # a proxy, with PROXY_FIX_X_PROTO / PROXY_FIX_X_HOST); must be registered at the provider.
+    OIDC_REDIRECT_URI = None
+    OIDC_LOGIN_MAX_AGE = 600  # seconds a started login may take (its cookie's lifetime)
+
     BCRYPT_ROUNDS = 12
     MAX_CONTENT_LENGTH = 100 * 1024 * 1024  # the largest file (a file body: 400 File too large)
     MAX_JSON_BODY_BYTES = 1024 * 1024  # every other body (413 Request body too large)
@@ -201,6 +216,21 @@ def check_ldap_config(config):
         raise ConfigurationError("LDAP_GROUP_ROLES is set but LDAP_GROUP_BASE is not")
 
 
+def check_oidc_config(config):
+    """OIDC settings half set, or an issuer that is not a URL, stop the start-up."""
+    keys = ("OIDC_ISSUER", "OIDC_CLIENT_ID", "OIDC_CLIENT_SECRET")
+    given = [key for key in keys if config.get(key)]
+    if not given:
+        return
+    if len(given) < len(keys):
+        missing = ", ".join(key for key in keys if key not in given)
+        raise ConfigurationError(f"OIDC logins need {missing} too (or none of {', '.join(keys)})")
+    if not str(config["OIDC_ISSUER"]).lower().startswith(("https://", "http://")):
+        raise ConfigurationError("OIDC_ISSUER must be an https:// URL")
+    if "openid" not in str(config.get("OIDC_SCOPES") or "").split():
+        raise ConfigurationError("OIDC_SCOPES must contain openid")
+
+
 def finish_config(config, instance_path):
     """Derive the settings whose defaults depend on the instance folder or other keys."""
     if not config.get("SQLALCHEMY_DATABASE_URI"):
@@ -239,6 +269,7 @@ def finish_config(config, instance_path):
     )
     config["CORS_ORIGINS"] = normalise_origins(config.get("CORS_ORIGINS"))
     check_ldap_config(config)
+    check_oidc_config(config)
     if str(config["JWT_COOKIE_SAMESITE"]).lower() == "none" and not config["JWT_COOKIE_SECURE"]:
         raise ConfigurationError(
             "JWT_COOKIE_SAMESITE=None needs JWT_COOKIE_SECURE: browsers drop such a cookie"

@@ -46,3 +46,16 @@ class SessionPageSchema(Schema):
     total = fields.Integer(required=True)
     limit = fields.Integer(required=True)
     offset = fields.Integer(required=True)
+
+
+class OIDCProviderSchema(Schema):
+    name = fields.String(required=True, metadata={"description": "OIDC_PROVIDER_NAME"})
+    login_url = fields.String(required=True, metadata={
+        "description": "Navigate the browser here, with ?next=<path of the app>"})
+
+
+class ProvidersSchema(Schema):
+    password = fields.Boolean(required=True, metadata={
+        "description": "POST /auth/login with email and password (local and LDAP users)"})
+    oidc = fields.Nested(OIDCProviderSchema, required=True, allow_none=True, metadata={
+        "description": "OpenID Connect logins; null when not configured"})

@@ -1,16 +1,17 @@
-"""Who an email and password are: a local user checked here, anyone else asked of the
-directory (LDAP) when it is configured. Failures are audited and raised; the caller
-starts the session."""
+"""Who someone logging in is: an email and password (a local user checked here, anyone
+else asked of the directory, LDAP, when it is configured), or the answer of an OpenID
+Connect provider. Failures are audited and raised; the caller starts the session."""
 import sqlalchemy as sa
 
 from datahub.audit import audit
 from datahub.extensions import db
-from datahub.identity import ldap
-from datahub.identity.accounts import sync_provider_user
+from datahub.identity import ldap, oidc
+from datahub.identity.accounts import sync_oidc_user, sync_provider_user
 from datahub.identity.errors import (
     AccountExistsWithOtherProvider,
     AuthServiceUnavailable,
     InvalidCredentials,
+    OIDCLoginFailed,
 )
 from datahub.identity.models import User, normalise_email
 from datahub.identity.passwords import check_password
@@ -62,4 +63,37 @@ def _from_directory(email, password, user):
         raise
     if not user.is_active:
         _fail(email, "inactive", user, "ldap")
+    return user
+
+
+def oidc_failed(reason, email=None, user=None, error=None):
+    """Audit a failed OIDC login and raise its 401."""
+    audit("login_failed", email=email[:320] if email else None,
+          user_id=user.id if user else None, reason=reason, provider="oidc",
+          error=str(error)[:200] if error else None)
+    raise OIDCLoginFailed()
+
+
+def authenticate_oidc(code, pending):
+    """The active ``User`` the provider's authorization ``code`` (for the
+    ``oidc.PendingLogin`` the browser started) is. Raises ``OIDCLoginFailed`` (401),
+    ``AuthServiceUnavailable`` (503: the provider is unreachable) or
+    ``AccountExistsWithOtherProvider`` (409)."""
+    try:
+        found = oidc.provider().finish(code, pending)
+    except oidc.ProviderUnavailable as exc:
+        audit("login_failed", reason="provider_unavailable", provider="oidc",
+              error=str(exc)[:200])
+        raise AuthServiceUnavailable() from exc
+    except oidc.LoginFailed as exc:
+        oidc_failed(exc.reason, error=exc)
+    try:
+        user = sync_oidc_user(found.issuer, found.subject, found.email, found.name,
+                              found.roles)
+    except AccountExistsWithOtherProvider:
+        audit("login_failed", email=found.email[:320], reason="other_provider",
+              provider="oidc")
+        raise
+    if not user.is_active:
+        oidc_failed("inactive", found.email, user)
     return user

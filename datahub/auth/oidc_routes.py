@@ -1,0 +1,169 @@
+"""/api/v1/auth: which logins there are, and the OpenID Connect login (redirect to the
+provider, and its callback that starts the session). The protocol is
+datahub.identity.oidc's; the views hold the browser's side: the login cookie and the
+redirects."""
+import hmac
+from urllib.parse import urlsplit
+
+from flask import after_this_request, current_app, redirect, request
+from flask.views import MethodView
+from itsdangerous import BadData, URLSafeTimedSerializer
+
+from datahub.api import Blueprint
+from datahub.audit import audit
+from datahub.auth.routes import NO_STORE, _login_per_address, _send_csrf_token, _set_refresh_cookie
+from datahub.auth.schemas import ProvidersSchema
+from datahub.extensions import db
+from datahub.identity import logins, oidc, sessions
+from datahub.identity.errors import AuthServiceUnavailable, OIDCNotConfigured
+from datahub.validation import has_control_character
+
+blp = Blueprint("oidc", __name__, url_prefix="/api/v1/auth",
+                description="Log in with an OpenID Connect provider")
+
+LOGIN_PATH = "/api/v1/auth/oidc/login"
+CALLBACK_PATH = "/api/v1/auth/oidc/callback"
+COOKIE_PATH = "/api/v1/auth/oidc"
+DEFAULT_NEXT = "/app/"
+_REDIRECT = {"Location": {"description": "Where the browser goes next",
+                          "schema": {"type": "string"}}}
+
+
+def safe_next(value):
+    """``value`` if it is a path of this site (one leading ``/``, no scheme or host),
+    else the app."""
+    if (not isinstance(value, str) or not value.startswith("/") or len(value) > 2048
+            or value.startswith(("//", "/\\")) or has_control_character(value)):
+        return DEFAULT_NEXT
+    parts = urlsplit(value)
+    return value if not (parts.scheme or parts.netloc) else DEFAULT_NEXT
+
+
+# -- the login cookie: the started login, bound to this browser -------------------------
+
+def _cookie_name():
+    return "__Secure-oidc_login" if current_app.config["JWT_COOKIE_SECURE"] else "oidc_login"
+
+
+def _serializer():
+    return URLSafeTimedSerializer(current_app.config["SECRET_KEY"], salt="datahub.oidc-login")
+
+
+def _keep_pending(pending):
+    value = _serializer().dumps([pending.state, pending.nonce, pending.verifier,
+                                 pending.redirect_uri, pending.next])
+    config = current_app.config
+
+    @after_this_request
+    def _set(response):
+        # Lax, not Strict: the provider's redirect back is a cross-site navigation.
+        response.set_cookie(_cookie_name(), value, max_age=int(config["OIDC_LOGIN_MAX_AGE"]),
+                            path=COOKIE_PATH, httponly=True,
+                            secure=config["JWT_COOKIE_SECURE"], samesite="Lax")
+        return response
+
+
+def _take_pending():
+    """The login this browser started (None: none, expired or forged); the cookie is
+    deleted whatever the outcome, so a callback is answered once."""
+    value = request.cookies.get(_cookie_name())
+
+    @after_this_request
+    def _delete(response):
+        response.delete_cookie(_cookie_name(), path=COOKIE_PATH, httponly=True,
+                               secure=current_app.config["JWT_COOKIE_SECURE"],
+                               samesite="Lax")
+        return response
+
+    if not value:
+        return None
+    try:
+        fields = _serializer().loads(value, max_age=int(current_app.config["OIDC_LOGIN_MAX_AGE"]))
+        return oidc.PendingLogin(*fields)
+    except (BadData, TypeError):
+        return None
+
+
+def _redirect_uri():
+    configured = current_app.config.get("OIDC_REDIRECT_URI")
+    return configured or request.host_url.rstrip("/") + CALLBACK_PATH
+
+
+def _require_oidc():
+    if not oidc.enabled():
+        raise OIDCNotConfigured()
+
+
+# -- views -------------------------------------------------------------------------------
+
+@blp.route("/providers")
+class Providers(MethodView):
+    @blp.response(200, ProvidersSchema)
+    def get(self):
+        """The ways to log in: email and password, and OpenID Connect when configured."""
+        found = None
+        if oidc.enabled():
+            found = {"name": current_app.config["OIDC_PROVIDER_NAME"], "login_url": LOGIN_PATH}
+        return {"password": True, "oidc": found}
+
+
+@blp.route("/oidc/login")
+class OIDCLogin(MethodView):
+    @blp.doc(parameters=[{"in": "query", "name": "next", "schema": {"type": "string"},
+                          "description": "A path of this site to land on afterwards "
+                                         "(default and fallback: /app/)"}])
+    @blp.response(302, description="To the provider's authorization endpoint; sets the "
+                  "short-lived login cookie", headers=_REDIRECT)
+    @blp.alt_response(404, description="OIDC logins are not configured")
+    @blp.alt_response(503, description="Authentication service unavailable (the provider's "
+                      "discovery document cannot be fetched); see Retry-After")
+    def get(self):
+        """Start an OpenID Connect login (authorization code flow with PKCE)."""
+        _require_oidc()
+        try:
+            url, pending = oidc.provider().begin(_redirect_uri(),
+                                                 safe_next(request.args.get("next")))
+        except oidc.ProviderUnavailable as exc:
+            current_app.logger.error("OIDC provider unavailable: %s", exc)
+            raise AuthServiceUnavailable() from exc
+        _keep_pending(pending)
+        return redirect(url, 302), NO_STORE
+
+
+@blp.route("/oidc/callback")
+class OIDCCallback(MethodView):
+    @blp.doc(parameters=[{"in": "query", "name": name, "schema": {"type": "string"}}
+                         for name in ("code", "state", "error")])
+    @blp.response(302, description="Logged in: the refresh cookie is set and the browser "
+                  "goes to the login's next path; the app then calls /auth/refresh",
+                  headers=_REDIRECT)
+    @blp.alt_response(401, description="OIDC login failed (no or another login cookie, "
+                      "the provider's error, a refused code, an invalid ID token, a "
+                      "deactivated user)")
+    @blp.alt_response(404, description="OIDC logins are not configured")
+    @blp.alt_response(409, description="Account exists with another provider (the email "
+                      "belongs to a user of another provider)")
+    @blp.alt_response(503, description="Authentication service unavailable (the provider "
+                      "is unreachable); see Retry-After")
+    @_login_per_address
+    def get(self):
+        """Where the provider sends the browser back: finish the login."""
+        _require_oidc()
+        pending = _take_pending()
+        args = request.args
+        if pending is None:
+            logins.oidc_failed("no_login_cookie")
+        if not hmac.compare_digest(args.get("state", "").encode(), pending.state.encode()):
+            logins.oidc_failed("state_mismatch")
+        if "error" in args:
+            logins.oidc_failed("provider_error", error=args.get("error"))
+        if not args.get("code"):
+            logins.oidc_failed("no_code")
+        user = logins.authenticate_oidc(args["code"], pending)
+        refresh_token, record, session = sessions.start_session(user)
+        db.session.commit()
+        audit("login_succeeded", email=user.email, user_id=user.id, session_id=session.id,
+              provider="oidc")
+        _set_refresh_cookie(refresh_token, record, session.csrf_token)
+        _send_csrf_token(session.csrf_token)
+        return redirect(pending.next, 302), NO_STORE
