@@ -153,10 +153,10 @@ class OIDCCallback(MethodView):
         args = request.args
         if pending is None:
             logins.oidc_failed("no_login_cookie")
+        if "error" in args:  # some providers send no state with an error
+            logins.oidc_failed("provider_error", error=args.get("error"))
         if not hmac.compare_digest(args.get("state", "").encode(), pending.state.encode()):
             logins.oidc_failed("state_mismatch")
-        if "error" in args:
-            logins.oidc_failed("provider_error", error=args.get("error"))
         if not args.get("code"):
             logins.oidc_failed("no_code")
         user = logins.authenticate_oidc(args["code"], pending)

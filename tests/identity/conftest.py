@@ -55,3 +55,31 @@ def ldap_settings(url):
         "RATELIMIT_ENABLED": False,
     }
 
+
+
+@pytest.fixture(scope="session")
+def oidc_provider(tmp_path_factory):
+    """A started OIDC provider process (tests.identity.oidc_provider); fails (never skips)
+    when it cannot start."""
+    from tests.identity.oidc_provider import Provider
+
+    try:
+        provider = Provider(tmp_path_factory.mktemp("oidc") / "provider.log").start()
+    except (RuntimeError, OSError) as exc:
+        pytest.fail(str(exc))
+    try:
+        yield provider
+    finally:
+        provider.stop()
+
+
+def oidc_settings(issuer, **overrides):
+    return {
+        "OIDC_ISSUER": issuer,
+        "OIDC_CLIENT_ID": "datahub",
+        "OIDC_CLIENT_SECRET": "datahub client secret",
+        "OIDC_PROVIDER_NAME": "Example SSO",
+        "OIDC_TIMEOUT": 2,
+        "RATELIMIT_ENABLED": False,
+        **overrides,
+    }
