@@ -147,7 +147,10 @@ def test_login_upload_reload_expiry_and_logout(gunicorn_env, gunicorn_server, br
     traffic.clear()
     page.reload()
     page.wait_for_selector("#login-view:not([hidden])")
-    assert traffic.calls == [("POST", "/auth/refresh", 401)]
+    # Besides asking which logins there are (no OIDC here: no "Sign in with" button).
+    assert sorted(traffic.calls) == [("GET", "/auth/providers", 200),
+                                     ("POST", "/auth/refresh", 401)]
+    assert page.is_hidden("#oidc-login")
 
     # A session ended elsewhere (every session of the user, from a script): the next
     # request fails, the refresh is refused, and the app asks to log in again.

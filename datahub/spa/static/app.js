@@ -115,6 +115,17 @@ $("create-form").addEventListener("submit", (event) => {
   });
 });
 
+// "Sign in with ..." when the service has an OIDC provider: the browser goes there and
+// comes back to this page with the refresh cookie, which the boot below turns into a token.
+api.providers().then(({ oidc }) => {
+  if (!oidc) return;
+  $("oidc-button").textContent = `Sign in with ${oidc.name}`;
+  $("oidc-button").addEventListener("click", () => {
+    window.location.assign(api.oidcLoginUrl(oidc, window.location.pathname));
+  });
+  $("oidc-login").hidden = false;
+}).catch(() => {}); // the password form still works
+
 // A reload (or a new tab) has no access token: get one through the refresh cookie.
 api.restore().then(async (loggedIn) => {
   if (loggedIn) await showMain();

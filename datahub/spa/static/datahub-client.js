@@ -86,6 +86,17 @@ export class DatahubClient {
     this._accessToken = (await response.json()).access_token;
   }
 
+  /** The ways to log in: {password: true, oidc: {name, login_url} or null}. */
+  async providers() {
+    return (await this._send("GET", `${AUTH}/providers`)).json();
+  }
+
+  /** Where to send the browser for a login at the OIDC provider; it comes back to
+   *  ``next`` (a path of this site) with the refresh cookie set. */
+  oidcLoginUrl(provider, next) {
+    return `${this.baseUrl}${provider.login_url}?next=${encodeURIComponent(next)}`;
+  }
+
   /** After a reload: get an access token through the refresh cookie. False if none. */
   async restore() {
     try {
