@@ -14,6 +14,8 @@ from tests.conftest import TEST_SECRET, login
 
 PACKAGE = pathlib.Path(__file__).resolve().parents[2] / "datahub"
 CODEC = PACKAGE / "identity" / "tokens.py"
+# Reads another party's tokens (an OIDC provider's ID tokens), not datahub's.
+ID_TOKENS = PACKAGE / "identity" / "oidc.py"
 
 
 @pytest.fixture
@@ -230,7 +232,7 @@ def test_only_the_codec_knows_claim_names():
     mentions = sorted(
         f"{path.relative_to(PACKAGE.parent)}:{line}: {name!r}"
         for path in PACKAGE.rglob("*.py")
-        if path != CODEC and "migrations" not in path.parts
+        if path not in (CODEC, ID_TOKENS) and "migrations" not in path.parts
         for line, name in claim_mentions(path.read_text())
     )
     assert mentions == []
