@@ -13,6 +13,7 @@ from datahub.api import Blueprint
 from datahub.audit import audit
 from datahub.auth.routes import NO_STORE, _login_per_address, _send_csrf_token, _set_refresh_cookie
 from datahub.auth.schemas import ProvidersSchema
+from datahub.errors import RequestValidationError
 from datahub.extensions import db
 from datahub.identity import logins, oidc, sessions
 from datahub.identity.errors import AuthServiceUnavailable, OIDCNotConfigured
@@ -29,14 +30,24 @@ _REDIRECT = {"Location": {"description": "Where the browser goes next",
                           "schema": {"type": "string"}}}
 
 
-def safe_next(value):
-    """``value`` if it is a path of this site (one leading ``/``, no scheme or host),
-    else the app."""
+def same_site_path(value):
+    """Whether ``value`` is a path of this site: one leading ``/``, no scheme or host."""
     if (not isinstance(value, str) or not value.startswith("/") or len(value) > 2048
             or value.startswith(("//", "/\\")) or has_control_character(value)):
-        return DEFAULT_NEXT
+        return False
     parts = urlsplit(value)
-    return value if not (parts.scheme or parts.netloc) else DEFAULT_NEXT
+    return not (parts.scheme or parts.netloc)
+
+
+def requested_next():
+    """The login's ``next`` (default: the app); anything but a path of this site is a 422,
+    never a redirect elsewhere."""
+    value = request.args.get("next") or DEFAULT_NEXT
+    if not same_site_path(value):
+        raise RequestValidationError.single(
+            ["query", "next"], "must be a path of this site, starting with a single /",
+            "value_error.next.off_site")
+    return value
 
 
 # -- the login cookie: the started login, bound to this browser -------------------------
@@ -111,18 +122,19 @@ class Providers(MethodView):
 class OIDCLogin(MethodView):
     @blp.doc(parameters=[{"in": "query", "name": "next", "schema": {"type": "string"},
                           "description": "A path of this site to land on afterwards "
-                                         "(default and fallback: /app/)"}])
+                                         "(default: /app/; anything else is a 422)"}])
     @blp.response(302, description="To the provider's authorization endpoint; sets the "
                   "short-lived login cookie", headers=_REDIRECT)
     @blp.alt_response(404, description="OIDC logins are not configured")
+    @blp.alt_response(422, description="``next`` is not a path of this site")
     @blp.alt_response(503, description="Authentication service unavailable (the provider's "
                       "discovery document cannot be fetched); see Retry-After")
     def get(self):
         """Start an OpenID Connect login (authorization code flow with PKCE)."""
         _require_oidc()
+        next_path = requested_next()
         try:
-            url, pending = oidc.provider().begin(_redirect_uri(),
-                                                 safe_next(request.args.get("next")))
+            url, pending = oidc.provider().begin(_redirect_uri(), next_path)
         except oidc.ProviderUnavailable as exc:
             current_app.logger.error("OIDC provider unavailable: %s", exc)
             raise AuthServiceUnavailable() from exc
@@ -166,4 +178,5 @@ class OIDCCallback(MethodView):
               provider="oidc")
         _set_refresh_cookie(refresh_token, record, session.csrf_token)
         _send_csrf_token(session.csrf_token)
-        return redirect(pending.next, 302), NO_STORE
+        landing = pending.next if same_site_path(pending.next) else DEFAULT_NEXT
+        return redirect(landing, 302), NO_STORE
