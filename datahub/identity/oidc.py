@@ -23,6 +23,7 @@ from joserfc.jwk import KeySet
 from joserfc.jws import JWSRegistry
 
 from datahub.identity.models import ROLES
+from datahub.validation import has_control_character, without_control_characters
 
 log = logging.getLogger(__name__)
 
@@ -222,16 +223,21 @@ class Provider:
 
     def _user(self, claims):
         email = claims.get("email")
-        if not isinstance(email, str) or "@" not in email:
+        # What the users table and every later response can hold: no control characters
+        # (PostgreSQL refuses NUL), no longer than the column.
+        if (not isinstance(email, str) or "@" not in email or len(email) > 320
+                or has_control_character(email)):
             raise LoginFailed("no_email")
         if claims.get("email_verified") is False:
             raise LoginFailed("email_not_verified")
         subject = claims["sub"]
-        if not isinstance(subject, str) or not subject or len(subject) > 255:
+        if (not isinstance(subject, str) or not subject or len(subject) > 255
+                or has_control_character(subject)):
             raise LoginFailed("invalid_id_token", "sub")
         name = claims.get("name") or claims.get("preferred_username") or email
         return ProviderUser(issuer=self.issuer, subject=subject, email=email,
-                            name=str(name)[:255], roles=self.roles(claims))
+                            name=without_control_characters(str(name))[:255],
+                            roles=self.roles(claims))
 
     def roles(self, claims):
         """The datahub roles named by the roles claim (a list, or one space-separated

@@ -245,3 +245,13 @@ def test_provider_unreachable_is_503(client):
     assert (response.status_code, response.get_json()) == (
         503, {"detail": "Authentication service unavailable"})
     assert response.headers.get("Retry-After")
+
+
+def test_control_characters_from_the_provider_are_not_stored(client, oidc_provider):
+    oidc_provider.set_user("sub-cat", email="cat@example.org", name="Cat\x00\x07 Lee")
+    assert log_in(client, oidc_provider, "sub-cat").status_code == 302
+    assert me(client)["name"] == "Cat Lee"
+
+    oidc_provider.set_user("sub-dan", email="dan\x00@example.org", name="Dan")
+    response = log_in(client, oidc_provider, "sub-dan")
+    assert (response.status_code, response.get_json()) == (401, {"detail": "OIDC login failed"})
