@@ -3,12 +3,15 @@
 
 Run as ``python -m tests.identity.oidc_provider PORT``. Its users are set with ``PUT
 /users/<sub>`` (the claims, e.g. email, name, roles) and logged in by posting ``sub`` to
-its authorization page. One test hook is added: ``PUT /_test/id-token`` with
+its authorization page. It enforces PKCE (S256), which the package does not. Test hooks:
+``PUT /_test/pkce`` fails the next code exchange's PKCE check, and ``PUT /_test/id-token`` with
 ``{"tamper": ...}`` makes the next token response carry an ID token that a client must
 refuse (``bad_signature``: signed with another key under the provider's key id;
 ``wrong_audience``, ``wrong_issuer``, ``expired``, ``wrong_nonce``: signed with the
 provider's own key).
 """
+import base64
+import hashlib
 import json
 import os
 import socket
@@ -31,6 +34,36 @@ def build_app():
 
     app = oidc_provider_mock.app(require_nonce=True)
     pending = {}
+    challenges = {}  # authorization code -> the PKCE code_challenge it was issued for
+
+    # PKCE (RFC 7636, S256) enforced here: oidc-provider-mock does not check it.
+    @app.after_request
+    def remember_challenge(response):
+        if flask.request.path == "/oauth2/authorize" and response.status_code == 302:
+            query = urllib.parse.parse_qs(urllib.parse.urlsplit(response.location).query)
+            if "code" in query:
+                challenges[query["code"][0]] = (flask.request.args.get("code_challenge"),
+                                                flask.request.args.get("code_challenge_method"))
+        return response
+
+    @app.before_request
+    def check_verifier():
+        if flask.request.path != "/oauth2/token":
+            return None
+        challenge, method = challenges.pop(flask.request.form.get("code"), (None, None))
+        verifier = flask.request.form.get("code_verifier") or ""
+        digest = hashlib.sha256(verifier.encode("ascii", "replace")).digest()
+        expected = base64.urlsafe_b64encode(digest).rstrip(b"=").decode("ascii")
+        if pending.pop("corrupt_pkce", False):
+            expected = "not-the-challenge"
+        if challenge is None or method != "S256" or expected != challenge:
+            return {"error": "invalid_grant", "error_description": "PKCE verification failed"}, 400
+        return None
+
+    @app.put("/_test/pkce")
+    def corrupt_next_pkce():
+        pending["corrupt_pkce"] = True
+        return "", 204
 
     @app.put("/_test/id-token")
     def tamper_next_id_token():
@@ -129,6 +162,11 @@ class Provider:
         response = self.http.request("PUT", f"{self.issuer}/_test/id-token",
                                      body=json.dumps({"tamper": how}),
                                      headers={"Content-Type": "application/json"})
+        assert response.status == 204, response.data
+
+    def corrupt_next_pkce(self):
+        """The next code exchange fails its PKCE check, as for a wrong verifier."""
+        response = self.http.request("PUT", f"{self.issuer}/_test/pkce")
         assert response.status == 204, response.data
 
     def authorize(self, authorization_url, sub=None, deny=False):

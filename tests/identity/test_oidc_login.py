@@ -255,3 +255,16 @@ def test_control_characters_from_the_provider_are_not_stored(client, oidc_provid
     oidc_provider.set_user("sub-dan", email="dan\x00@example.org", name="Dan")
     response = log_in(client, oidc_provider, "sub-dan")
     assert (response.status_code, response.get_json()) == (401, {"detail": "OIDC login failed"})
+
+
+def test_the_code_exchange_proves_pkce(client, oidc_provider, caplog):
+    """The provider checks S256(code_verifier) against the login's code_challenge: the
+    full flow passing shows the verifier matches; a failed check is a 401."""
+    caplog.set_level(logging.INFO, logger="datahub.audit")
+    oidc_provider.set_user("sub-pat", email="pat@example.org", name="Pat")
+    assert "code_challenge_method=S256" in start(client)
+    oidc_provider.corrupt_next_pkce()
+    response = log_in(client, oidc_provider, "sub-pat")
+    assert (response.status_code, response.get_json()) == (401, {"detail": "OIDC login failed"})
+    assert audit_reasons(caplog)[-1] == "code_exchange_failed"
+    assert log_in(client, oidc_provider, "sub-pat").status_code == 302
