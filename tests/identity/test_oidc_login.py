@@ -268,3 +268,18 @@ def test_the_code_exchange_proves_pkce(client, oidc_provider, caplog):
     assert (response.status_code, response.get_json()) == (401, {"detail": "OIDC login failed"})
     assert audit_reasons(caplog)[-1] == "code_exchange_failed"
     assert log_in(client, oidc_provider, "sub-pat").status_code == 302
+
+
+def test_an_oidc_user_has_no_password_here(client, oidc_provider):
+    oidc_provider.set_user("sub-quinn", email="quinn@example.org", name="Quinn")
+    assert log_in(client, oidc_provider, "sub-quinn").status_code == 302
+    access = refresh(client).get_json()["access_token"]
+    for password in ("", "any password at all"):
+        response = client.post("/api/v1/auth/login",
+                               json={"email": "quinn@example.org", "password": password})
+        assert (response.status_code, response.get_json()) == (
+            401, {"detail": "Invalid email or password"})
+    response = client.put("/api/v1/auth/me/password", headers=bearer(access),
+                          json={"current_password": "whatever1", "new_password": "new-password-1"})
+    assert (response.status_code, response.get_json()) == (
+        409, {"detail": "Password is managed by the identity provider"})
