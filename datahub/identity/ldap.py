@@ -18,6 +18,8 @@ from ldap3.core.exceptions import LDAPException
 from ldap3.utils.conv import escape_filter_chars
 from ldap3.utils.dn import safe_dn
 
+from datahub.extensions import per_app
+
 log = logging.getLogger(__name__)
 
 SUCCESS, SIZE_LIMIT_EXCEEDED, NO_SUCH_OBJECT = 0, 4, 32
@@ -56,15 +58,7 @@ def authenticate(email, password):
 
 def directory(app=None):
     """This process's ``Directory`` for the app, made on first use."""
-    app = app or current_app
-    with _LOCK:
-        found = app.extensions.get("datahub.ldap")
-        if found is None:
-            found = app.extensions["datahub.ldap"] = Directory(app.config)
-        return found
-
-
-_LOCK = threading.Lock()
+    return per_app(app or current_app, "datahub.ldap", Directory)
 
 
 def _entries(response):

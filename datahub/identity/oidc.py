@@ -22,6 +22,7 @@ from joserfc.errors import InvalidKeyIdError, JoseError
 from joserfc.jwk import KeySet
 from joserfc.jws import JWSRegistry
 
+from datahub.extensions import per_app
 from datahub.identity.models import ROLES
 from datahub.validation import has_control_character, without_control_characters
 
@@ -73,15 +74,7 @@ def enabled(app=None):
 
 def provider(app=None):
     """This process's ``Provider`` for the app, made on first use."""
-    app = app or current_app
-    with _LOCK:
-        found = app.extensions.get("datahub.oidc")
-        if found is None:
-            found = app.extensions["datahub.oidc"] = Provider(app.config)
-        return found
-
-
-_LOCK = threading.Lock()
+    return per_app(app or current_app, "datahub.oidc", Provider)
 
 
 class Provider:

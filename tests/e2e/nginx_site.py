@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 from datahub.spa import STATIC as SPA_STATIC
+from tests import processes
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -110,14 +111,7 @@ class Nginx:
         return self
 
     def stop(self):
-        if self.process is None or self.process.returncode is not None:
-            return
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+        processes.stop(self.process)
 
     def __enter__(self):
         return self.start()

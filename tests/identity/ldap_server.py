@@ -9,6 +9,8 @@ import time
 
 import ldap3
 
+from tests import processes
+
 SUFFIX = "dc=example,dc=org"
 ROOT_DN = f"cn=admin,{SUFFIX}"
 ROOT_PASSWORD = "root secret"
@@ -96,13 +98,7 @@ class Slapd:
         return self
 
     def stop(self):
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        processes.stop(self.process)
 
     def log(self):
         with open(self.log_path, errors="replace") as log:

@@ -22,6 +22,8 @@ import urllib.parse
 
 import urllib3
 
+from tests import processes
+
 TAMPERING = ("bad_signature", "wrong_audience", "wrong_issuer", "expired", "wrong_nonce")
 
 
@@ -144,13 +146,7 @@ class Provider:
                            f"start on {self.issuer}:\n{output}")
 
     def stop(self):
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        processes.stop(self.process)
 
     def set_user(self, sub, **claims):
         response = self.http.request("PUT", f"{self.issuer}/users/{urllib.parse.quote(sub)}",
