@@ -9,6 +9,7 @@ from tests.identity.ldap_server import (
     SERVICE_DN,
     SERVICE_PASSWORD,
     Slapd,
+    make_ca,
     slapd_binary,
 )
 
@@ -28,18 +29,25 @@ def directory_password(email):
 
 @pytest.fixture(scope="session")
 def slapd(tmp_path_factory):
-    """A started slapd holding PEOPLE_IN_DIRECTORY; fails (never skips) without slapd."""
+    """A started slapd holding PEOPLE_IN_DIRECTORY, on ldap:// and ldaps://; fails (never
+    skips) without slapd, or when its TLS does not work (with its log)."""
     try:
         slapd_binary()
+        server = Slapd(tmp_path_factory.mktemp("slapd")).start()
     except RuntimeError as exc:
         pytest.fail(str(exc))
-    server = Slapd(tmp_path_factory.mktemp("slapd")).start()
     try:
         for email, (uid, name, password, groups) in PEOPLE_IN_DIRECTORY.items():
             server.add_person(uid, email, name, password, groups)
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture(scope="session")
+def other_ca(tmp_path_factory):
+    """The certificate of a throw-away CA that did not sign slapd's."""
+    return make_ca(tmp_path_factory.mktemp("other-ca"), "other-ca")[0]
 
 
 def ldap_settings(url):

@@ -1,9 +1,13 @@
 """A real OpenLDAP server for the tests: Debian's ``slapd`` on a free port of 127.0.0.1,
 with its own slapd.conf and mdb database in a temporary folder, filled through ldap3 as
-its rootdn. Its stats log (``-d 256``) shows every BIND it receives."""
+its rootdn. Its stats log (``-d 256``) shows every BIND it receives. It listens on
+``ldap://`` (StartTLS offered) and ``ldaps://``, with a certificate for the IP address
+127.0.0.1 only, signed by a throw-away CA made with ``openssl``."""
 import os
+import secrets
 import shutil
 import socket
+import ssl
 import subprocess
 import time
 
@@ -29,6 +33,9 @@ modulepath /usr/lib/ldap
 moduleload back_mdb
 pidfile {folder}/slapd.pid
 argsfile {folder}/slapd.args
+TLSCACertificateFile {ca_file}
+TLSCertificateFile {cert_file}
+TLSCertificateKeyFile {key_file}
 
 database mdb
 maxsize 16777216
@@ -55,6 +62,43 @@ def free_port():
         return probe.getsockname()[1]
 
 
+def _openssl(*args):
+    done = subprocess.run(["openssl", *map(str, args)], capture_output=True, text=True,
+                          check=False)
+    if done.returncode:
+        raise RuntimeError(f"openssl {args[0]} failed:\n{done.stderr}")
+
+
+def _new_key(*args):
+    """``openssl req`` options for a new unencrypted P-256 key (fast to make)."""
+    return ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", *args]
+
+
+def make_ca(folder, name):
+    """A throw-away CA in ``folder``: (cert path, key path)."""
+    cert, key = os.path.join(folder, f"{name}.pem"), os.path.join(folder, f"{name}.key")
+    _openssl("req", "-x509", *_new_key("-keyout", key), "-days", "1", "-subj", f"/CN={name}",
+             "-addext", "basicConstraints=critical,CA:TRUE",
+             "-addext", "keyUsage=critical,keyCertSign,cRLSign", "-out", cert)
+    return cert, key
+
+
+def make_server_certificate(folder, ca_cert, ca_key, ip="127.0.0.1"):
+    """A server certificate for the IP address ``ip`` only (no DNS name), signed by the
+    CA: (cert path, key path)."""
+    cert, key = os.path.join(folder, "server.pem"), os.path.join(folder, "server.key")
+    request, extensions = os.path.join(folder, "server.csr"), os.path.join(folder, "server.ext")
+    with open(extensions, "w") as out:
+        out.write(f"subjectAltName=IP:{ip}\nbasicConstraints=critical,CA:FALSE\n"
+                  "keyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth\n"
+                  "subjectKeyIdentifier=hash\nauthorityKeyIdentifier=keyid\n")
+    _openssl("req", "-new", *_new_key("-keyout", key), "-subj", "/CN=datahub test slapd",
+             "-out", request)
+    _openssl("x509", "-req", "-in", request, "-CA", ca_cert, "-CAkey", ca_key, "-days", "1",
+             "-set_serial", secrets.randbits(63), "-extfile", extensions, "-out", cert)
+    return cert, key
+
+
 def person(uid, email, name, password):
     return f"uid={uid},{PEOPLE}", {
         "objectClass": ["inetOrgPerson"], "uid": uid, "cn": name, "sn": name.split()[-1],
@@ -67,35 +111,64 @@ class Slapd:
 
     def __init__(self, folder):
         self.folder = str(folder)
-        self.port = free_port()
+        self.port, self.tls_port = free_port(), free_port()
+        while self.tls_port == self.port:
+            self.tls_port = free_port()
         self.url = f"ldap://127.0.0.1:{self.port}"
+        self.ldaps_url = f"ldaps://127.0.0.1:{self.tls_port}"
         self.log_path = os.path.join(self.folder, "slapd.log")
+        self.ca_file = None
         self.process = None
 
     def start(self):
         os.makedirs(os.path.join(self.folder, "data"), exist_ok=True)
+        tls = os.path.join(self.folder, "tls")
+        os.makedirs(tls, exist_ok=True)
+        self.ca_file, ca_key = make_ca(tls, "datahub-test-ca")
+        cert_file, key_file = make_server_certificate(tls, self.ca_file, ca_key)
         includes = "\n".join(f"include /etc/ldap/schema/{name}.schema" for name in SCHEMAS)
         config = os.path.join(self.folder, "slapd.conf")
         with open(config, "w") as out:
             out.write(CONFIG.format(includes=includes, folder=self.folder, suffix=SUFFIX,
-                                    root_dn=ROOT_DN, root_password=ROOT_PASSWORD))
+                                    root_dn=ROOT_DN, root_password=ROOT_PASSWORD,
+                                    ca_file=self.ca_file, cert_file=cert_file,
+                                    key_file=key_file))
         with open(self.log_path, "wb") as log:
             self.process = subprocess.Popen(
-                [slapd_binary(), "-f", config, "-h", f"{self.url}/", "-d", "256"],
+                [slapd_binary(), "-f", config, "-h", f"{self.url}/ {self.ldaps_url}/",
+                 "-d", "256"],
                 stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
             )
+        try:
+            self._wait_for(self.port)
+            self._wait_for(self.tls_port)
+            self._check_tls()
+        except RuntimeError:
+            self.stop()
+            raise
+        self._fill()
+        return self
+
+    def _wait_for(self, port):
         deadline = time.monotonic() + 10
         while True:
             try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
-                    break
+                with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                    return
             except OSError:
                 if self.process.poll() is not None or time.monotonic() > deadline:
-                    self.stop()
                     raise RuntimeError(f"slapd did not start:\n{self.log()}") from None
                 time.sleep(0.05)
-        self._fill()
-        return self
+
+    def _check_tls(self):
+        """A TLS handshake on the ldaps:// port, verified against the test CA."""
+        context = ssl.create_default_context(cafile=self.ca_file)
+        try:
+            with socket.create_connection(("127.0.0.1", self.tls_port), timeout=5) as raw, \
+                    context.wrap_socket(raw, server_hostname="127.0.0.1"):
+                pass
+        except (OSError, ssl.SSLError) as exc:
+            raise RuntimeError(f"slapd's TLS does not work ({exc}):\n{self.log()}") from None
 
     def stop(self):
         processes.stop(self.process)

@@ -1,6 +1,7 @@
 """Logins of directory users (provider ``ldap``) against a real slapd."""
 import json
 import logging
+import re
 import socket
 import statistics
 import time
@@ -8,10 +9,13 @@ import time
 import pytest
 
 from datahub.extensions import db
+from datahub.identity import ldap
 from datahub.identity.models import User
 from tests.conftest import PASSWORD, bearer, login
 from tests.identity.conftest import directory_password, ldap_settings
 from tests.identity.ldap_server import EDITORS, PEOPLE, SERVICE_DN, free_port
+
+STARTTLS_OID = "1.3.6.1.4.1.1466.20037"
 
 INVALID = b'{"detail":"Invalid email or password"}\n'
 UNAVAILABLE = {"detail": "Authentication service unavailable"}
@@ -171,6 +175,65 @@ def test_an_unreachable_directory_is_a_503_and_local_users_still_log_in(
     assert failed["reason"] == "directory_unavailable"
     make_user(email="local@example.org")
     assert login(client, "local@example.org").status_code == 200
+
+
+def tls_settings(slapd, kind, ca_file, host="127.0.0.1"):
+    """``kind`` ``ldaps`` (TLS from the start) or ``starttls`` (ldap:// upgraded)."""
+    if kind == "ldaps":
+        return {"LDAP_URL": f"ldaps://{host}:{slapd.tls_port}", "LDAP_START_TLS": False,
+                "LDAP_CA_FILE": ca_file}
+    return {"LDAP_URL": f"ldap://{host}:{slapd.port}", "LDAP_START_TLS": True,
+            "LDAP_CA_FILE": ca_file}
+
+
+def bind_strengths(bind_lines):
+    """``{dn: [ssf, ...]}`` of slapd's BIND lines: ssf 0 is a bind in clear."""
+    found = {}
+    for line in bind_lines:
+        match = re.search(r' BIND dn="([^"]*)" mech=SIMPLE .*\bssf=(\d+)', line)
+        if match:
+            found.setdefault(match[1], []).append(int(match[2]))
+    return found
+
+
+@pytest.mark.parametrize("kind", ["ldaps", "starttls"])
+def test_a_directory_user_logs_in_over_tls_verified_with_ldap_ca_file(app, client, slapd,
+                                                                       kind):
+    app.config.update(tls_settings(slapd, kind, slapd.ca_file))
+    before = len(slapd.binds())
+    response = ldap_login(client, "alice@example.org")
+    assert response.status_code == 200, response.get_json()
+    me = client.get("/api/v1/auth/me", headers=bearer(response.get_json()["access_token"]))
+    assert (me.get_json()["provider"], me.get_json()["roles"]) == ("ldap", ["admin"])
+    strengths = bind_strengths(slapd.binds()[before:])
+    assert set(strengths) == {SERVICE_DN, f"uid=alice,{PEOPLE}"}
+    assert all(ssf > 0 for ssfs in strengths.values() for ssf in ssfs), strengths
+
+
+@pytest.mark.parametrize("problem", ["unknown-ca", "wrong-host-name"])
+@pytest.mark.parametrize("kind", ["ldaps", "starttls"])
+def test_a_certificate_that_does_not_verify_is_a_503_before_any_bind(
+        app, client, slapd, other_ca, audit_log, kind, problem):
+    """Another CA, or ``localhost`` against a certificate for the IP 127.0.0.1 only."""
+    if problem == "unknown-ca":
+        app.config.update(tls_settings(slapd, kind, other_ca))
+    else:
+        app.config.update(tls_settings(slapd, kind, slapd.ca_file, host="localhost"))
+    log_before, binds_before = len(slapd.log().splitlines()), len(slapd.binds())
+    response = ldap_login(client, "alice@example.org")
+    assert (response.status_code, response.get_json()) == (503, UNAVAILABLE)
+    assert response.headers["Retry-After"] == "1"
+    (failed,) = audit_log("login_failed")
+    assert failed["reason"] == "directory_unavailable"
+    assert user_row(app, "alice@example.org") is None
+    # The user's own bind, which the failed service connection never reached, fails alike.
+    with app.app_context(), pytest.raises(ldap.DirectoryUnavailable):
+        ldap.directory().bind(f"uid=alice,{PEOPLE}", directory_password("alice@example.org"))
+    log = slapd.log().splitlines()[log_before:]
+    assert any(" ACCEPT from " in line for line in log)  # slapd was reached...
+    if kind == "starttls":
+        assert any(f"EXT oid={STARTTLS_OID}" in line for line in log)
+    assert slapd.binds()[binds_before:] == []  # ...and saw no password, the service's neither
 
 
 def test_an_email_held_by_another_provider_is_a_409(app, client):
