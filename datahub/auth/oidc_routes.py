@@ -10,12 +10,11 @@ from flask.views import MethodView
 from itsdangerous import BadData, URLSafeTimedSerializer
 
 from datahub.api import Blueprint
-from datahub.audit import audit
-from datahub.auth.routes import NO_STORE, _login_per_address, _send_csrf_token, _set_refresh_cookie
+from datahub.auth import limits
+from datahub.auth.cookies import NO_STORE, start_login
 from datahub.auth.schemas import ProvidersSchema
 from datahub.errors import RequestValidationError
-from datahub.extensions import db
-from datahub.identity import logins, oidc, sessions
+from datahub.identity import logins, oidc
 from datahub.identity.errors import AuthServiceUnavailable, OIDCNotConfigured
 from datahub.validation import has_control_character
 
@@ -157,7 +156,7 @@ class OIDCCallback(MethodView):
                       "belongs to a user of another provider)")
     @blp.alt_response(503, description="Authentication service unavailable (the provider "
                       "is unreachable); see Retry-After")
-    @_login_per_address
+    @limits.login_per_address
     def get(self):
         """Where the provider sends the browser back: finish the login."""
         _require_oidc()
@@ -172,11 +171,6 @@ class OIDCCallback(MethodView):
         if not args.get("code"):
             logins.oidc_failed("no_code")
         user = logins.authenticate_oidc(args["code"], pending)
-        refresh_token, record, session = sessions.start_session(user)
-        db.session.commit()
-        audit("login_succeeded", email=user.email, user_id=user.id, session_id=session.id,
-              provider="oidc")
-        _set_refresh_cookie(refresh_token, record, session.csrf_token)
-        _send_csrf_token(session.csrf_token)
+        start_login(user)  # the app gets its access token through /auth/refresh
         landing = pending.next if same_site_path(pending.next) else DEFAULT_NEXT
         return redirect(landing, 302), NO_STORE

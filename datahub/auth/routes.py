@@ -3,11 +3,12 @@ import functools
 import json
 
 import sqlalchemy as sa
-from flask import after_this_request, current_app, request
+from flask import current_app, request
 from flask.views import MethodView
 
 from datahub.api import BEARER, REFRESH_COOKIE, Blueprint, MessageSchema
 from datahub.audit import audit
+from datahub.auth import cookies, limits
 from datahub.auth.origin import check_double_submit, require_trusted_origin
 from datahub.auth.schemas import (
     LoginSchema,
@@ -16,9 +17,8 @@ from datahub.auth.schemas import (
     SessionPageSchema,
     TokenSchema,
 )
-from datahub.bodies import json_body
 from datahub.database import utcnow
-from datahub.extensions import client_address, db, limiter
+from datahub.extensions import db
 from datahub.identity import logins, sessions, tokens
 from datahub.identity.errors import SessionNotFound, TokenRevoked
 from datahub.identity.guard import (
@@ -27,108 +27,16 @@ from datahub.identity.guard import (
     current_user,
     current_user_record,
 )
-from datahub.identity.models import AuthSession, normalise_email
+from datahub.identity.models import AuthSession
 from datahub.users import services as user_services
 from datahub.users.schemas import UserSchema
 
 blp = Blueprint("auth", __name__, url_prefix="/api/v1/auth", description="Log in and manage the session")
 
-NO_STORE = {"Cache-Control": "no-store", "Pragma": "no-cache"}
-
-
-# -- cookies ---------------------------------------------------------------------------
-
-def _cookie_options(config):
-    return dict(secure=config["JWT_COOKIE_SECURE"], samesite=config["JWT_COOKIE_SAMESITE"])
-
-
-def _set_refresh_cookie(token, record, csrf):
-    """The refresh cookie (and, with double submit, the ``csrf`` cookie); its Max-Age ends
-    with the token (never after the session)."""
-    config = current_app.config
-    max_age = max(0, sessions.epoch(record.expires_at) - sessions.epoch(record.issued_at))
-
-    @after_this_request
-    def _set(response):
-        response.set_cookie(
-            config["JWT_REFRESH_COOKIE_NAME"], token, max_age=max_age,
-            path=config["JWT_REFRESH_COOKIE_PATH"], httponly=True, **_cookie_options(config),
-        )
-        if config["JWT_COOKIE_CSRF_PROTECT"]:
-            # Double submit: readable by the SPA's JavaScript, sent back as a header.
-            response.set_cookie(
-                config["JWT_REFRESH_CSRF_COOKIE_NAME"], csrf, max_age=max_age,
-                path=config["JWT_REFRESH_CSRF_COOKIE_PATH"], httponly=False,
-                **_cookie_options(config),
-            )
-        return response
-
-
-def _send_csrf_token(value):
-    """With double-submit CSRF on, login and refresh also name the value in a response
-    header, for an SPA on another site, which cannot read the API's cookies."""
-    config = current_app.config
-    if not (config["JWT_COOKIE_CSRF_PROTECT"] and value):
-        return
-
-    @after_this_request
-    def _header(response):
-        response.headers[config["JWT_REFRESH_CSRF_HEADER_NAME"]] = value
-        return response
-
-
-def _delete_refresh_cookie():
-    config = current_app.config
-
-    @after_this_request
-    def _delete(response):
-        response.delete_cookie(
-            config["JWT_REFRESH_COOKIE_NAME"], path=config["JWT_REFRESH_COOKIE_PATH"],
-            httponly=True, **_cookie_options(config),
-        )
-        if config["JWT_COOKIE_CSRF_PROTECT"]:
-            response.delete_cookie(
-                config["JWT_REFRESH_CSRF_COOKIE_NAME"],
-                path=config["JWT_REFRESH_CSRF_COOKIE_PATH"], **_cookie_options(config),
-            )
-        return response
-
-
 def _token_body(access_token):
-    return {"access_token": access_token, "token_type": "bearer"}, 200, NO_STORE
+    return {"access_token": access_token, "token_type": "bearer"}, 200, cookies.NO_STORE
 
 
-# -- rate limit keys -------------------------------------------------------------------
-
-def _login_email():
-    try:
-        body = json_body()
-    except Exception:  # unreadable: the view's parser answers with the same error
-        return None
-    email = body.get("email") if isinstance(body, dict) else None
-    return normalise_email(email)[:320] if isinstance(email, str) and email.strip() else None
-
-
-def _config_limit(key):
-    return lambda: current_app.config[key]
-
-
-_login_per_email = limiter.limit(
-    _config_limit("RATE_LIMIT_LOGIN_PER_EMAIL"), scope="email",
-    key_func=lambda: f"email:{_login_email()}", exempt_when=lambda: _login_email() is None,
-)
-_login_per_address = limiter.limit(
-    _config_limit("RATE_LIMIT_LOGIN_PER_ADDRESS"), scope="address", key_func=client_address,
-)
-_refresh_per_address = limiter.limit(
-    _config_limit("RATE_LIMIT_REFRESH_PER_ADDRESS"), scope="address", key_func=client_address,
-)
-_password_change_per_user = limiter.limit(
-    _config_limit("RATE_LIMIT_PASSWORD_CHANGE_PER_USER"), scope="user",
-    key_func=lambda: f"user:{current_claims.user_id}",
-)
-
-_TOO_MANY = {"description": "Too many requests; see Retry-After"}
 _COMPACT_JSON = json.JSONEncoder(separators=(",", ":"))  # what jsonify writes outside debug
 
 
@@ -148,24 +56,17 @@ class Login(MethodView):
     @blp.alt_response(401, description="Invalid email or password")
     @blp.alt_response(409, description="Account exists with another provider (the directory "
                       "knows the email, but a user of another provider holds it)")
-    @blp.alt_response(429, **_TOO_MANY)
+    @blp.alt_response(429, **limits.TOO_MANY)
     @blp.alt_response(503, description="Authentication service unavailable (the LDAP "
                       "directory is down or slow); see Retry-After")
-    @_login_per_email
-    @_login_per_address
+    @limits.login_per_email
+    @limits.login_per_address
     @blp.arguments(LoginSchema)
     def post(self, credentials):
         """Log in with email and password: a local user, or (with LDAP configured) a
         user of the directory."""
         user = logins.authenticate(credentials["email"], credentials["password"])
-        refresh_token, record, session = sessions.start_session(user)
-        access_token = sessions.issue_access_token(user, session)
-        db.session.commit()
-        audit("login_succeeded", email=user.email, user_id=user.id, session_id=session.id,
-              provider=user.provider)
-        _set_refresh_cookie(refresh_token, record, session.csrf_token)
-        _send_csrf_token(session.csrf_token)
-        return _token_body(access_token)
+        return _token_body(cookies.start_login(user))
 
 
 @blp.route("/refresh")
@@ -176,8 +77,8 @@ class Refresh(MethodView):
     @blp.alt_response(401, description="Refresh cookie missing, expired, invalid or revoked "
                       "(a retired cookie replayed after the grace window revokes its session)")
     @blp.alt_response(403, description="A cross-site request (Origin or Sec-Fetch-Site)")
-    @blp.alt_response(429, **_TOO_MANY)
-    @_refresh_per_address
+    @blp.alt_response(429, **limits.TOO_MANY)
+    @limits.refresh_per_address
     def post(self):
         """Rotate the refresh cookie and issue a new access token."""
         require_trusted_origin()
@@ -185,13 +86,13 @@ class Refresh(MethodView):
         try:
             token, record, session = sessions.rotate(presented, user)
         except TokenRevoked:
-            _delete_refresh_cookie()
+            cookies.delete_refresh_cookie()
             raise
         access_token = sessions.issue_access_token(user, session)
         db.session.commit()
         if token is not None:
-            _set_refresh_cookie(token, record, session.csrf_token)
-        _send_csrf_token(session.csrf_token if token is not None else presented.csrf)
+            cookies.set_refresh_cookie(token, record, session.csrf_token)
+        cookies.send_csrf_token(session.csrf_token if token is not None else presented.csrf)
         return _token_body(access_token)
 
 
@@ -227,7 +128,7 @@ class Logout(MethodView):
             db.session.rollback()
         if user_id:
             audit("logout", user_id=user_id, session_id=session_id)
-        _delete_refresh_cookie()
+        cookies.delete_refresh_cookie()
         return {"message": "Successfully logged out"}
 
 
@@ -243,7 +144,7 @@ class LogoutAll(MethodView):
         ended = sessions.end_all_sessions(user, reason="logout_all")
         db.session.commit()
         audit("logout_all", user_id=user.id, email=user.email, sessions_ended=ended)
-        _delete_refresh_cookie()
+        cookies.delete_refresh_cookie()
         return {"message": "Logged out of all sessions"}
 
 
@@ -269,7 +170,7 @@ class Sessions(MethodView):
              "client_address": s.client_address, "current": s.id == current}
             for s in rows
         ]
-        return {"items": items, "total": total, "limit": limit, "offset": offset}, 200, NO_STORE
+        return {"items": items, "total": total, "limit": limit, "offset": offset}, 200, cookies.NO_STORE
 
 
 @blp.route("/sessions/<text:session_id>")
@@ -290,7 +191,7 @@ class SessionItem(MethodView):
         current = session_id == current_claims.session_id
         audit("session_deleted", user_id=user.id, session_id=session_id, current=current)
         if current:
-            _delete_refresh_cookie()
+            cookies.delete_refresh_cookie()
         return ""
 
 
@@ -319,9 +220,9 @@ class MyPassword(MethodView):
                       "user of LDAP changes it in the directory)")
     @blp.alt_response(422, description="Invalid new password, or the current password is "
                       "incorrect (loc [\"body\", \"current_password\"])")
-    @blp.alt_response(429, **_TOO_MANY)
+    @blp.alt_response(429, **limits.TOO_MANY)
     @auth_required
-    @_password_change_per_user
+    @limits.password_change_per_user
     @blp.arguments(PasswordChangeSchema)
     def put(self, body):
         """Change the caller's password (current and new password)."""
