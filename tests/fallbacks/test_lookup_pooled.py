@@ -2,10 +2,7 @@
 connection per lookup): the same answers as with the guard's own connections."""
 from concurrent.futures import ThreadPoolExecutor
 
-import pytest
-
 from datahub.extensions import db
-from tests.identity.test_guard import test_a_database_that_cannot_be_reached_answers_503  # noqa: F401
 from tests.auth.test_me import (  # noqa: F401  (collected here too)
     test_a_changed_user_is_seen_at_once_by_a_token_already_out,
     test_deactivated_user_loses_access_at_once,
@@ -20,15 +17,10 @@ from tests.auth.test_sessions_api import (  # noqa: F401
     test_deleting_a_session_ends_its_refresh_and_access_tokens,
 )
 from tests.conftest import bearer, login
+from tests.fallbacks import setting_off
+from tests.identity.test_guard import test_a_database_that_cannot_be_reached_answers_503  # noqa: F401
 
-
-@pytest.fixture(autouse=True)
-def public_api_only():
-    # Its own patch, not ``monkeypatch``: a test's patches are undone before the ``app``
-    # fixture's teardown, this one after it.
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("DATAHUB_AUTH_LOOKUP_DIRECT_CONNECTIONS", "false")
-        yield
+public_api_only = setting_off("AUTH_LOOKUP_DIRECT_CONNECTIONS")
 
 
 def test_each_lookup_borrows_a_pooled_connection_and_returns_it(app, make_user):

@@ -1,6 +1,5 @@
 """The rate limits with RATELIMIT_FAST_PATH off (Flask-Limiter's own per-request work):
 the key cases of tests/auth/test_rate_limits.py, with the same results."""
-import pytest
 from flask_limiter._extension import LimiterContext
 
 from datahub.extensions import limiter
@@ -19,15 +18,9 @@ from tests.auth.test_rate_limits import (  # noqa: F401  (collected here too)
     test_request_wide_limits_from_the_configuration_apply,
     test_routes_without_limits_are_not_limited,
 )
+from tests.fallbacks import setting_off
 
-
-@pytest.fixture(autouse=True)
-def public_api_only():
-    # Its own patch, not ``monkeypatch``: a test's patches are undone before the ``app``
-    # fixture's teardown, this one after it.
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("DATAHUB_RATELIMIT_FAST_PATH", "false")
-        yield
+public_api_only = setting_off("RATELIMIT_FAST_PATH")
 
 
 def test_the_limiter_keeps_its_own_state_on_every_request(app):
