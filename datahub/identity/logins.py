@@ -17,9 +17,14 @@ from datahub.identity.models import User, normalise_email
 from datahub.identity.passwords import check_password
 
 
+def _audit_failure(reason, provider=None, email=None, user=None, error=None):
+    audit("login_failed", email=email[:320] if email else None,
+          user_id=user.id if user else None, reason=reason, provider=provider,
+          error=str(error)[:200] if error else None)
+
+
 def _fail(email, reason, user=None, provider=None):
-    audit("login_failed", email=email[:320], user_id=user.id if user else None,
-          reason=reason, provider=provider)
+    _audit_failure(reason, provider, email, user)
     raise InvalidCredentials()
 
 
@@ -50,16 +55,14 @@ def _from_directory(email, password, user):
     try:
         found, reason = ldap.authenticate(email, password)
     except ldap.DirectoryUnavailable as exc:
-        audit("login_failed", email=email[:320], user_id=user.id if user else None,
-              reason="directory_unavailable", provider="ldap", error=str(exc)[:200])
+        _audit_failure("directory_unavailable", "ldap", email, user, exc)
         raise AuthServiceUnavailable() from exc
     if found is None:
         _fail(email, reason, user, "ldap")
     try:
         user = sync_provider_user("ldap", email, found.name, found.roles)
     except AccountExistsWithOtherProvider:
-        audit("login_failed", email=email[:320], user_id=user.id if user else None,
-              reason="other_provider", provider="ldap")
+        _audit_failure("other_provider", "ldap", email, user)
         raise
     if not user.is_active:
         _fail(email, "inactive", user, "ldap")
@@ -68,9 +71,7 @@ def _from_directory(email, password, user):
 
 def oidc_failed(reason, email=None, user=None, error=None):
     """Audit a failed OIDC login and raise its 401."""
-    audit("login_failed", email=email[:320] if email else None,
-          user_id=user.id if user else None, reason=reason, provider="oidc",
-          error=str(error)[:200] if error else None)
+    _audit_failure(reason, "oidc", email, user, error)
     raise OIDCLoginFailed()
 
 
@@ -82,8 +83,7 @@ def authenticate_oidc(code, pending):
     try:
         found = oidc.provider().finish(code, pending)
     except oidc.ProviderUnavailable as exc:
-        audit("login_failed", reason="provider_unavailable", provider="oidc",
-              error=str(exc)[:200])
+        _audit_failure("provider_unavailable", "oidc", error=exc)
         raise AuthServiceUnavailable() from exc
     except oidc.LoginFailed as exc:
         oidc_failed(exc.reason, error=exc)
@@ -91,8 +91,7 @@ def authenticate_oidc(code, pending):
         user = sync_oidc_user(found.issuer, found.subject, found.email, found.name,
                               found.roles)
     except AccountExistsWithOtherProvider:
-        audit("login_failed", email=found.email[:320], reason="other_provider",
-              provider="oidc")
+        _audit_failure("other_provider", "oidc", found.email)
         raise
     if not user.is_active:
         oidc_failed("inactive", found.email, user)
