@@ -68,6 +68,14 @@ class Conflict(APIError):
 class NameAlreadyExists(Conflict): detail = "Name already exists"
 
 
+class UnprocessableContent(APIError):
+    """422 with a message: the request is valid, but what it names cannot be processed
+    (for example a dataset file that is not a table)."""
+
+    code = 422
+    detail = "Unprocessable content"
+
+
 class RequestValidationError(APIError):
     """422 with the pydantic-v1 list: ``[{"loc": [...], "msg": ..., "type": ...}]``."""
 

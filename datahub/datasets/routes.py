@@ -1,12 +1,15 @@
-"""/api/v1/datasets: CRUD and the dataset's file."""
+"""/api/v1/datasets: CRUD, the dataset's file and its preview."""
+import os
+
+import duckdb
 from flask import current_app, request, send_file
 from flask.views import MethodView
 from werkzeug.exceptions import RequestedRangeNotSatisfiable
 
 from datahub.api import BEARER, Blueprint, error_responses
 from datahub.bodies import takes_file
-from datahub.datasets import schemas, services
-from datahub.datasets.errors import FileNotFound
+from datahub.datasets import schemas, services, tabular
+from datahub.datasets.errors import DatasetHasNoFile, DatasetNotTabular, FileNotFound
 from datahub.datasets.storage import get_storage
 from datahub.datasets.uploads import DEFAULT_CONTENT_TYPE, Upload, clean_filename
 from datahub.extensions import db
@@ -126,4 +129,44 @@ class DatasetFile(MethodView):
             )
         except RequestedRangeNotSatisfiable:
             handle.close()
+            raise
+
+
+@blp.route("/<id:dataset_id>/preview")
+class DatasetPreview(MethodView):
+    @blp.doc(security=BEARER)
+    @blp.arguments(schemas.PreviewArgsSchema, location="query")
+    @blp.response(200, schemas.PreviewSchema)
+    @error_responses(blp, 401, 403, 404, 422)
+    def get(self, args, dataset_id):
+        """The first ``limit`` rows of the file (CSV, Parquet or JSON lines) as a table.
+
+        Column types are inferred by DuckDB. 404 ``Dataset has no file`` when none has been
+        uploaded; 422 ``Dataset file is not tabular`` when the file cannot be read as a
+        table (binary, empty, ragged rows, duplicate column names...).
+        """
+        permissions.require_read(current_user)
+        dataset = services.get_dataset(dataset_id)
+        key, name = dataset.file_key, dataset.name
+        if key is None:
+            raise DatasetHasNoFile()
+        # End the transaction before reading the file: nothing is held while DuckDB works.
+        db.session.commit()
+        try:
+            path = get_storage().path(key)
+        except FileNotFoundError:
+            raise DatasetHasNoFile() from None
+        config = current_app.config
+        try:
+            return tabular.preview(
+                path, args["limit"], memory_limit=config["PIPELINE_MEMORY_LIMIT"],
+                threads=config.get("PIPELINE_THREADS"), temp_dir=config.get("PIPELINE_TEMP_DIR"),
+                max_line_size=int(config["PIPELINE_MAX_LINE_SIZE"]), name=name)
+        except (tabular.NotTabular, FileNotFoundError, duckdb.Error) as exc:
+            # Replaced or deleted by another request since it was looked up (DuckDB then
+            # says the path cannot be accessed, which NotTabular would otherwise carry).
+            if not os.path.isfile(path):
+                raise DatasetHasNoFile() from None
+            if isinstance(exc, tabular.NotTabular):
+                raise DatasetNotTabular() from None
             raise

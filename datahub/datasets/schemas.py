@@ -1,12 +1,15 @@
 """Dataset bodies. Only ``name``, ``description`` and ``tags`` can be set by clients;
 anything else (``id``, ``owner_id``, timestamps, ``file``) is refused with 422
 ``extra fields not permitted``."""
+from flask import current_app
 from marshmallow import post_load
 
 from datahub import fields
+from datahub.datasets.tabular import FORMATS
 from datahub.listing import NamedListArgsSchema, page_schema
 from datahub.validation import (
     Length,
+    Range,
     Schema,
     label_field,
     name_field,
@@ -15,6 +18,8 @@ from datahub.validation import (
 )
 
 MAX_TAGS = 50
+PREVIEW_ROWS = 50  # a preview's default ``limit``
+MAX_PREVIEW_ROWS = 1000  # PREVIEW_MAX_ROWS' default, which the OpenAPI document states
 
 
 class FileSchema(Schema):
@@ -74,6 +79,41 @@ class UploadArgsSchema(Schema):
         "For a raw body: the file name to keep as metadata (a multipart upload takes the "
         "part's filename)",
     )
+
+
+class PreviewRows(Range):
+    """1 to ``PREVIEW_MAX_ROWS``, read from the app's settings at each load (the OpenAPI
+    document states the default)."""
+
+    def __init__(self):
+        super().__init__(min=1, max=MAX_PREVIEW_ROWS)
+
+    def __call__(self, value):
+        return Range(min=self.min, max=int(current_app.config["PREVIEW_MAX_ROWS"]))(value)
+
+
+class PreviewArgsSchema(Schema):
+    limit = fields.Integer(
+        load_default=PREVIEW_ROWS, validate=PreviewRows(),
+        metadata={"description": "Rows to show, 1 to 1000 (PREVIEW_MAX_ROWS)"},
+    )
+
+
+class PreviewColumnSchema(Schema):
+    name = fields.String(required=True)
+    type = fields.String(required=True, metadata={"description": "DuckDB's type name: "
+                                                  "VARCHAR, BIGINT, DOUBLE, DATE, ..."})
+
+
+class PreviewSchema(Schema):
+    format = fields.String(required=True, metadata={
+        "enum": list(FORMATS), "description": "What the file was read as (from its bytes)"})
+    columns = fields.List(fields.Nested(PreviewColumnSchema), required=True)
+    rows = fields.List(
+        fields.List(fields.Raw(allow_none=True)), required=True,
+        metadata={"description": "The first rows, each a list of values in column order: "
+                                 "numbers and booleans as JSON's, null for an empty cell, "
+                                 "dates and times as ISO 8601 text, decimals as text"})
 
 
 DatasetPageSchema = page_schema(DatasetSchema, "DatasetPage")

@@ -165,6 +165,14 @@ class LocalStorage:
     def open(self, key):
         return open(self._path(key), "rb")
 
+    def path(self, key):
+        """The stored file's local path, for readers that open files themselves (DuckDB);
+        :class:`FileNotFoundError` if it is missing."""
+        path = self._path(key)
+        if not os.path.isfile(path):
+            raise FileNotFoundError(path)
+        return path
+
     def delete(self, key):
         """Remove a stored file; a missing one is not an error."""
         try:
