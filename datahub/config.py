@@ -122,17 +122,20 @@ class DefaultConfig:
     PIPELINE_EMBEDDED_WORKER = True  # a worker thread in each web process; False: run
     # ``flask --app datahub worker`` instead (any number, on any host)
     PIPELINE_POLL_SECONDS = 1.0  # an idle worker looks for queued runs this often
-    PIPELINE_HEARTBEAT_SECONDS = 2.0  # a running run's heartbeat (and cancel check)
+    PIPELINE_HEARTBEAT_SECONDS = 0.5  # a running run's heartbeat (and cancel check)
     PIPELINE_STALE_AFTER_SECONDS = 60  # no heartbeat this long: the run is failed
-    PIPELINE_SORT_MEMORY_ROWS = 100000  # rows sort/dedupe hold before spilling to disk
-    PIPELINE_TEMP_DIR = None  # spill folder; None → the system's temporary folder
+    # The DuckDB engine, per run (and per preview): memory it may use before spilling to
+    # PIPELINE_TEMP_DIR (None → the system's temporary folder), and its threads (None →
+    # one per CPU).
+    PIPELINE_MEMORY_LIMIT = "512MB"
+    PIPELINE_THREADS = None
+    PIPELINE_TEMP_DIR = None
     # Bounds: a pathological file or step list fails fast instead of holding a worker.
     PIPELINE_MAX_STEPS = 100  # steps in a pipeline (422 at create/patch; a run fails)
-    PIPELINE_MAX_COLUMNS = 10000  # columns in the source's header
-    PIPELINE_MAX_FIELD_SIZE = 131072  # characters in one field (cell or header name)
-    PIPELINE_MAX_LINE_SIZE = 4194304  # characters in one line of the source
-    PIPELINE_SORT_MEMORY_CELLS = 5000000  # cells (rows x columns) sort/dedupe hold
-    PIPELINE_MAX_RUN_SECONDS = 300  # a run still working after this long is failed
+    PIPELINE_MAX_COLUMNS = 10000  # columns in the source (and in any step's result)
+    PIPELINE_MAX_LINE_SIZE = 4194304  # bytes in one line of a CSV source
+    PIPELINE_TIMEOUT_SECONDS = 300  # a run still working after this long is failed
+    PREVIEW_MAX_ROWS = 1000  # the largest ``limit`` of GET /datasets/{id}/preview
 
     # OpenAPI (flask-smorest names)
     API_TITLE = "datahub"

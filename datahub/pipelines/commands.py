@@ -8,7 +8,7 @@ import click
 from flask import current_app
 from flask.cli import with_appcontext
 
-from datahub.pipelines.worker import Worker, reap_stale
+from datahub.pipelines.worker import Worker, notify_queued, reap_stale
 
 
 @click.command("worker")
@@ -26,6 +26,7 @@ def worker_command(once):
     def stop(signum, _frame):
         click.echo(f"worker: signal {signum}, stopping", err=True)
         shutdown.set()
+        notify_queued()  # out of its idle wait at once
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)

@@ -1,341 +1,313 @@
-"""The step engine: CSV rows (lists of strings) flow through the steps as iterators.
+"""The step engine: a pipeline's steps compiled into one DuckDB query over its source.
 
-``select``, ``rename``, ``filter`` and ``limit`` stream one row at a time. ``sort`` and
-``dedupe`` keep at most ``memory_rows`` rows in memory and spill sorted runs to temporary
-files, merged with :func:`heapq.merge` (at most ``MERGE_FAN_IN`` files at once).
-
-Planning is linear: each step costs time in proportion to its own column list (``dedupe``
-without columns: to the header's width), never header width times step size. Long loops
-call ``check`` about every ``CHECK_CELLS`` cells, so a cancel or a deadline stops any step.
+Each step wraps the query so far as a subquery. Identifiers are quoted by
+:func:`~datahub.datasets.tabular.quote`; every value a user gave (a filter's value, a
+limit) is a bound parameter, never pasted into the text. The columns and their inferred
+types are known after each step, so a step naming a column that is not there fails the
+run with the same message whatever executes it (``step 1 (sort): column 'age' does not
+exist; the columns are: name``). Steps whose result types only DuckDB knows (cast,
+aggregate, join, sql) are described by DuckDB as they are compiled; its binder errors are
+reported against the step.
 """
-import csv
-import heapq
-import io
 import itertools
-import tempfile
+import json
+import re
 
-MERGE_FAN_IN = 64
-CHECK_CELLS = 16384  # call ``check`` after about this many cells of work
+from datahub.datasets.tabular import DATA_ERRORS, NODE_KIND, clean_error, describe, quote
+
 SHOWN_NAMES = 20  # column names quoted in an error message
 SHOWN_NAME_CHARS = 100  # characters of one name quoted in an error message
+ORDINAL = "__datahub_row"
+
+SQL_OPERATORS = {"eq": "=", "ne": "<>", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
+CAST_TARGET = "type"  # a cast step's field: the type to cast to
+CAST_TYPES = {"integer": "BIGINT", "float": "DOUBLE", "string": "VARCHAR",
+              "boolean": "BOOLEAN", "date": "DATE", "timestamp": "TIMESTAMP"}
+NUMBER_TYPE = re.compile(r"^(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?|FLOAT|DOUBLE|REAL|DECIMAL(\(\d+,\s*\d+\))?)$")
+# Types a filter value is converted to (when it converts) before comparing.
+TYPED = re.compile(r"^(DATE|TIME|TIMESTAMP|TIMESTAMP WITH TIME ZONE|TIMESTAMP_[A-Z]+|BOOLEAN|UUID|INTERVAL)$")
 
 
 class PipelineError(Exception):
     """The run fails with this message as its ``error``."""
 
 
-def number(text):
-    """``text`` as a float when it reads as a finite number, else None."""
-    try:
-        value = float(text)
-    except (TypeError, ValueError):
-        return None
-    return value if value == value and value not in (float("inf"), float("-inf")) else None
-
-
-def check_every(width):
-    """Rows between two checks for rows of ``width`` cells."""
-    return max(1, CHECK_CELLS // max(1, width))
-
-
-def names(header):
+def names(columns):
     """The column names for an error message: at most ``SHOWN_NAMES``, each shortened."""
     shown = [name if len(name) <= SHOWN_NAME_CHARS else name[:SHOWN_NAME_CHARS] + "..."
-             for name in itertools.islice(header, SHOWN_NAMES)]
-    more = len(header) - len(shown)
-    return ", ".join(shown) + (f", ... ({len(header)} columns)" if more > 0 else "") \
+             for name in itertools.islice(columns, SHOWN_NAMES)]
+    more = len(columns) - len(shown)
+    return ", ".join(shown) + (f", ... ({len(columns)} columns)" if more > 0 else "") \
         or "(none)"
 
 
-class Columns:
-    """The header between steps with a name → position map, kept up to date by each
-    step in time proportional to the step, not to the header's width."""
-
-    def __init__(self, header):
-        self.header = list(header)
-        self.positions = {name: i for i, name in enumerate(self.header)}
-        if len(self.positions) != len(self.header):
-            raise PipelineError("the source file has duplicate column names")
-
-    def index(self, column, position, op):
-        try:
-            return self.positions[column]
-        except KeyError:
-            raise PipelineError(
-                f"step {position} ({op}): column {column!r} does not exist; "
-                f"the columns are: {names(self.header)}"
-            ) from None
-
-    def indexes(self, columns, position, op, check):
-        out = []
-        for n, column in enumerate(columns):
-            if n % CHECK_CELLS == 0:
-                check()
-            out.append(self.index(column, position, op))
-        return out
-
-    def select(self, columns, position, check):
-        indexes = self.indexes(columns, position, "select", check)
-        header = [self.header[i] for i in indexes]
-        positions = {name: i for i, name in enumerate(header)}
-        if len(positions) != len(header):
-            twice = next(name for n, name in enumerate(header) if positions[name] != n)
-            raise PipelineError(f"step {position} (select): column {twice!r} is selected "
-                                "more than once")
-        self.header, self.positions = header, positions
-        return indexes
-
-    def rename(self, mapping, position, check):
-        """Rename in place: the result has a duplicate when two new names are equal or a
-        new name is a column that is not renamed."""
-        moves = [(self.index(old, position, "rename"), new) for old, new in mapping.items()]
-        moves = [(i, new) for i, new in moves if self.header[i] != new]
-        check()
-        new_names = [new for _, new in moves]
-        moved = {self.header[i] for i, _ in moves}
-        clash = len(set(new_names)) != len(new_names) or any(
-            new in self.positions and new not in moved for new in new_names)
-        if clash:
-            result = list(self.header)
-            for i, new in moves:
-                result[i] = new
-            raise PipelineError(f"step {position} (rename): the result has duplicate "
-                                f"column names: {names(result)}")
-        for i, _ in moves:
-            del self.positions[self.header[i]]
-        for i, new in moves:
-            self.header[i] = new
-            self.positions[new] = i
-
-
-def _compare(operator, value):
-    """A predicate over one cell for ``filter``."""
-    if operator == "contains":
-        needle = str(value) if not isinstance(value, float) or not value.is_integer() \
-            else str(int(value))
-        return lambda cell: needle in cell
-    target_number = value if isinstance(value, (int, float)) else number(value)
-    target_text = value if isinstance(value, str) else _number_text(value)
-    test = {
-        "eq": lambda a, b: a == b, "ne": lambda a, b: a != b,
-        "lt": lambda a, b: a < b, "le": lambda a, b: a <= b,
-        "gt": lambda a, b: a > b, "ge": lambda a, b: a >= b,
-    }[operator]
-
-    def predicate(cell):
-        if target_number is not None:
-            cell_number = number(cell)
-            if cell_number is not None:
-                return test(cell_number, target_number)
-        return test(cell, target_text)
-
-    return predicate
-
-
-def _number_text(value):
-    return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
-
-
-def sort_key(indexes):
-    """Numbers first, in numeric order, then text: a total order over any cells."""
-
-    def key(row):
-        out = []
-        for i in indexes:
-            value = number(row[i])
-            out.append((0, value, "") if value is not None else (1, 0.0, row[i]))
-        return out
-
-    return key
-
-
-class Spiller:
-    """Sorted runs in anonymous temporary files: unlinked from the start, so nothing is
-    left on disk even when the worker is killed with SIGKILL."""
-
-    def __init__(self, folder=None, check=None, every=1024):
-        self.folder = folder
-        self.files = []
-        self.check = check or (lambda: None)
-        self.every = every
-
-    def write(self, rows):
-        handle = tempfile.TemporaryFile("w+", newline="", encoding="utf-8", dir=self.folder)
-        self.files.append(handle)
-        writer = csv.writer(handle)
-        for n, row in enumerate(rows):
-            writer.writerow(row)
-            if n % self.every == 0:
-                self.check()  # a long merge still notices a cancel
-        handle.seek(0)
-        return handle
-
-    def read(self, handle):
-        yield from csv.reader(handle)
-        handle.close()
-
-    def close(self):
-        for handle in self.files:
-            handle.close()
-
-
-def _sort_buffer(buffer, keys, reverse):
-    """``buffer`` in the order of ``keys`` (computed beforehand, with checks), stable."""
-    order = sorted(range(len(buffer)), key=keys.__getitem__, reverse=reverse)
-    return [buffer[i] for i in order]
-
-
-def external_sort(rows, key, memory_rows, reverse=False, temp_dir=None, check=None,
-                  every=1024):
-    """Sorted ``rows`` (stable), holding at most ``memory_rows`` of them in memory.
-    Keys are computed one row at a time with ``check`` every ``every`` rows, so even a
-    sort on many columns stops at once when ``check`` raises."""
-    check = check or (lambda: None)
-    buffer, keys, runs, spiller = [], [], [], None
+def number(value):
+    """``value`` as a finite number when it is one or reads as one, else None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value if -2**63 < value < 2**63 else float(value)
     try:
-        for row in rows:
-            if len(buffer) % every == 0:
-                check()
-            buffer.append(row)
-            keys.append(key(row))
-            if len(buffer) >= memory_rows:
-                spiller = spiller or Spiller(temp_dir, check, every)
-                runs.append(spiller.write(_sort_buffer(buffer, keys, reverse)))
-                buffer, keys = [], []
-                if len(runs) >= MERGE_FAN_IN:  # fold the runs so far into one
-                    runs = [spiller.write(heapq.merge(*map(spiller.read, runs),
-                                                      key=key, reverse=reverse))]
-        check()
-        buffer = _sort_buffer(buffer, keys, reverse)
-        keys = []
-        if not runs:
-            yield from buffer
-            return
-        if buffer:
-            runs.append(spiller.write(buffer))
-        buffer = []
-        yield from heapq.merge(*map(spiller.read, runs), key=key, reverse=reverse)
-    finally:
-        if spiller is not None:
-            spiller.close()
+        result = float(value)
+    except (TypeError, ValueError):
+        return None
+    return result if result == result and result not in (float("inf"), float("-inf")) \
+        else None
 
 
-def _dedupe(rows, indexes, memory_rows, temp_dir, check, every):
-    """First occurrence of each key, in input order: sort by (key, position), keep the
-    first of each group, sort the survivors back by position. Both sorts are bounded."""
-    numbered = ([str(n)] + row for n, row in enumerate(rows))
-    shifted = [i + 1 for i in indexes]
-
-    def by_key(row):
-        return ([row[i] for i in shifted], int(row[0]))
-
-    survivors = (
-        next(group) for _, group in itertools.groupby(
-            external_sort(numbered, by_key, memory_rows, temp_dir=temp_dir, check=check,
-                          every=every),
-            key=lambda row: [row[i] for i in shifted])
-    )
-    for row in external_sort(survivors, lambda row: int(row[0]), memory_rows,
-                             temp_dir=temp_dir, check=check, every=every):
-        yield row[1:]
+def number_text(value):
+    """How a number value is written as text (``34.0`` → ``34``)."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
 
 
-def apply_steps(header, rows, steps, memory_rows, temp_dir=None, check=None,
-                memory_cells=None):
-    """``(header, rows)`` after ``steps``. Every column is checked against the header
-    before any row is read, so a wrong column fails the run at once. ``check`` is called
-    between steps and now and then during long ones, and may raise to stop the work.
-    ``sort`` and ``dedupe`` hold at most ``memory_rows`` rows and ``memory_cells`` cells."""
-    check = check or (lambda: None)
-    columns = Columns(header)
+class Query:
+    """The query so far: ``sql`` with its ``params``, and its ``columns`` as
+    ``{name: DuckDB type}`` in order."""
+
+    def __init__(self, con, sql, params, max_columns, paths):
+        self.con, self.sql, self.params = con, sql, list(params)
+        self.max_columns, self.paths = max_columns, paths
+        self.columns = dict(self._describe("the source file"))
+
+    def _describe(self, where):
+        try:
+            described = describe(self.con, f"SELECT * FROM ({self.sql})", self.params)
+        except DATA_ERRORS as exc:
+            raise PipelineError(f"{where}: {clean_error(exc, self.paths)}") from None
+        found = [name for name, _ in described]
+        if len(set(found)) != len(found):
+            raise PipelineError(f"{where}: the result has duplicate column names: "
+                                f"{names(found)}")
+        if len(found) > self.max_columns:
+            raise PipelineError(f"{where}: the result has {len(found)} columns; at most "
+                                f"{self.max_columns} are allowed (PIPELINE_MAX_COLUMNS)")
+        return described
+
+    def wrap(self, make, params=(), columns=None, where=None):
+        """The next step: ``make(inner)`` is its SQL around the query so far, and
+        ``params`` are the values of the ``?`` it adds after it."""
+        self.sql = make(f"({self.sql}) AS q")
+        self.params = self.params + list(params)
+        if columns is not None:
+            self.columns = columns
+        else:
+            self.columns = dict(self._describe(where))
+
+    def column(self, name, position, op):
+        if name not in self.columns:
+            raise PipelineError(f"step {position} ({op}): column {name!r} does not exist; "
+                                f"the columns are: {names(list(self.columns))}")
+        return name
+
+
+def compile_steps(con, source_sql, params, steps, joins, max_columns, paths):
+    """The query applying ``steps`` to the source: a :class:`Query`.
+
+    ``joins`` maps a join step's dataset id to ``(sql, params)`` reading its file;
+    ``paths`` maps file paths to names for error messages.
+    """
+    query = Query(con, f"SELECT * FROM {source_sql}", params, max_columns, paths)
     for position, step in enumerate(steps):
-        check()
-        op = step["op"]
-        width = len(columns.header)
-        held = max(1, min(memory_rows, (memory_cells or memory_rows * width) // max(1, width)))
-        every = check_every(width)
-        if op == "select":
-            indexes = columns.select(step["columns"], position, check)
-            rows = ([row[i] for i in indexes] for row in rows)
-        elif op == "rename":
-            columns.rename(step["mapping"], position, check)
-        elif op == "filter":
-            i = columns.index(step["column"], position, op)
-            predicate = _compare(step["operator"], step["value"])
-            rows = (row for row in rows if predicate(row[i]))
-        elif op == "sort":
-            indexes = columns.indexes(step["columns"], position, op, check)
-            rows = external_sort(rows, sort_key(indexes), held,
-                                 reverse=step.get("descending", False), temp_dir=temp_dir,
-                                 check=check, every=every)
-        elif op == "dedupe":
-            indexes = columns.indexes(step["columns"], position, op, check) \
-                if step.get("columns") else list(range(width))
-            rows = _dedupe(rows, indexes, held, temp_dir, check, every)
-        elif op == "limit":
-            rows = itertools.islice(rows, step["count"])
-        else:  # validated at create time; a stored step from a newer version
-            raise PipelineError(f"step {position}: unknown op {op!r}")
-    check()
-    return columns.header, rows
+        STEPS[step["op"]](query, position, step, joins)
+    return query
 
 
-def _lines(text, max_line_size):
-    """The physical lines of ``text``; one longer than ``max_line_size`` characters
-    (without its line break) fails the run before it is parsed."""
-    number = 0
-    while True:
-        line = text.readline(max_line_size + 2)
-        if not line:
-            return
-        number += 1
-        if len(line) > max_line_size and len(line.rstrip("\r\n")) > max_line_size:
-            raise PipelineError(f"line {number} of the source is longer than "
-                                f"{max_line_size} characters (PIPELINE_MAX_LINE_SIZE)")
-        yield line
+def _select(query, position, step, joins):
+    columns = [query.column(name, position, "select") for name in step["columns"]]
+    seen = set()
+    for name in columns:
+        if name in seen:
+            raise PipelineError(f"step {position} (select): column {name!r} is selected "
+                                "more than once")
+        seen.add(name)
+    listed = ", ".join(map(quote, columns))
+    query.wrap(lambda q: f"SELECT {listed} FROM {q}",
+               columns={name: query.columns[name] for name in columns})
 
 
-def read_csv(binary, max_columns=None, max_field_size=131072, max_line_size=4194304):
-    """``(header, rows)`` of a CSV file object; short rows are padded, long rows refused,
-    and a header wider than ``max_columns``, a field longer than ``max_field_size`` or a
-    line longer than ``max_line_size`` characters fail the run."""
-    # The csv module's limit is per process; every run sets its own before reading.
-    csv.field_size_limit(max_field_size)
-    text = io.TextIOWrapper(binary, encoding="utf-8-sig", newline="")
-    reader = csv.reader(_lines(text, max_line_size))
+def _rename(query, position, step, joins):
+    """Renames are simultaneous: ``{"a": "b", "b": "a"}`` swaps."""
+    moves = {query.column(old, position, "rename"): new for old, new in step["mapping"].items()}
+    moves = {old: new for old, new in moves.items() if old != new}
+    if not moves:
+        return
+    result = [moves.get(name, name) for name in query.columns]
+    if len(set(result)) != len(result):
+        raise PipelineError(f"step {position} (rename): the result has duplicate column "
+                            f"names: {names(result)}")
+    renames = ", ".join(f"{quote(old)} AS {quote(new)}" for old, new in moves.items())
+    query.wrap(lambda q: f"SELECT * RENAME ({renames}) FROM {q}",
+               columns={moves.get(name, name): kind for name, kind in query.columns.items()})
 
-    def unreadable(exc):
-        if isinstance(exc, csv.Error) and "field larger than field limit" in str(exc):
-            return PipelineError(f"line {reader.line_num} of the source has a field longer "
-                                 f"than {max_field_size} characters (PIPELINE_MAX_FIELD_SIZE)")
-        return PipelineError(f"the source file is not a readable CSV: {exc}")
 
+def filter_condition(column, kind, operator, value):
+    """``(sql, params)``: the condition of a filter step (see ``FilterStep``)."""
+    cell = quote(column)
+    text = f"COALESCE(CAST({cell} AS VARCHAR), '')"
+    if operator == "contains":
+        needle = value if isinstance(value, str) else number_text(value)
+        return f"contains({text}, ?)", [needle]
+    op = SQL_OPERATORS[operator]
+    value_text = value if isinstance(value, str) else number_text(value)
+    value_number = number(value)
+    if value_number is not None and NUMBER_TYPE.match(kind):
+        return (f"(CASE WHEN {cell} IS NOT NULL THEN {cell} {op} ? ELSE {text} {op} ? END)",
+                [value_number, value_text])
+    if TYPED.match(kind):
+        typed = f"TRY_CAST(? AS {kind})"
+        return (f"(CASE WHEN {cell} IS NOT NULL AND {typed} IS NOT NULL THEN {cell} {op} "
+                f"{typed} ELSE {text} {op} ? END)", [value_text, value_text, value_text])
+    return f"{text} {op} ?", [value_text]
+
+
+def _filter(query, position, step, joins):
+    column = query.column(step["column"], position, "filter")
+    condition, params = filter_condition(column, query.columns[column], step["operator"],
+                                         step["value"])
+    query.wrap(lambda q: f"SELECT * FROM {q} WHERE {condition}", params,
+               columns=query.columns)
+
+
+def _sort(query, position, step, joins):
+    keys = [query.column(name, position, "sort") for name in step["columns"]]
+    direction = " DESC" if step.get("descending") else ""
+    order = [f"{quote(name)}{direction}" for name in dict.fromkeys(keys)]
+    order += [quote(name) for name in query.columns if name not in set(keys)]
+    query.wrap(lambda q: f"SELECT * FROM {q} ORDER BY {', '.join(order)}",
+               columns=query.columns)
+
+
+def _ordinal(columns):
+    name = ORDINAL
+    while name in columns:
+        name += "_"
+    return quote(name)
+
+
+def _dedupe(query, position, step, joins):
+    """Keeps each first occurrence, in order: rows are numbered as they come."""
+    keys = [query.column(name, position, "dedupe") for name in step.get("columns") or []] \
+        or list(query.columns)
+    row = _ordinal(query.columns)
+    partition = ", ".join(quote(name) for name in dict.fromkeys(keys))
+    query.wrap(lambda q: f"SELECT * EXCLUDE ({row}) FROM (SELECT *, row_number() OVER () "
+               f"AS {row} FROM {q}) QUALIFY row_number() OVER (PARTITION BY {partition} "
+               f"ORDER BY {row}) = 1 ORDER BY {row}", columns=query.columns)
+
+
+def _limit(query, position, step, joins):
+    query.wrap(lambda q: f"SELECT * FROM {q} LIMIT ?", [step["count"]], columns=query.columns)
+
+
+def _cast(query, position, step, joins):
+    column = query.column(step["column"], position, "cast")
+    kind = CAST_TYPES[step[CAST_TARGET]]
+    query.wrap(lambda q: f"SELECT * REPLACE (CAST({quote(column)} AS {kind}) AS "
+               f"{quote(column)}) FROM {q}", columns={**query.columns, column: kind})
+
+
+def _aggregate(query, position, step, joins):
+    where = f"step {position} (aggregate)"
+    groups = [query.column(name, position, "aggregate") for name in step["group_by"]]
+    selected = [quote(name) for name in dict.fromkeys(groups)]
+    for spec in step["aggregates"]:
+        function, column = spec["function"], spec.get("column")
+        if column is None:
+            expression, default = "count(*)", "count"
+        else:
+            query.column(column, position, "aggregate")
+            kind = query.columns[column]
+            if function in ("sum", "avg") and not NUMBER_TYPE.match(kind):
+                raise PipelineError(f"{where}: {function} needs a number column; {column!r} "
+                                    f"is {kind} (cast it first)")
+            expression, default = f"{function}({quote(column)})", f"{function}_{column}"
+        selected.append(f"{expression} AS {quote(spec.get('as') or default)}")
+    result = list(dict.fromkeys(groups)) + [
+        spec.get("as") or (f"{spec['function']}_{spec['column']}" if spec.get("column")
+                           else "count") for spec in step["aggregates"]]
+    if len(set(result)) != len(result):
+        raise PipelineError(f"{where}: the result has duplicate column names: {names(result)}")
+    by = ", ".join(quote(name) for name in dict.fromkeys(groups))
+    grouping = f" GROUP BY {by} ORDER BY {by}" if groups else ""
+    query.wrap(lambda q: f"SELECT {', '.join(selected)} FROM {q}{grouping}", where=where)
+
+
+def _join(query, position, step, joins):
+    where = f"step {position} (join)"
+    other_sql, other_params = joins[step["dataset_id"]]
     try:
-        header = next(reader)
-    except StopIteration:
-        raise PipelineError("the source file is empty (no header row)") from None
-    except (csv.Error, UnicodeDecodeError) as exc:
-        raise unreadable(exc) from None
-    width = len(header)
-    if max_columns is not None and width > max_columns:
-        raise PipelineError(f"the source file has {width} columns; at most {max_columns} "
-                            "are allowed (PIPELINE_MAX_COLUMNS)")
-    if len(set(header)) != width:
-        raise PipelineError("the source file has duplicate column names")
+        other = dict(describe(query.con, f"SELECT * FROM {other_sql}", other_params))
+    except DATA_ERRORS as exc:
+        raise PipelineError(f"{where}: dataset {step['dataset_id']}'s file cannot be read: "
+                            f"{clean_error(exc, query.paths)}") from None
+    keys = [query.column(name, position, "join") for name in dict.fromkeys(step["on"])]
+    for name in keys:
+        if name not in other:
+            raise PipelineError(f"{where}: column {name!r} does not exist in dataset "
+                                f"{step['dataset_id']}; its columns are: {names(list(other))}")
+    both = [name for name in other if name in query.columns and name not in keys]
+    if both:
+        raise PipelineError(f"{where}: both sides have columns named {names(both)} that "
+                            "are not joined on; rename or drop them first")
+    kind = "LEFT" if step.get("how") == "left" else "INNER"
+    using = ", ".join(map(quote, keys))
+    query.wrap(lambda q: f"SELECT * FROM {q} {kind} JOIN (SELECT * FROM {other_sql}) AS "
+               f"other USING ({using})", other_params, where=where)
 
-    def rows():
-        try:
-            for row in reader:
-                if len(row) < width:
-                    if not row:
-                        continue  # blank line
-                    row = row + [""] * (width - len(row))
-                elif len(row) > width:
-                    raise PipelineError(
-                        f"line {reader.line_num} of the source has {len(row)} fields; "
-                        f"the header has {width}")
-                yield row
-        except (csv.Error, UnicodeDecodeError) as exc:
-            raise unreadable(exc) from None
 
-    return header, rows()
+def _sql(query, position, step, joins):
+    # The step's query was checked at creation (one SELECT over input, no table function);
+    # the connection is sandboxed whatever it does.
+    text = step["query"].rstrip()
+    while text.endswith(";"):  # one statement may end with semicolons
+        text = text[:-1].rstrip()
+    query.sql = f'WITH "input" AS ({query.sql}) SELECT * FROM (\n{text}\n)'
+    query.columns = dict(query._describe(f"step {position} (sql)"))
+
+
+STEPS = {"select": _select, "rename": _rename, "filter": _filter, "sort": _sort,
+         "dedupe": _dedupe, "limit": _limit, "cast": _cast, "aggregate": _aggregate,
+         "join": _join, "sql": _sql}
+
+COPY_OPTIONS = {"csv": "FORMAT csv, HEADER", "parquet": "FORMAT parquet",
+                "jsonl": "FORMAT json"}
+
+
+def write(query, path, fmt):
+    """Execute the query into the file ``path`` in ``fmt``; the number of rows written."""
+    target = path.replace("'", "''")
+    row = query.con.execute(f"COPY ({query.sql}) TO '{target}' ({COPY_OPTIONS[fmt]})",
+                            query.params).fetchone()
+    return int(row[0]) if row else 0
+
+
+def rows_scanned(con, path, fmt):
+    """How many rows the last query read from the file ``path`` (DuckDB's profile); for
+    Parquet, whose scan skips what a filter rules out, the file's row count."""
+    if fmt == "parquet":
+        row = con.execute("SELECT sum(num_rows) FROM parquet_file_metadata(?)", [path]).fetchone()
+        return int(row[0] or 0)
+    try:
+        profile = json.loads(con.get_profiling_information(format="json"))
+    except Exception:  # noqa: BLE001  (no profile: the count is unknown, not an error)
+        return None
+    counts = []
+    for node in _operators(profile):
+        info = node.get("extra_info") or {}
+        files = info.get("Filename(s)") or info.get("File Filters") or ""
+        if node.get(NODE_KIND) == "TABLE_SCAN" and path in str(files):
+            counts.append(int(node.get("rows_scanned") or node.get("operator_cardinality") or 0))
+    return max(counts) if counts else 0  # no scan: the optimizer read nothing (limit 0)
+
+
+def _operators(tree):
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            yield node
+            stack.extend(node.get("children") or [])
+            stack.extend(node.get("operator") or [] if isinstance(node.get("operator"), list)
+                         else [])

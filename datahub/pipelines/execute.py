@@ -1,26 +1,41 @@
-"""One run, start to finish: read the source CSV, apply the steps, write the output file
-atomically through the dataset storage, and record the outcome."""
-import csv
-import io
+"""One run, start to finish: compile the steps into one DuckDB query over the source
+file, write its result with ``COPY`` to a file of the run's own temporary folder, store
+that file atomically as the output dataset's, and record the outcome.
+
+The run's DuckDB connection (``datahub.datasets.tabular.connect``) can read only the
+run's input files, write only its output file and spill only into its temporary folder,
+within ``PIPELINE_MEMORY_LIMIT`` and ``PIPELINE_THREADS``. A :class:`Watch` thread
+interrupts the query when the run is cancelled or taken away, the worker shuts down, or
+``PIPELINE_TIMEOUT_SECONDS`` pass.
+"""
 import logging
+import os
+import shutil
 import tempfile
+import threading
 import time
 
+import duckdb
 import sqlalchemy as sa
 
 from datahub.database import utcnow
+from datahub.datasets import tabular
 from datahub.datasets.models import Dataset
 from datahub.datasets.services import discard, drop_replaced, set_file
 from datahub.datasets.storage import get_storage
 from datahub.extensions import db
-from datahub.pipelines.engine import PipelineError, apply_steps, check_every, read_csv
+from datahub.identity import permissions
+from datahub.identity.models import User
+from datahub.pipelines import engine
+from datahub.pipelines.engine import PipelineError
 from datahub.pipelines.models import Pipeline, Run
 from datahub.resources import name_key
 
 log = logging.getLogger("datahub.pipelines.execute")
 
-CHUNK_BYTES = 64 * 1024
+CHUNK_BYTES = 1024 * 1024
 INTERNAL_ERROR = "internal error while executing the run (see the worker's log)"
+WATCH_SECONDS = 0.05
 
 
 class RunStopped(Exception):
@@ -32,48 +47,49 @@ class RunStopped(Exception):
         self.reason = reason
 
 
-class Counter:
-    """Counts the rows passing through and calls ``check`` every few rows (fewer the
-    wider the rows: about every ``engine.CHECK_CELLS`` cells)."""
-
-    def __init__(self, rows, check, width):
-        self.rows, self.check, self.count = rows, check, 0
-        self.every = check_every(width)
-
-    def __iter__(self):
-        check, every = self.check, self.every
-        for row in self.rows:
-            self.count += 1
-            if self.count % every == 0:
-                check()
-            yield row
+def timeout_error(seconds):
+    return (f"the run took longer than {seconds:g} seconds (PIPELINE_TIMEOUT_SECONDS) "
+            "and was stopped")
 
 
-def with_deadline(check, seconds):
-    """``check`` that also stops the run once it has worked for ``seconds``."""
-    deadline = time.monotonic() + seconds
+class Watch:
+    """Calls ``check`` (which raises :class:`RunStopped`) every ``WATCH_SECONDS`` and
+    watches the deadline; when either says stop, interrupts the connection's query.
+    ``raise_if_stopped()`` then raises the reason, also between two queries."""
 
-    def checked():
-        check()
-        if time.monotonic() > deadline:
-            raise RunStopped(f"the run took longer than {seconds:g} seconds "
-                             "(PIPELINE_MAX_RUN_SECONDS) and was stopped")
+    def __init__(self, check, seconds):
+        self.check, self.seconds = check, seconds
+        self.deadline = time.monotonic() + seconds
+        self.stopped = None
+        self.con = None
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._watch, daemon=True, name="run-watch")
 
-    return checked
+    def __enter__(self):
+        self.check()  # a run that is already stopped does not start
+        self.thread.start()
+        return self
 
+    def __exit__(self, *exc):
+        self.done.set()
+        self.thread.join()
 
-def csv_chunks(header, rows):
-    """The output CSV as UTF-8 byte chunks of about ``CHUNK_BYTES``."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\r\n")
-    writer.writerow(header)
-    for row in rows:
-        writer.writerow(row)
-        if buffer.tell() >= CHUNK_BYTES:
-            yield buffer.getvalue().encode("utf-8")
-            buffer.seek(0)
-            buffer.truncate()
-    yield buffer.getvalue().encode("utf-8")
+    def _watch(self):
+        while not self.done.wait(WATCH_SECONDS):
+            try:
+                self.check()
+                if time.monotonic() > self.deadline:
+                    raise RunStopped(timeout_error(self.seconds))
+            except RunStopped as stop:
+                self.stopped = stop
+                con = self.con
+                if con is not None:
+                    con.interrupt()
+                return
+
+    def raise_if_stopped(self):
+        if self.stopped is not None:
+            raise self.stopped
 
 
 def _mark(run_id, name, **values):
@@ -88,71 +104,70 @@ def _mark(run_id, name, **values):
     return bool(result.rowcount)
 
 
+def _plan(pipeline):
+    """What the run needs from the database, read in one short transaction: the steps,
+    the source's and each joined dataset's stored file. A missing one → PipelineError."""
+    steps = list(pipeline.steps or [])
+    plan = {
+        "steps": steps,
+        "owner_id": pipeline.owner_id,
+        "pipeline_name": pipeline.name,
+        "output_name": pipeline.output_dataset_name,
+        "output_format": pipeline.output_format or "csv",
+        "joins": {},
+        "names": {},
+    }
+    source = db.session.get(Dataset, pipeline.source_dataset_id) \
+        if pipeline.source_dataset_id else None
+    if source is None:
+        raise PipelineError("the source dataset no longer exists")
+    if source.file_key is None:
+        raise PipelineError("the source dataset has no file")
+    plan["source_key"], plan["names"][source.file_key] = source.file_key, "the source file"
+    owner = db.session.get(User, pipeline.owner_id)
+    for position, step in enumerate(steps):
+        if step.get("op") != "join":
+            continue
+        other = db.session.get(Dataset, step["dataset_id"])
+        where = f"step {position} (join)"
+        if other is None:
+            raise PipelineError(f"{where}: dataset {step['dataset_id']} does not exist")
+        if owner is None or not permissions.READ_ROLES & set(owner.roles or []):
+            raise PipelineError(f"{where}: the pipeline's owner may not read dataset "
+                                f"{step['dataset_id']}")
+        if other.file_key is None:
+            raise PipelineError(f"{where}: dataset {step['dataset_id']} has no file")
+        plan["joins"][other.id] = other.file_key
+        plan["names"][other.file_key] = f"dataset {other.id}'s file"
+    return plan
+
+
 def execute_run(app, run_id, name, check):
     run = db.session.get(Run, run_id)
     pipeline = db.session.get(Pipeline, run.pipeline_id) if run else None
     if pipeline is None:
         db.session.rollback()
         return
-    plan = {
-        "steps": list(pipeline.steps or []),
-        "owner_id": pipeline.owner_id,
-        "pipeline_name": pipeline.name,
-        "output_name": pipeline.output_dataset_name,
-    }
-    source = db.session.get(Dataset, pipeline.source_dataset_id) \
-        if pipeline.source_dataset_id else None
-    source_key = source.file_key if source else None
-    db.session.commit()  # no transaction stays open while the run works
-    if source is None:
-        _mark(run_id, name, status="failed", error="the source dataset no longer exists")
-        return
-    if source_key is None:
-        _mark(run_id, name, status="failed", error="the source dataset has no file")
-        return
-
-    config = app.config
-    check = with_deadline(check, float(config["PIPELINE_MAX_RUN_SECONDS"]))
-    counter = None
     try:
-        max_steps = int(config["PIPELINE_MAX_STEPS"])
-        if len(plan["steps"]) > max_steps:
-            raise PipelineError(f"the pipeline has {len(plan['steps'])} steps; at most "
-                                f"{max_steps} are allowed (PIPELINE_MAX_STEPS)")
-        storage = get_storage()
-        try:
-            handle = storage.open(source_key)
-        except FileNotFoundError:
-            raise PipelineError("the source dataset's file is missing from storage") from None
-        with handle:
-            header, rows = read_csv(
-                handle, max_columns=int(config["PIPELINE_MAX_COLUMNS"]),
-                max_field_size=int(config["PIPELINE_MAX_FIELD_SIZE"]),
-                max_line_size=int(config["PIPELINE_MAX_LINE_SIZE"]))
-            counter = Counter(rows, check, len(header))
-            header, out = apply_steps(
-                header, counter, plan["steps"], int(config["PIPELINE_SORT_MEMORY_ROWS"]),
-                temp_dir=config.get("PIPELINE_TEMP_DIR"), check=check,
-                memory_cells=int(config["PIPELINE_SORT_MEMORY_CELLS"]),
-            )
-            written = Counter(out, check, len(header))
-            # Staged in an anonymous temporary file first: the long part leaves nothing
-            # behind if the worker dies; storage then gets a quick atomic copy.
-            with tempfile.TemporaryFile(dir=app.config.get("PIPELINE_TEMP_DIR")) as staged:
-                for chunk in csv_chunks(header, written):
-                    staged.write(chunk)
-                check()
-                staged.seek(0)
-                stored = storage.save(iter(lambda: staged.read(CHUNK_BYTES), b""))
+        plan = _plan(pipeline)
+    except PipelineError as exc:
+        db.session.rollback()
+        _mark(run_id, name, status="failed", error=str(exc))
+        return
+    finally:
+        db.session.commit()  # no transaction stays open while the run works
+    config = app.config
+    rows = {"in": None, "out": None}
+    try:
+        with Watch(check, float(config["PIPELINE_TIMEOUT_SECONDS"])) as watch:
+            stored = _execute(config, plan, watch, rows)
     except RunStopped as stop:
         if stop.reason:
-            _mark(run_id, name, status="failed", error=stop.reason,
-                  rows_in=counter.count if counter else None)
+            _mark(run_id, name, status="failed", error=stop.reason, rows_in=rows["in"])
         log.info("run %s stopped: %s", run_id, stop.reason or "cancelled or taken away")
         return
     except PipelineError as exc:
-        _mark(run_id, name, status="failed", error=str(exc),
-              rows_in=counter.count if counter else None)
+        _mark(run_id, name, status="failed", error=str(exc), rows_in=rows["in"])
         return
     except Exception:
         log.exception("run %s failed unexpectedly", run_id)
@@ -160,9 +175,93 @@ def execute_run(app, run_id, name, check):
         _mark(run_id, name, status="failed", error=INTERNAL_ERROR)
         return
     try:
-        _publish(run_id, name, plan, stored, counter.count, written.count)
+        _publish(run_id, name, plan, stored, rows["in"], rows["out"])
     finally:
         stored.release()  # storage keeps new files locked until a row refers to them
+
+
+def _execute(config, plan, watch, rows):
+    """Run the query into a staged file and store it; the :class:`StoredFile`."""
+    max_steps = int(config["PIPELINE_MAX_STEPS"])
+    if len(plan["steps"]) > max_steps:
+        raise PipelineError(f"the pipeline has {len(plan['steps'])} steps; at most "
+                            f"{max_steps} are allowed (PIPELINE_MAX_STEPS)")
+    storage = get_storage()
+    try:
+        source = storage.path(plan["source_key"])
+        joined = {dataset_id: storage.path(key) for dataset_id, key in plan["joins"].items()}
+    except FileNotFoundError:
+        raise PipelineError("an input dataset's file is missing from storage") from None
+    paths = {storage.path(key): label for key, label in plan["names"].items()}
+    fmt = plan["output_format"]
+    # Staged in the run's own folder first: the long part leaves nothing in storage if
+    # the worker dies; storage then gets a quick atomic copy.
+    work = tempfile.mkdtemp(prefix="datahub-run-", dir=config.get("PIPELINE_TEMP_DIR"))
+    try:
+        spill = os.path.join(work, "spill")
+        os.mkdir(spill)
+        output = os.path.join(work, "output" + tabular.SUFFIXES[fmt])
+        paths[output] = "the output file"
+        con = tabular.connect([source, *joined.values()], [output],
+                              memory_limit=config["PIPELINE_MEMORY_LIMIT"],
+                              threads=config.get("PIPELINE_THREADS"), temp_dir=spill)
+        watch.con = con
+        try:
+            rows["out"] = _query(con, config, plan, source, joined, output, paths, watch)
+            rows["in"] = engine.rows_scanned(con, source, plan["source_format"])
+        finally:
+            watch.con = None
+            con.close()
+        watch.raise_if_stopped()
+        with open(output, "rb") as staged:
+            stored = storage.save(iter(lambda: staged.read(CHUNK_BYTES), b""))
+        try:
+            watch.raise_if_stopped()
+        except RunStopped:
+            discard(stored)
+            stored.release()
+            raise
+        return stored
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _query(con, config, plan, source, joined, output, paths, watch):
+    max_line = int(config["PIPELINE_MAX_LINE_SIZE"])
+
+    def read(path):
+        """``(format, sql, params)`` of an input file."""
+        try:
+            fmt = tabular.detect_format(path)
+            return (fmt, *tabular.source_sql(path, fmt, max_line,
+                                             int(config["PIPELINE_MAX_COLUMNS"])))
+        except tabular.NotTabular as exc:
+            raise PipelineError(f"{paths[path]} cannot be read as a table: {exc}") from None
+
+    plan["source_format"], source_sql, params = read(source)
+    joins = {dataset_id: read(path)[1:] for dataset_id, path in joined.items()}
+    try:
+        query = engine.compile_steps(con, source_sql, params, plan["steps"], joins,
+                                     int(config["PIPELINE_MAX_COLUMNS"]), paths)
+        watch.raise_if_stopped()
+        return engine.write(query, output, plan["output_format"])
+    except duckdb.InterruptException:
+        watch.raise_if_stopped()
+        raise
+    except PipelineError:
+        watch.raise_if_stopped()
+        raise
+    except duckdb.OutOfMemoryException as exc:
+        raise PipelineError(
+            f"the run needs more memory than PIPELINE_MEMORY_LIMIT "
+            f"({config['PIPELINE_MEMORY_LIMIT']}) allows, even spilling to disk: "
+            f"{tabular.clean_error(exc, paths)}") from None
+    except duckdb.IOException as exc:
+        raise PipelineError(f"the run could not read or write a file: "
+                            f"{tabular.clean_error(exc, paths)}") from None
+    except tabular.DATA_ERRORS as exc:
+        watch.raise_if_stopped()
+        raise PipelineError(f"the run failed: {tabular.clean_error(exc, paths)}") from None
 
 
 def _publish(run_id, name, plan, stored, rows_in, rows_out):
@@ -188,7 +287,10 @@ def _publish(run_id, name, plan, stored, rows_in, rows_out):
         elif dataset.owner_id != plan["owner_id"]:
             raise PipelineError(f"the output dataset name {output_name!r} belongs to another "
                                 "user's dataset; choose another output_dataset_name")
-        previous = set_file(dataset, stored, output_name[:251] + ".csv", "text/csv", now)
+        fmt = plan["output_format"]
+        suffix = tabular.SUFFIXES[fmt]
+        previous = set_file(dataset, stored, output_name[:255 - len(suffix)] + suffix,
+                            tabular.CONTENT_TYPES[fmt], now)
         db.session.flush()
         run.status = "succeeded"
         run.finished_at = now

@@ -21,6 +21,8 @@ class Pipeline(OwnedNamed, db.Model):
     )
     steps: Mapped[list] = mapped_column(sa.JSON, default=list)
     output_dataset_name: Mapped[str] = mapped_column(sa.String(255))
+    output_format: Mapped[str] = mapped_column(sa.String(16), default="csv",
+                                               server_default="csv")
 
 
 class Run(db.Model):

@@ -5,12 +5,14 @@ from flask import current_app
 from marshmallow import ValidationError, post_load, validate
 
 from datahub import fields
+from datahub.datasets.tabular import FORMATS
 from datahub.fields import ErrorMessage
 from datahub.listing import MAX_ID, ListArgsSchema, NamedListArgsSchema, page_schema
 from datahub.pipelines.models import STATUSES
-from datahub.pipelines.steps import StepField
+from datahub.pipelines.steps import step_field
 from datahub.validation import (
     ASCII_SPACE,
+    OneOf,
     Range,
     Schema,
     name_field,
@@ -22,7 +24,8 @@ MAX_STEPS = 100  # PIPELINE_MAX_STEPS' default, which the OpenAPI document state
 STEP_DOC = {
     "description": "One step; `op` chooses its shape (see the *Step schemas)",
     "oneOf": [{"$ref": f"#/components/schemas/{name}Step"}
-              for name in ("Select", "Rename", "Filter", "Sort", "Dedupe", "Limit")],
+              for name in ("Select", "Rename", "Filter", "Sort", "Dedupe", "Limit", "Cast",
+                           "Aggregate", "Join", "Sql")],
 }
 
 
@@ -39,7 +42,7 @@ class MaxSteps(validate.Validator):
 
 
 def _steps(**kwargs):
-    return fields.List(StepField(metadata=STEP_DOC), validate=MaxSteps(),
+    return fields.List(step_field(metadata=STEP_DOC), validate=MaxSteps(),
                        metadata={"maxItems": MAX_STEPS}, **kwargs)
 
 
@@ -61,6 +64,7 @@ class PipelineSchema(Schema):
         metadata={"description": "null once the source dataset has been deleted"})
     steps = _steps(required=True)
     output_dataset_name = fields.String(required=True)
+    output_format = fields.String(required=True, metadata={"enum": list(FORMATS)})
     created_at = fields.DateTime(required=True, format="iso")
     updated_at = fields.DateTime(required=True, format="iso")
 
@@ -70,12 +74,16 @@ class PipelineCreateSchema(Schema):
                       required=True)
     description = text_field(10000, load_default="")
     source_dataset_id = fields.Integer(required=True, strict=True, validate=Range(min=1),
-                                       metadata={"description": "The dataset whose CSV "
-                                                                "file is read"})
+                                       metadata={"description": "The dataset whose file "
+                                                                "(CSV, Parquet or JSON "
+                                                                "lines) is read"})
     steps = _steps(load_default=list)
     output_dataset_name = name_field(
         "The dataset a successful run writes; created by the first success, owned by the "
         "pipeline's owner", required=True)
+    output_format = fields.String(
+        validate=OneOf(FORMATS), load_default="csv",
+        metadata={"description": "The output file's format: csv, parquet or jsonl (JSON lines)"})
 
     @post_load
     def _strip(self, data, **_):
@@ -90,6 +98,7 @@ class PipelineUpdateSchema(PipelineCreateSchema):
 
     description = text_field(10000)
     steps = _steps()
+    output_format = fields.String(validate=OneOf(FORMATS))
 
 
 class PipelineListArgsSchema(NamedListArgsSchema):

@@ -4,6 +4,7 @@ import sqlalchemy as sa
 from datahub.database import utcnow
 from datahub.datasets.errors import DatasetNotFound
 from datahub.datasets.models import Dataset
+from datahub.errors import RequestValidationError
 from datahub.extensions import db
 from datahub.listing import paginate, valid_id
 from datahub.pipelines.errors import (
@@ -12,10 +13,11 @@ from datahub.pipelines.errors import (
     RunNotFound,
 )
 from datahub.pipelines.models import ACTIVE_STATUSES, Pipeline, Run
+from datahub.pipelines.worker import notify_queued
 from datahub.resources import create_named, filter_named, get_or_404, update_named
 
 CANCELLED_BY_USER = "cancelled by a user"
-FIELDS = ("description", "source_dataset_id", "steps", "output_dataset_name")
+FIELDS = ("description", "source_dataset_id", "steps", "output_dataset_name", "output_format")
 
 
 def get_pipeline(pipeline_id, for_update=False):
@@ -30,10 +32,18 @@ def list_pipelines(args, user):
 
 
 def _require_source(values):
+    """404 for a missing source dataset; 422 (``loc`` into ``steps``) for a join with a
+    dataset that does not exist."""
     if "source_dataset_id" in values:
         dataset_id = values["source_dataset_id"]
         if not valid_id(dataset_id) or db.session.get(Dataset, dataset_id) is None:
             raise DatasetNotFound()
+    for position, step in enumerate(values.get("steps") or []):
+        if step.get("op") == "join" and (not valid_id(step["dataset_id"]) or
+                                         db.session.get(Dataset, step["dataset_id"]) is None):
+            raise RequestValidationError.single(
+                ["body", "steps", position, "dataset_id"], "dataset not found",
+                "value_error.dataset_not_found")
 
 
 def create_pipeline(owner, values):
@@ -66,6 +76,7 @@ def start_run(pipeline):
         if db.session.get(Pipeline, pipeline.id) is None:
             raise PipelineNotFound() from None
         raise PipelineAlreadyRunning() from None
+    notify_queued()
     return run
 
 

@@ -1,8 +1,9 @@
-"""The step language: one marshmallow schema per ``op``, and ``StepField`` that picks the
+"""The step language: one marshmallow schema per ``op``, and ``step_field`` that picks the
 schema by ``op`` so each error keeps its place (``["body", "steps", 0, "value"]``)."""
 from marshmallow import ValidationError, validate
 
 from datahub import fields
+from datahub.datasets.tabular import check_select
 from datahub.fields import NOT_A_DICT, NOT_A_STRING, REQUIRED, ErrorMessage
 from datahub.validation import (
     MAX_LENGTH,
@@ -21,6 +22,11 @@ OPERATORS = ("eq", "ne", "lt", "le", "gt", "ge", "contains")
 MAX_COLUMNS = 1000
 MAX_NAME = 255
 MAX_VALUE = 10000  # a filter's string value
+MAX_QUERY = 100000  # characters of a sql step's query
+CAST_TYPES = ("integer", "float", "string", "boolean", "date", "timestamp")
+COLUMN_FUNCTIONS = ("sum", "avg", "min", "max")
+JOIN_KINDS = ("inner", "left")
+MAX_AGGREGATES = 100
 
 
 def _columns(**kwargs):
@@ -80,8 +86,11 @@ class FilterValue(fields.Field):
 
 
 class FilterStep(_StepSchema):
-    """Keep the rows whose ``column`` compares true with ``value``. Numbers compare as
-    numbers when both the cell and the value parse as numbers, else as text."""
+    """Keep the rows whose ``column`` compares true with ``value``, in the column's
+    inferred type: a number column compares numerically with a number (or a string that
+    reads as one), a date or timestamp column with a value that reads as one; a text
+    column compares as text. An empty cell compares as empty text; ``contains`` compares
+    the cell's text."""
 
     op = fields.String(required=True, metadata={"enum": ["filter"]})
 
@@ -92,7 +101,8 @@ class FilterStep(_StepSchema):
 
 
 class SortStep(_StepSchema):
-    """Order rows by ``columns`` (numbers before text, numbers numerically)."""
+    """Order rows by ``columns``, in their inferred types (numbers numerically); rows equal
+    on them are ordered by the remaining columns, so the output is always the same."""
 
     op = fields.String(required=True, metadata={"enum": ["sort"]})
 
@@ -116,6 +126,111 @@ class LimitStep(_StepSchema):
     count = fields.Integer(required=True, strict=True, validate=Range(min=0, max=2**62))
 
 
+class CastStep(_StepSchema):
+    """Convert ``column`` to ``type``; a value that does not convert fails the run."""
+
+    op = fields.String(required=True, metadata={"enum": ["cast"]})
+
+    column = fields.String(required=True, validate=Length(min=1, max=MAX_NAME), metadata=ANY_TEXT)
+    type = fields.String(required=True, validate=OneOf(CAST_TYPES))
+
+
+class _Aggregate(Schema):
+    as_ = fields.String(data_key="as", attribute="as", validate=Length(min=1, max=MAX_NAME),
+                        metadata={**ANY_TEXT, "description": "The result's column name; "
+                                  "default <function>_<column> (or count)"})
+
+
+class CountAggregate(_Aggregate):
+    """The number of rows, or of ``column``'s non-empty cells."""
+
+    function = fields.String(required=True, validate=OneOf(["count"]))
+    column = fields.String(validate=Length(min=1, max=MAX_NAME), metadata=ANY_TEXT)
+
+
+class ColumnAggregate(_Aggregate):
+    """sum or avg of a number column; min or max of any column."""
+
+    function = fields.String(required=True, validate=OneOf(COLUMN_FUNCTIONS))
+    column = fields.String(required=True, validate=Length(min=1, max=MAX_NAME), metadata=ANY_TEXT)
+
+
+class ChosenBy(fields.Field):
+    """An object whose ``key`` (a string) chooses its schema among ``schemas``; each
+    error keeps its place (``["body", "steps", 0, "value"]``)."""
+
+    def __init__(self, key, schemas, **kwargs):
+        super().__init__(**kwargs)
+        self.key, self.schemas = key, schemas
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if not isinstance(value, dict):
+            raise ValidationError(NOT_A_DICT)
+        if self.key not in value:
+            raise ValidationError({self.key: [REQUIRED]})
+        choice = value[self.key]
+        if not isinstance(choice, str):
+            raise ValidationError({self.key: [NOT_A_STRING]})
+        if choice not in self.schemas:
+            raise ValidationError({self.key: [OneOf.default_message.format(
+                choices=", ".join(self.schemas))]})
+        return self.schemas[choice]().load(value)  # its ValidationError carries the field dict
+
+    def _serialize(self, value, attr, obj, **kwargs):
+        return value
+
+
+AGGREGATE_SCHEMAS = {**{function: ColumnAggregate for function in COLUMN_FUNCTIONS},
+                     "count": CountAggregate}
+
+
+class AggregateStep(_StepSchema):
+    """One row per distinct ``group_by`` (all rows in one when empty), ordered by it, with
+    the ``aggregates``: sum and avg of a number column, min, max, count (of the non-empty
+    cells of ``column``, or of rows)."""
+
+    op = fields.String(required=True, metadata={"enum": ["aggregate"]})
+
+    group_by = fields.List(fields.String(validate=Length(min=1, max=MAX_NAME), metadata=ANY_TEXT),
+                           validate=Length(max=MAX_COLUMNS), load_default=list)
+    aggregates = fields.List(ChosenBy("function", AGGREGATE_SCHEMAS, metadata={"oneOf": [
+        {"$ref": "#/components/schemas/CountAggregate"},
+        {"$ref": "#/components/schemas/ColumnAggregate"}]}), required=True,
+                             validate=Length(min=1, max=MAX_AGGREGATES))
+
+
+class JoinStep(_StepSchema):
+    """Join with another dataset's file on the columns ``on`` (both sides have them; the
+    result has them once). ``inner`` keeps matching rows; ``left`` keeps every row, with
+    empty cells where nothing matches. The other columns' names must differ."""
+
+    op = fields.String(required=True, metadata={"enum": ["join"]})
+
+    dataset_id = fields.Integer(required=True, strict=True, validate=Range(min=1, max=2**63 - 1))
+    on = _columns(required=True)
+    how = fields.String(validate=OneOf(JOIN_KINDS), load_default="inner")
+
+
+class SqlQuery(fields.String):
+    """One read-only SELECT over ``input``, checked by DuckDB's parser."""
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        query = super()._deserialize(value, attr, data, **kwargs)
+        problem = check_select(query)
+        if problem:
+            raise ValidationError(ErrorMessage(problem, "value_error.sql"))
+        return query
+
+
+class SqlStep(_StepSchema):
+    """``query``: one SELECT over the previous step's result, named ``input``. It can read
+    no other table and no file, and call no table function."""
+
+    op = fields.String(required=True, metadata={"enum": ["sql"]})
+
+    query = SqlQuery(required=True, validate=Length(min=1, max=MAX_QUERY), metadata=ANY_TEXT)
+
+
 STEP_SCHEMAS = {
     "select": SelectStep,
     "rename": RenameStep,
@@ -123,27 +238,16 @@ STEP_SCHEMAS = {
     "sort": SortStep,
     "dedupe": DedupeStep,
     "limit": LimitStep,
+    "cast": CastStep,
+    "aggregate": AggregateStep,
+    "join": JoinStep,
+    "sql": SqlStep,
 }
 
 
-class StepField(fields.Field):
+def step_field(**kwargs):
     """One step: an object whose ``op`` chooses its schema."""
-
-    def _deserialize(self, value, attr, data, **kwargs):
-        if not isinstance(value, dict):
-            raise ValidationError(NOT_A_DICT)
-        if "op" not in value:
-            raise ValidationError({"op": [REQUIRED]})
-        op = value["op"]
-        if not isinstance(op, str):
-            raise ValidationError({"op": [NOT_A_STRING]})
-        if op not in STEP_SCHEMAS:
-            raise ValidationError({"op": [OneOf.default_message.format(
-                choices=", ".join(STEP_SCHEMAS))]})
-        return STEP_SCHEMAS[op]().load(value)  # its ValidationError carries the field dict
-
-    def _serialize(self, value, attr, obj, **kwargs):
-        return value
+    return ChosenBy("op", STEP_SCHEMAS, **kwargs)
 
 
 def register_openapi_schemas(spec):
@@ -153,3 +257,6 @@ def register_openapi_schemas(spec):
         name = f"{op.capitalize()}Step"
         if name not in spec.components.schemas:
             spec.components.schema(name, schema=schema)
+    for schema in (CountAggregate, ColumnAggregate):
+        if schema.__name__ not in spec.components.schemas:
+            spec.components.schema(schema.__name__, schema=schema)

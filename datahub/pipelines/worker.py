@@ -27,6 +27,15 @@ STALE_ERROR = "the worker running this run stopped responding (no heartbeat for 
 SHUTDOWN_ERROR = "the worker shut down before the run finished"
 
 
+# Set when a request of this process queues a run: its embedded worker looks at once
+# instead of at its next poll (runs queued on other hosts wait for the poll).
+_queued = threading.Event()
+
+
+def notify_queued():
+    _queued.set()
+
+
 def worker_name():
     return f"{socket.gethostname()}:{os.getpid()}:{threading.get_ident()}"[:255]
 
@@ -161,7 +170,8 @@ class Worker:
                 log.exception("pipeline worker %s: error between runs", self.name)
                 worked = None
             if worked is None:
-                self.shutdown.wait(poll)
+                _queued.wait(poll)
+                _queued.clear()
         log.info("pipeline worker %s stopped", self.name)
 
 
@@ -197,4 +207,5 @@ def stop_embedded_worker(app, timeout=10):
         return
     _, worker, thread = state
     worker.shutdown.set()
+    _queued.set()  # out of its wait at once
     thread.join(timeout)
