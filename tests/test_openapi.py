@@ -13,6 +13,7 @@ EXPECTED = {
     "/api/v1/datasets/": {"get", "post"},
     "/api/v1/datasets/{dataset_id}": {"get", "patch", "delete"},
     "/api/v1/datasets/{dataset_id}/file": {"get", "put"},
+    "/api/v1/datasets/{dataset_id}/preview": {"get"},
     "/api/v1/collections/": {"get", "post"},
     "/api/v1/collections/{collection_id}": {"get", "patch", "delete"},
     "/api/v1/collections/{collection_id}/datasets/{dataset_id}": {"put", "delete"},
@@ -83,17 +84,39 @@ def test_upload_body_and_conflicts(spec):
     assert set(create["properties"]) == {"name", "description", "tags"}
 
 
+def test_preview_parameters_and_shape(spec):
+    operation = spec["paths"]["/api/v1/datasets/{dataset_id}/preview"]["get"]
+    params = {p["name"]: p for p in operation["parameters"]}
+    assert params["limit"]["schema"] == {"type": "integer", "default": 50, "minimum": 1,
+                                         "maximum": 1000}
+    assert {"200", "401", "403", "404", "422"} <= set(operation["responses"])
+    preview = spec["components"]["schemas"]["Preview"]
+    assert set(preview["properties"]) == {"format", "columns", "rows"}
+    assert preview["properties"]["format"]["enum"] == ["csv", "parquet", "jsonl"]
+    column = spec["components"]["schemas"]["PreviewColumn"]
+    assert set(column["properties"]) == {"name", "type"}
+
+
 def test_step_shapes_are_documented(spec):
     schemas = spec["components"]["schemas"]
     steps = schemas["PipelineCreate"]["properties"]["steps"]["items"]["oneOf"]
     names = [ref["$ref"].rsplit("/", 1)[1] for ref in steps]
     assert names == ["SelectStep", "RenameStep", "FilterStep", "SortStep", "DedupeStep",
-                     "LimitStep"]
+                     "LimitStep", "CastStep", "AggregateStep", "JoinStep", "SqlStep"]
     assert schemas["FilterStep"]["properties"]["operator"]["enum"] == [
         "eq", "ne", "lt", "le", "gt", "ge", "contains"]
     assert sorted(schemas["FilterStep"]["required"]) == ["column", "op", "operator", "value"]
     assert schemas["LimitStep"]["properties"]["count"]["minimum"] == 0
     assert schemas["SortStep"]["properties"]["op"]["enum"] == ["sort"]
+    # An aggregate needs its column except count: two shapes, told apart by function.
+    aggregate = schemas["AggregateStep"]["properties"]["aggregates"]["items"]["oneOf"]
+    assert [ref["$ref"].rsplit("/", 1)[1] for ref in aggregate] == [
+        "CountAggregate", "ColumnAggregate"]
+    assert schemas["CountAggregate"]["properties"]["function"]["enum"] == ["count"]
+    assert schemas["CountAggregate"]["required"] == ["function"]
+    assert schemas["ColumnAggregate"]["properties"]["function"]["enum"] == [
+        "sum", "avg", "min", "max"]
+    assert sorted(schemas["ColumnAggregate"]["required"]) == ["column", "function"]
     post = spec["paths"]["/api/v1/pipelines/{pipeline_id}/runs"]["post"]["responses"]
     assert {"201", "401", "403", "404", "409", "422"} <= set(post)
 

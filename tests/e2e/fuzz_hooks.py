@@ -8,6 +8,8 @@
   fails, the admin is restored directly in the database before logging in again.
 * Two rules JSON Schema cannot state are taught to the run: passwords are 8 to 72 *bytes*,
   and the current password must be the right one.
+* A preview answers 422 ``Dataset file is not tabular`` for what the dataset's file holds,
+  whatever the request: the fuzzer uploads any bytes.
 """
 import json
 import os
@@ -17,6 +19,7 @@ import urllib.request
 import schemathesis
 
 PASSWORD_FIELDS = ("password", "new_password")
+PREVIEW = "/api/v1/datasets/{dataset_id}/preview"
 
 
 def _login():
@@ -75,7 +78,22 @@ def filter_body(context, body):
 @schemathesis.hook
 def filter_failure(context, failure, case, response):
     """A schema-valid password change with the wrong current password is refused with 422
-    at ["body", "current_password"]: that is the contract, not a failure."""
+    at ["body", "current_password"], and the preview of a file that is not a table with 422
+    ``Dataset file is not tabular``: that is the contract, not a failure. So is a 422 whose
+    every error is a sql step's query refused by DuckDB's parser (``value_error.sql``) or a
+    join naming a dataset that does not exist: no JSON Schema says what parses."""
+    if case.operation.path.startswith("/api/v1/pipelines") and response.status_code == 422:
+        try:
+            kinds = {item["type"] for item in json.loads(response.content)["detail"]}
+        except (ValueError, KeyError, TypeError):
+            return True
+        if kinds <= {"value_error.sql", "value_error.dataset_not_found"}:
+            return False
+    if case.operation.path == PREVIEW and response.status_code == 422:
+        try:
+            return json.loads(response.content)["detail"] != "Dataset file is not tabular"
+        except (ValueError, KeyError, TypeError):
+            return True
     if case.operation.path != "/api/v1/auth/me/password" or response.status_code != 422:
         return True
     try:

@@ -7,6 +7,8 @@ so it keeps the ``Secure`` refresh cookie over plain http, as it would over http
 """
 import hashlib
 import http.server
+import io
+import json
 import os
 import threading
 import time
@@ -303,4 +305,99 @@ def test_the_js_client_retries_only_idempotent_requests_on_5xx(gunicorn_server, 
         try { await api.get('/api/v1/datasets/424242'); } catch (e) { return [e.status, e.detail]; }
     }""")
     assert detail == [404, "Dataset not found"] and len(gets) == 1
+    context.close()
+
+
+PREVIEW_CSV = b"name,city,age\nAnn,Oslo,31\nBob,,40\nCid,Bergen,25\n"
+
+
+def api_client(server):
+    api = Client(server.url)
+    api.login("admin@example.com", server.admin_password())
+    return api
+
+
+def preview_table(page):
+    """The preview's header ([(name, type)]) and rows, as the page shows them."""
+    header = list(zip(page.locator("#preview-head th .column-name").all_text_contents(),
+                      page.locator("#preview-head th .column-type").all_text_contents()))
+    rows = [row.locator("td").all_text_contents()
+            for row in page.locator("#preview-rows tr").all()]
+    return header, rows
+
+
+def test_clicking_a_dataset_shows_its_preview(gunicorn_server, browser, screenshots):
+    api = api_client(gunicorn_server)
+    dataset = api.dataset_create("People")
+    api.dataset_upload(dataset["id"], io.BytesIO(PREVIEW_CSV), filename="people.csv",
+                       content_type="text/csv")
+    empty = api.dataset_create("Nothing yet")
+    context = browser.new_context(viewport={"width": 1000, "height": 900})
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(spa_url(gunicorn_server))
+    page.wait_for_selector("#login-view:not([hidden])")
+    log_in(page, gunicorn_server)
+    assert page.is_hidden("#preview-area")
+
+    page.click(f"#datasets tr[data-id='{dataset['id']}']")
+    page.wait_for_selector("#preview-note:has-text('first 3 rows · csv')")
+    header, rows = preview_table(page)
+    assert header == [("name", "VARCHAR"), ("city", "VARCHAR"), ("age", "BIGINT")]
+    assert rows == [["Ann", "Oslo", "31"], ["Bob", "", "40"], ["Cid", "Bergen", "25"]]
+    assert page.get_attribute("#preview-rows tr:nth-child(2) td:nth-child(2)", "class") == "null"
+    assert page.text_content("#preview-title") == "People"
+    page.screenshot(path=str(screenshots / "preview.png"), full_page=True)
+
+    # A dataset without a file is not clickable; a file that is not a table shows the
+    # service's detail where the table was.
+    assert "previewable" not in (page.get_attribute(
+        f"#datasets tr[data-id='{empty['id']}']", "class") or "")
+    api.dataset_upload(empty["id"], io.BytesIO(b"\x89PNG\r\n\x1a\n\x00\x00"),
+                       filename="x.png", content_type="image/png")
+    page.click("#reload")
+    page.wait_for_selector("#status:has-text('Loaded at')")
+    page.click(f"#datasets tr[data-id='{empty['id']}']")
+    page.wait_for_selector("#preview-error:not([hidden])")
+    assert page.text_content("#preview-error") == "Dataset file is not tabular"
+    assert page.locator("#preview-rows tr").count() == 0
+    assert errors == []
+    context.close()
+
+
+def test_a_runs_output_is_previewed_the_same_way(gunicorn_server, browser):
+    api = api_client(gunicorn_server)
+    source = api.dataset_create("People source")
+    api.dataset_upload(source["id"], io.BytesIO(PREVIEW_CSV), filename="people.csv",
+                       content_type="text/csv")
+    pipeline = json.loads(api.request("POST", "/api/v1/pipelines/", json_body={
+        "name": "First two", "source_dataset_id": source["id"],
+        "steps": [{"op": "limit", "count": 2}], "output_dataset_name": "First two people",
+    }).data)
+    context = browser.new_context(viewport={"width": 1000, "height": 900})
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(spa_url(gunicorn_server))
+    page.wait_for_selector("#login-view:not([hidden])")
+    log_in(page, gunicorn_server)
+    row = page.locator(f"#pipelines tr[data-id='{pipeline['id']}']")
+    assert row.locator("td").all_text_contents()[1:4] == [
+        "First two", str(source["id"]), "never run"]
+    assert row.locator("button").count() == 0
+
+    run = api.pipeline_run(pipeline["id"])  # the embedded worker executes it
+    run = api.run_wait(pipeline["id"], run["id"], poll=0.2, timeout=60)
+    assert run["status"] == "succeeded", run
+    page.reload()
+    page.wait_for_selector(f"#pipelines tr[data-id='{pipeline['id']}'] button.preview-output")
+    assert row.locator("td").all_text_contents()[3:5] == ["succeeded", "2"]
+    row.locator("button.preview-output").click()
+    page.wait_for_selector("#preview-note:has-text('first 2 rows')")
+    header, rows = preview_table(page)
+    assert [name for name, _ in header] == ["name", "city", "age"]
+    assert rows == [["Ann", "Oslo", "31"], ["Bob", "", "40"]]
+    assert page.text_content("#preview-title") == "First two people (output of First two)"
+    assert errors == []
     context.close()

@@ -68,3 +68,12 @@ def wait_for(client, headers, pipeline_id, run_id, statuses, timeout):
             return run
         assert time.monotonic() < deadline, run
         time.sleep(0.05)
+
+
+# A step that keeps DuckDB busy for minutes on a few thousand rows (a triple cross join):
+# what cancel, timeout and shutdown tests interrupt.
+SLOW = [{"op": "sql", "query": "SELECT sum(a.n * b.n + c.n) AS s FROM input a, input b, input c"}]
+
+
+def slow_source(client, headers, rows=3000, name="slow"):
+    return source(client, headers, "n\r\n" + "".join(f"{i}\r\n" for i in range(rows)), name=name)

@@ -24,7 +24,7 @@ def test_create_get_list_patch_delete(client, actors):
     body = response.get_json()
     assert response.headers["Location"] == f"/api/v1/pipelines/{body['id']}"
     assert list(body) == ["id", "name", "description", "owner_id", "source_dataset_id",
-                          "steps", "output_dataset_name", "created_at", "updated_at"]
+                          "steps", "output_dataset_name", "output_format", "created_at", "updated_at"]
     assert (body["name"], body["output_dataset_name"], body["owner_id"]) == \
         ("Oslo only", "oslo", editor.id)
     assert client.get(f"{PIPELINES}{body['id']}", headers=viewer).get_json() == body

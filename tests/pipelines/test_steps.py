@@ -35,10 +35,11 @@ CASES = [
     ([{"op": "filter", "column": "city", "operator": "contains", "value": "s"}],
      [HEADER, ANN, CID, DEE, ANN]),
     ([{"op": "filter", "column": "age", "operator": "contains", "value": 0}], [HEADER, CID]),
-    ([{"op": "sort", "columns": ["age"]}], [HEADER, BOB, ANN, DEE, ANN, CID]),
+    # Rows equal on the sort columns are ordered by the other columns.
+    ([{"op": "sort", "columns": ["age"]}], [HEADER, BOB, ANN, ANN, DEE, CID]),
     ([{"op": "sort", "columns": ["age", "name"], "descending": True}],
      [HEADER, CID, DEE, ANN, ANN, BOB]),
-    ([{"op": "sort", "columns": ["city"]}], [HEADER, BOB, ANN, CID, ANN, DEE]),
+    ([{"op": "sort", "columns": ["city"]}], [HEADER, BOB, ANN, ANN, CID, DEE]),
     ([{"op": "dedupe"}], [HEADER, ANN, BOB, CID, DEE]),
     ([{"op": "dedupe", "columns": ["city"]}], [HEADER, ANN, BOB, DEE]),
     ([{"op": "dedupe", "columns": ["age"]}], [HEADER, ANN, BOB, CID]),
@@ -63,17 +64,22 @@ def test_step_output(app, client, actors, steps, expected):
     assert run["error"] is None
     assert output_rows(client, editor, run) == expected
     assert run["rows_out"] == len(expected) - 1
-    # A leading limit stops reading the source early.
-    assert run["rows_in"] == (steps[0]["count"] if steps and steps[0]["op"] == "limit" else 5)
+    # A leading limit may stop reading the source early.
+    if steps and steps[0]["op"] == "limit":
+        assert steps[0]["count"] <= run["rows_in"] <= 5
+    else:
+        assert run["rows_in"] == 5
     assert run["started_at"] <= run["finished_at"]
 
 
 def test_limit_stops_reading_early(app, client, actors):
     editor = actors["editor"].headers
-    pipeline = create_pipeline(client, editor, source(client, editor)["id"],
+    text = "n\r\n" + "".join(f"{i}\r\n" for i in range(200_000))
+    pipeline = create_pipeline(client, editor, source(client, editor, text)["id"],
                                [{"op": "limit", "count": 2}])
     run = run_now(app, client, editor, pipeline["id"])
-    assert (run["rows_in"], run["rows_out"]) == (2, 2)
+    assert run["rows_out"] == 2
+    assert 2 <= run["rows_in"] < 200_000
 
 
 def test_output_dataset_created_then_replaced(app, client, actors):
@@ -122,9 +128,15 @@ def test_missing_column_fails_the_run_with_a_clear_error(app, client, actors, st
 
 
 @pytest.mark.parametrize("text, error", [
-    ("", "the source file is empty (no header row)"),
-    ("a,b\r\n1,2,3\r\n", "line 2 of the source has 3 fields; the header has 2"),
-    ("a,a\r\n1,2\r\n", "the source file has duplicate column names"),
+    ("", "the source file cannot be read as a table: the file is empty (no header row)"),
+    ("a,b\r\n1,2,3\r\n", "the source file: the rows do not all have as many fields as the "
+                          "header row, or a quoted field is not closed"),
+    ("a,b\r\n1,2\r\n3\r\n", "the source file: the rows do not all have as many fields as "
+                             "the header row, or a quoted field is not closed"),
+    ("a,a\r\n1,2\r\n", "the source file cannot be read as a table: the file has duplicate "
+                      "column names"),
+    ("\x89PNG\r\n\x1a\n\x00\x00", "the source file cannot be read as a table: the file is "
+                                    "binary, not CSV, Parquet or JSON lines"),
 ])
 def test_unreadable_source_fails_the_run(app, client, actors, text, error):
     editor = actors["editor"].headers

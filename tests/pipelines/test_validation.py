@@ -4,7 +4,7 @@ import pytest
 from tests.pipelines.helpers import PIPELINES, create_pipeline, source
 from tests.resources import validation_error
 
-PERMITTED = "select, rename, filter, sort, dedupe, limit"
+PERMITTED = "select, rename, filter, sort, dedupe, limit, cast, aggregate, join, sql"
 OPERATORS = "eq, ne, lt, le, gt, ge, contains"
 
 CASES = [
