@@ -1,9 +1,12 @@
-// The datahub single-page app: log in, show the user, list and upload datasets.
+// The datahub single-page app: log in, show the user, list and upload datasets, preview
+// a dataset's file, list the user's pipelines and preview a run's output.
 // Everything that talks to the service goes through datahub-client.js.
 import { DatahubClient, DatahubError } from "./datahub-client.js";
 
 const $ = (id) => document.getElementById(id);
+const PREVIEW_ROWS = 50;
 let sessionEnded = false;
+let previewTicket = 0; // the preview asked for last: an older answer arriving late is dropped
 const api = new DatahubClient("", {
   onSessionEnd: () => {
     sessionEnded = true; // the failing request's own error need not be shown as well
@@ -24,6 +27,7 @@ function showLogin(message = "") {
   $("user").hidden = true;
   $("datasets-view").hidden = true;
   $("login-view").hidden = false;
+  clearPreview();
   say(message, Boolean(message));
 }
 
@@ -39,28 +43,143 @@ function size(bytes) {
   return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 }
 
-// The user and the list are loaded together: after the access token expired, both get a
-// 401 at once and share one refresh.
+function clearPreview() {
+  previewTicket += 1;
+  $("preview-area").hidden = true;
+  $("preview-head").replaceChildren();
+  $("preview-rows").replaceChildren();
+  for (const row of document.querySelectorAll("tr.selected")) row.classList.remove("selected");
+}
+
+function valueText(value) {
+  if (value === null) return "";
+  return typeof value === "object" ? JSON.stringify(value) : String(value);
+}
+
+function rowCount(count) {
+  if (count === 0) return "no rows";
+  return `first ${count} row${count === 1 ? "" : "s"}`;
+}
+
+// The first rows of a dataset's file (one of the list, or a run's output) in the table
+// below the list: a header of column names and types, then the rows. An error (404 "Dataset
+// has no file", 422 "Dataset file is not tabular", ...) shows its detail in the same place.
+async function showPreview(datasetId, title, selectedRow) {
+  clearPreview();
+  const ticket = previewTicket;
+  if (selectedRow) selectedRow.classList.add("selected");
+  $("preview-area").hidden = false;
+  $("preview-title").textContent = title;
+  $("preview-note").textContent = "Loading…";
+  $("preview-error").hidden = true;
+  let preview;
+  try {
+    preview = await api.previewDataset(datasetId, PREVIEW_ROWS);
+  } catch (error) {
+    if (ticket !== previewTicket) return;
+    $("preview-note").textContent = "";
+    $("preview-error").textContent = error instanceof DatahubError ? error.message : `${error}`;
+    $("preview-error").hidden = false;
+    return;
+  }
+  if (ticket !== previewTicket) return;
+  const head = document.createElement("tr");
+  for (const column of preview.columns) {
+    const th = document.createElement("th");
+    const name = document.createElement("span");
+    name.className = "column-name";
+    name.textContent = column.name;
+    const type = document.createElement("span");
+    type.className = "column-type muted";
+    type.textContent = column.type;
+    th.append(name, type);
+    head.appendChild(th);
+  }
+  const rows = preview.rows.map((values) => {
+    const row = document.createElement("tr");
+    for (const value of values) {
+      cell(row, valueText(value));
+      if (value === null) row.lastChild.classList.add("null");
+    }
+    return row;
+  });
+  $("preview-head").replaceChildren(head);
+  $("preview-rows").replaceChildren(...rows);
+  $("preview-note").textContent = `${rowCount(preview.rows.length)} · ${preview.format}`;
+}
+
+function datasetRow(dataset) {
+  const row = document.createElement("tr");
+  row.dataset.id = dataset.id;
+  cell(row, dataset.id);
+  cell(row, dataset.name);
+  cell(row, dataset.tags.join(", "));
+  cell(row, dataset.file ? dataset.file.filename : "—");
+  cell(row, dataset.file ? size(dataset.file.size_bytes) : "—");
+  cell(row, dataset.file ? new Date(dataset.file.uploaded_at).toLocaleString() : "—");
+  if (dataset.file) {
+    row.classList.add("previewable");
+    row.tabIndex = 0;
+    row.title = "Show the first rows";
+    const open = () => showPreview(dataset.id, dataset.name, row);
+    row.addEventListener("click", open);
+    row.addEventListener("keydown", (event) => { if (event.key === "Enter") open(); });
+  }
+  return row;
+}
+
+// A pipeline with its latest run; a succeeded run's output can be previewed.
+function pipelineRow(pipeline, run) {
+  const row = document.createElement("tr");
+  row.dataset.id = pipeline.id;
+  cell(row, pipeline.id);
+  cell(row, pipeline.name);
+  cell(row, pipeline.source_dataset_id ?? "—");
+  cell(row, run ? run.status : "never run");
+  if (run && run.error) row.lastChild.title = run.error;
+  cell(row, run && run.rows_out !== null ? run.rows_out : "—");
+  const actions = document.createElement("td");
+  if (run && run.status === "succeeded" && run.output_dataset_id !== null) {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "preview-output";
+    button.textContent = "Preview output";
+    const title = `${pipeline.output_dataset_name} (output of ${pipeline.name})`;
+    button.addEventListener("click", () => busy(button, async () => {
+      await showPreview(run.output_dataset_id, title, row);
+      $("preview-area").scrollIntoView({ block: "nearest" });
+    }));
+    actions.appendChild(button);
+  }
+  row.appendChild(actions);
+  return row;
+}
+
+async function latestRun(pipeline) {
+  try {
+    return (await api.listRuns(pipeline.id, { limit: 1 })).items[0] || null;
+  } catch (error) {
+    if (error instanceof DatahubError && error.status === 404) return null; // deleted meanwhile
+    throw error;
+  }
+}
+
+// The user and the lists are loaded together: after the access token expired, they all get
+// a 401 at once and share one refresh.
 async function showMain() {
-  const [user, page] = await Promise.all([api.me(), api.listDatasets({ limit: 100 })]);
+  const [user, page, pipelines] = await Promise.all([
+    api.me(), api.listDatasets({ limit: 100 }), api.listPipelines({ owner: "me", limit: 100 }),
+  ]);
+  const runs = await Promise.all(pipelines.items.map(latestRun));
   $("user-email").textContent = user.email;
   $("user-roles").textContent = user.roles.join(", ");
   $("user").hidden = false;
   $("login-view").hidden = true;
   $("datasets-view").hidden = false;
-  const rows = page.items.map((dataset) => {
-    const row = document.createElement("tr");
-    row.dataset.id = dataset.id;
-    cell(row, dataset.id);
-    cell(row, dataset.name);
-    cell(row, dataset.tags.join(", "));
-    cell(row, dataset.file ? dataset.file.filename : "—");
-    cell(row, dataset.file ? size(dataset.file.size_bytes) : "—");
-    cell(row, dataset.file ? new Date(dataset.file.uploaded_at).toLocaleString() : "—");
-    return row;
-  });
-  $("datasets").replaceChildren(...rows);
+  $("datasets").replaceChildren(...page.items.map(datasetRow));
   $("total").textContent = `(${page.total})`;
+  $("pipelines").replaceChildren(...pipelines.items.map((item, i) => pipelineRow(item, runs[i])));
+  $("pipelines-total").textContent = `(${pipelines.total})`;
 }
 
 async function busy(button, work) {
@@ -88,6 +207,7 @@ $("login-form").addEventListener("submit", (event) => {
 $("logout").addEventListener("click", (event) => busy(event.target, async () => {
   await api.logout();
   $("datasets").replaceChildren();
+  $("pipelines").replaceChildren();
   showLogin();
   say("Logged out.");
 }));

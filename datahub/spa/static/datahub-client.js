@@ -225,6 +225,26 @@ export class DatahubClient {
     return (await this.request("GET", `/api/v1/datasets/${datasetId}/file`)).blob();
   }
 
+  /** The first `limit` rows (1 to 1000) of the dataset's file read as a table (CSV,
+   *  Parquet or JSON lines): {format, columns: [{name, type}], rows: [[...]]}. */
+  previewDataset(datasetId, limit = 50) {
+    return this.get(`/api/v1/datasets/${datasetId}/preview?${new URLSearchParams({ limit })}`);
+  }
+
+  listPipelines({ q, owner, limit = 20, offset = 0 } = {}) {
+    const query = new URLSearchParams({ limit, offset });
+    for (const [key, value] of Object.entries({ q, owner })) {
+      if (value) query.set(key, value);
+    }
+    return this.get(`/api/v1/pipelines/?${query}`);
+  }
+
+  /** A pipeline's runs, newest first. */
+  listRuns(pipelineId, { limit = 20, offset = 0 } = {}) {
+    const query = new URLSearchParams({ limit, offset });
+    return this.get(`/api/v1/pipelines/${pipelineId}/runs?${query}`);
+  }
+
   // -- internals ---------------------------------------------------------------------
 
   _withToken(options) {
