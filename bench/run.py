@@ -590,8 +590,21 @@ def bench_slow(args, env, report):
             _slow_variant(args, env, report, variant, Path(scratch) / variant, source, size)
 
 
+def bench_pipelines(args, env, report):
+    """Pipeline runs through the service against DuckDB alone on the same file, and the
+    memory check: ``python -m bench.pipelines`` with its defaults, or --pipelines-args."""
+    import shlex
+
+    from bench import pipelines
+
+    argv = shlex.split(args.pipelines_args)
+    if args.scratch and "--scratch" not in argv:
+        argv += ["--scratch", args.scratch]
+    pipelines.run_benchmark(pipelines.build_parser().parse_args(argv), report)
+
+
 CASES = {"me": bench_me, "login": bench_login, "list": bench_list, "files": bench_files,
-         "pipeline": bench_pipeline, "slow": bench_slow}
+         "pipeline": bench_pipeline, "pipelines": bench_pipelines, "slow": bench_slow}
 
 
 def main():
@@ -608,6 +621,9 @@ def main():
     parser.add_argument("--file-mib", type=int, default=1024, help="size of the file case")
     parser.add_argument("--scratch", default=None, help="folder for the large files")
     parser.add_argument("--csv-mib", type=int, default=1024, help="size of the pipeline's CSV")
+    parser.add_argument("--pipelines-args", default="",
+                        help='options of the pipelines case, e.g. "--rows 20000 --repeat 1" '
+                             "(see python -m bench.pipelines --help)")
     slow_args = parser.add_argument_group("the slow case")
     slow_args.add_argument("--slow-variants", default="gunicorn,nginx",
                            help="gunicorn alone, nginx in front, or both")
