@@ -83,6 +83,7 @@ def register_blueprints(app):
     from datahub.auth.routes import blp as auth_blp
     from datahub.collections.routes import blp as collections_blp
     from datahub.datasets.routes import blp as datasets_blp
+    from datahub.docs import blp as docs_blp
     from datahub.extensions import api
     from datahub.ops import blp as ops_blp
     from datahub.pipelines.routes import blp as pipelines_blp
@@ -99,6 +100,7 @@ def register_blueprints(app):
     api.register_blueprint(pipelines_blp)
     app.register_blueprint(ops_blp)
     app.register_blueprint(spa_blp)
+    app.register_blueprint(docs_blp)
 
 
 def register_error_handlers(app):

@@ -144,7 +144,10 @@ class DefaultConfig:
     OPENAPI_URL_PREFIX = "/api/v1"
     OPENAPI_JSON_PATH = "openapi.json"
     OPENAPI_SWAGGER_UI_PATH = "docs"
-    OPENAPI_SWAGGER_UI_URL = "https://cdn.jsdelivr.net/npm/swagger-ui-dist/"
+    # Served by datahub.docs from the installed swagger-ui-bundle package, never a CDN.
+    OPENAPI_SWAGGER_UI_URL = "docs/assets/"
+    # No validator badge: it would send the document's URL to validator.swagger.io.
+    OPENAPI_SWAGGER_UI_CONFIG = {"validatorUrl": None}
     OPENAPI_REDOC_PATH = None
 
 
