@@ -2,7 +2,11 @@
 import hashlib
 import json
 import os
+import pty
+import socket
 import stat
+import subprocess
+import sys
 
 import pytest
 from click.testing import CliRunner
@@ -69,14 +73,13 @@ def test_login_create_upload_download_round_trip(datahub, session_file, tmp_path
     assert (uploaded["filename"], uploaded["size_bytes"]) == ("weather.bin", len(content))
 
     result = datahub("datasets", "upload", str(dataset["id"]), str(source))
-    assert result.exit_code == 0 and "Uploading" in result.stderr  # the progress bar
+    assert (result.exit_code, result.stderr) == (0, "")  # stderr is no terminal: no progress
     assert uploaded["sha256"] in result.stdout
 
     target = tmp_path / "downloads"
     target.mkdir()
     result = datahub("datasets", "download", str(dataset["id"]), str(target))
-    assert result.exit_code == 0, result.stderr
-    assert "Downloading" in result.stderr
+    assert (result.exit_code, result.stderr) == (0, "")  # no progress either
     assert (target / "weather.bin").read_bytes() == content
     assert os.listdir(target) == ["weather.bin"]  # no temporary file left behind
 
@@ -209,3 +212,116 @@ def test_pipelines_run_wait_reports_the_finished_run(datahub, tmp_path):
     result = datahub("pipelines", "run", str(pipeline["id"]), "--wait", "--poll", "0.2")
     assert result.exit_code == 1
     assert "failed" in result.stderr and "no such column" in result.stderr
+
+
+def test_download_keeps_an_existing_file_unless_forced(datahub, tmp_path):
+    assert datahub("login").exit_code == 0
+    dataset = json.loads(datahub("--json", "datasets", "create", "Kept").stdout)
+    source = tmp_path / "kept.csv"
+    source.write_text("a,b\n1,2\n")
+    assert datahub("datasets", "upload", str(dataset["id"]), str(source)).exit_code == 0
+    target = tmp_path / "downloads"
+    target.mkdir()
+    existing = target / "kept.csv"
+    existing.write_text("old\n")
+    for destination in (target, existing):  # a folder (the service's file name), or the file
+        result = datahub("datasets", "download", str(dataset["id"]), str(destination))
+        assert (result.exit_code, result.stdout) == (1, "")
+        assert result.stderr == f"Error: {existing} already exists (use --force to overwrite it)\n"
+        assert existing.read_text() == "old\n"
+    result = datahub("datasets", "download", str(dataset["id"]), str(target), "--force")
+    assert (result.exit_code, result.stdout) == (0, f"Saved 8 bytes to {existing}\n")
+    assert existing.read_text() == "a,b\n1,2\n"
+    assert os.listdir(target) == ["kept.csv"]  # no temporary file left behind
+
+
+def test_local_problems_are_one_line_errors(datahub, tmp_path, monkeypatch):
+    assert datahub("login").exit_code == 0
+    dataset = json.loads(datahub("--json", "datasets", "create", "Local").stdout)
+    dataset_id = str(dataset["id"])
+
+    unopenable = tmp_path / "a.sock"  # exists and looks readable, but open() fails (ENXIO)
+    monkeypatch.chdir(tmp_path)  # a short socket path, whatever the length of tmp_path
+    with socket.socket(socket.AF_UNIX) as sock:
+        sock.bind("a.sock")
+        result = datahub("datasets", "upload", dataset_id, str(unopenable))
+    assert (result.exit_code, result.stdout) == (1, "")
+    assert result.stderr == f"Error: {unopenable}: No such device or address\n"
+
+    source = tmp_path / "local.csv"
+    source.write_text("x\n")
+    assert datahub("datasets", "upload", dataset_id, str(source)).exit_code == 0
+    missing = tmp_path / "no such folder" / "local.csv"
+    result = datahub("datasets", "download", dataset_id, str(missing))
+    assert (result.exit_code, result.stdout) == (1, "")
+    assert result.stderr == f"Error: {missing}: No such file or directory\n"
+    assert not missing.parent.exists()
+
+    folder = tmp_path / "downloads"
+    (folder / "local.csv").mkdir(parents=True)  # where the service's file name points
+    for force in ([], ["--force"]):
+        result = datahub("datasets", "download", dataset_id, str(folder), *force)
+        assert (result.exit_code, result.stdout) == (1, "")
+        assert result.stderr == f"Error: {folder / 'local.csv'}: Is a directory\n"
+    assert os.listdir(folder) == ["local.csv"] and os.listdir(folder / "local.csv") == []
+
+    if os.geteuid() != 0:  # root reads and writes anywhere
+        locked = tmp_path / "locked"
+        locked.mkdir(mode=0o500)
+        result = datahub("datasets", "download", dataset_id, str(locked))
+        assert (result.exit_code, result.stdout) == (1, "")
+        assert result.stderr == f"Error: {locked / 'local.csv'}: Permission denied\n"
+        source.chmod(0)
+        result = datahub("datasets", "upload", dataset_id, str(source))
+        assert (result.exit_code, result.stdout) == (1, "")
+        assert result.stderr == f"Error: {source}: Permission denied\n"
+
+    unwritable = tmp_path / "session-folder"  # a folder where the session file should be
+    unwritable.mkdir()
+    result = datahub("login", env={"DATAHUB_SESSION_FILE": str(unwritable)})
+    assert (result.exit_code, result.stdout) == (1, "")
+    assert result.stderr == f"Error: {unwritable}: Is a directory\n"
+    assert os.listdir(unwritable) == [] and os.listdir(tmp_path / "session-folder") == []
+
+
+def on_a_terminal(args, env):
+    """Run ``datahub ARGS`` with stderr on a pseudo-terminal: (status, what it showed)."""
+    controller, terminal = pty.openpty()
+    process = subprocess.Popen(
+        [sys.executable, "-c", "from datahub_client.cli import main; main()", *args],
+        stdout=subprocess.DEVNULL, stderr=terminal, env=env)
+    os.close(terminal)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(controller, 4096)
+        except OSError:  # EIO: the command has closed the terminal
+            break
+        if not chunk:
+            break
+        shown += chunk
+    os.close(controller)
+    return process.wait(), shown.decode()
+
+
+def test_progress_is_drawn_on_a_terminal_only(datahub, session_file, tmp_path):
+    assert datahub("login").exit_code == 0
+    dataset_id = str(json.loads(datahub("--json", "datasets", "create", "Shown").stdout)["id"])
+    size = 300 * 1024
+    source = tmp_path / "shown.bin"
+    source.write_bytes(os.urandom(size))
+    env = {**os.environ, "DATAHUB_URL": datahub.url, "DATAHUB_SESSION_FILE": str(session_file)}
+    command = [sys.executable, "-c", "from datahub_client.cli import main; main()"]
+
+    status, shown = on_a_terminal(["datasets", "upload", dataset_id, str(source)], env)
+    assert status == 0, shown
+    assert "Uploading" in shown and f"{size}/{size}" in shown and "\r" in shown
+    status, shown = on_a_terminal(["datasets", "download", dataset_id, str(tmp_path / "a")], env)
+    assert status == 0, shown
+    assert "Downloading" in shown and f"{size}/{size}" in shown and "\r" in shown
+
+    for args in (["datasets", "upload", dataset_id, str(source)],
+                 ["datasets", "download", dataset_id, str(tmp_path / "b")]):
+        result = subprocess.run(command + args, capture_output=True, env=env)  # pipes
+        assert (result.returncode, result.stderr) == (0, b"")
+        assert b"\r" not in result.stdout

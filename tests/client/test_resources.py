@@ -98,3 +98,19 @@ def test_upload_from_a_pipe(client):
     writer.join()
     assert answer["file"]["size_bytes"] == len(content)
     assert answer["file"]["sha256"] == hashlib.sha256(content).hexdigest()
+
+
+def test_download_without_overwrite_keeps_an_existing_file(client, tmp_path):
+    dataset = client.dataset_create("Twice")
+    content = os.urandom(500 * 1024)  # more than is read with the answer's headers
+    client.dataset_upload(dataset["id"], io.BytesIO(content), filename="twice.bin")
+    folder = tmp_path / "downloads"
+    folder.mkdir()
+    (folder / "twice.bin").write_bytes(b"mine")
+    with pytest.raises(FileExistsError) as error:
+        client.dataset_download(dataset["id"], folder, overwrite=False)
+    assert error.value.filename == str(folder / "twice.bin")
+    assert (folder / "twice.bin").read_bytes() == b"mine"
+    assert client.dataset_get(dataset["id"])["name"] == "Twice"  # the connection pool is sound
+    path = client.dataset_download(dataset["id"], folder)  # overwrite=True: as before
+    assert open(path, "rb").read() == content and os.listdir(folder) == ["twice.bin"]

@@ -87,7 +87,7 @@ def mixed_traffic(server, index, deadline):
             if operation == "create":
                 reply = client.create(f"load {index}-{len(replies)}")
             elif operation == "upload":
-                content = rng.randbytes(rng.randint(0, 16 * 1024))
+                content = rng.randbytes(rng.randint(1, 16 * 1024))  # an empty file is a 400
                 reply = client.upload(rng.choice(list(client.created)), content)
             else:
                 reply = getattr(client, operation)()

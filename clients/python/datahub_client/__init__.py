@@ -23,11 +23,12 @@ from datahub_client.errors import (
     PermissionDeniedError,
     RateLimitedError,
     ServerError,
+    UnreachableError,
     ValidationError,
 )
 
 __all__ = [
     "AuthenticationError", "BadRequestError", "Client", "ConflictError", "DatahubError",
     "NotFoundError", "PermissionDeniedError", "RateLimitedError", "SeedRetry", "ServerError",
-    "ValidationError",
+    "UnreachableError", "ValidationError",
 ]

@@ -8,7 +8,7 @@ from urllib.parse import urlencode, urlsplit
 import urllib3
 from urllib3.util.retry import Retry
 
-from datahub_client.errors import AuthenticationError, DatahubError, error_for
+from datahub_client.errors import AuthenticationError, DatahubError, UnreachableError, error_for
 from datahub_client.resources import ResourcesMixin
 
 AUTH_PATH = "/api/v1/auth"
@@ -95,7 +95,7 @@ class Client(ResourcesMixin):
                                           timeout=self.timeout, preload_content=preload,
                                           body_pos=position)
         except urllib3.exceptions.HTTPError as exc:
-            raise DatahubError(0, f"cannot reach {self.base_url}: {exc}") from exc
+            raise UnreachableError(self.base_url, exc) from exc
         self._keep_refresh_cookie(response)
         if response.status < 400:
             return response
@@ -111,8 +111,17 @@ class Client(ResourcesMixin):
         raise error_for(response.status, detail)
 
     def _json(self, method, path, **kwargs):
-        response = self.request(method, path, **kwargs)
-        return json.loads(response.data) if response.data else None
+        return self._decode(self.request(method, path, **kwargs), path)
+
+    def _decode(self, response, path):
+        """The JSON of a successful answer (None if empty); anything else is not datahub."""
+        if not response.data:
+            return None
+        try:
+            return json.loads(response.data)
+        except ValueError:
+            raise DatahubError(response.status, f"unexpected answer from {self.base_url}{path}"
+                                                " (not JSON)") from None
 
     @staticmethod
     def _detail(response):

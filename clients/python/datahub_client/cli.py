@@ -3,19 +3,23 @@
     datahub login --email ann@example.com        # password from a prompt or DATAHUB_PASSWORD
     datahub datasets create "Oslo weather" --tag weather
     datahub datasets upload 1 weather.csv
+    datahub datasets download 1 copy.csv --force    # an existing file is kept without --force
     datahub --json datasets list
 
 Between runs only the refresh cookie is kept, in ``~/.config/datahub/session.json`` (or
-``$DATAHUB_SESSION_FILE``), mode 0600, rewritten after every rotation.
+``$DATAHUB_SESSION_FILE``), mode 0600, rewritten after every rotation. Every failure is one
+``Error: ...`` line on stderr and exit status 1; progress is drawn only on a terminal.
 """
+import errno
 import json
 import os
 import sys
+from urllib.parse import urlsplit
 
 import click
 
 from datahub_client.api import Client
-from datahub_client.errors import AuthenticationError, DatahubError
+from datahub_client.errors import AuthenticationError, DatahubError, UnreachableError
 from datahub_client.session import SessionFile
 
 DEFAULT_URL = "http://127.0.0.1:8000"
@@ -25,6 +29,8 @@ class Context:
     def __init__(self, url, as_json):
         self.url = url.rstrip("/")
         self.as_json = as_json
+        # Progress bars go to stderr, and only to a terminal: never into a file or a pipe.
+        self.show_progress = not as_json and sys.stderr is not None and sys.stderr.isatty()
         self.session = SessionFile()
         cookie_name, token = self.session.load(self.url)
         self.client = Client(
@@ -50,12 +56,13 @@ class Context:
                 click.echo(line.rstrip())
 
     def progress(self, label, total):
-        return Progress(label, total, hidden=self.as_json)
+        return Progress(label, total, hidden=not self.show_progress)
 
 
 class Progress:
     """A click progress bar (on stderr) fed by the client's ``(done, total)`` callback;
-    it appears with the first chunk, so an error answer prints nothing but the error."""
+    it appears with the first chunk, so an error answer prints nothing but the error.
+    ``hidden``: nothing at all, not even the label."""
 
     def __init__(self, label, total, hidden=False):
         self.label, self.total, self.hidden = label, total, hidden
@@ -65,9 +72,11 @@ class Progress:
         return self
 
     def __call__(self, done, total):
+        if self.hidden:
+            return
         if self.bar is None:
             self.bar = click.progressbar(length=total or self.total or 0, label=self.label,
-                                         file=sys.stderr, show_pos=True, hidden=self.hidden)
+                                         file=sys.stderr, show_pos=True)
             self.bar.__enter__()
         if done > self.done:
             self.bar.update(done - self.done)
@@ -79,16 +88,27 @@ class Progress:
 
 
 class Main(click.Group):
-    """Every service error is ``Error: <detail>`` on stderr and exit status 1."""
+    """Every failure is ``Error: ...`` on stderr and exit status 1, never a traceback: a
+    service error says its detail, an OSError its file and reason (``path: reason``)."""
 
     def invoke(self, ctx):
         try:
             return super().invoke(ctx)
+        except (click.ClickException, click.exceptions.Exit, click.Abort):
+            raise
         except DatahubError as error:
             click.echo(f"Error: {error.message}", err=True)
             if isinstance(error, AuthenticationError) and "datahub login" not in error.message:
                 click.echo("Log in with: datahub login", err=True)
-            ctx.exit(1)
+        except OSError as error:
+            if error.errno == errno.EPIPE:
+                raise  # the reader of stdout is gone (``| head``): click ends quietly
+            reason = error.strerror or str(error)
+            click.echo(f"Error: {error.filename}: {reason}" if error.filename is not None
+                       else f"Error: {reason}", err=True)
+        except Exception as error:
+            click.echo(f"Error: unexpected {type(error).__name__}: {error}", err=True)
+        ctx.exit(1)
 
 
 pass_context = click.make_pass_decorator(Context)
@@ -101,6 +121,10 @@ pass_context = click.make_pass_decorator(Context)
 @click.pass_context
 def cli(ctx, url, as_json):
     """Command-line client of a datahub service."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise click.BadParameter(f"{url!r} is not an http:// or https:// URL",
+                                 param_hint="'--url' / DATAHUB_URL")
     ctx.obj = Context(url, as_json)
 
 
@@ -115,8 +139,10 @@ def login(context, email):
     if context.client.refresh_cookie:  # logged in already: end that session first
         try:
             context.client.logout()
+        except UnreachableError:
+            raise  # the login would fail the same way: say so now
         except DatahubError:
-            pass  # already over, or unreachable: the new login replaces the file anyway
+            pass  # already over: the new login replaces the file anyway
     context.client.login(email, password)
     user = context.client.me()
     context.output(user)
@@ -196,7 +222,8 @@ def datasets_create(context, name, description, tags):
 
 @datasets.command("upload")
 @click.argument("dataset_id", type=int)
-@click.argument("path", type=click.Path(exists=True, dir_okay=False, readable=True))
+# readable=False: an unreadable file is open()'s one line, "Error: PATH: Permission denied".
+@click.argument("path", type=click.Path(exists=True, dir_okay=False, readable=False))
 @click.option("--content-type", help="Default: guessed from the file name.")
 @click.option("--filename", help="The name to store (default: the file's).")
 @pass_context
@@ -213,12 +240,19 @@ def datasets_upload(context, dataset_id, path, content_type, filename):
 @datasets.command("download")
 @click.argument("dataset_id", type=int)
 @click.argument("destination", type=click.Path(), default=".")
+@click.option("-f", "--force", is_flag=True, help="Overwrite an existing file.")
 @pass_context
-def datasets_download(context, dataset_id, destination):
-    """Download the file of DATASET_ID to DESTINATION (a file, or a folder: default .)."""
+def datasets_download(context, dataset_id, destination, force):
+    """Download the file of DATASET_ID to DESTINATION (a file, or a folder: default .).
+    An existing file is kept unless --force; a failed download leaves nothing behind."""
     context.require_session()
-    with context.progress("Downloading", None) as progress:
-        path = context.client.dataset_download(dataset_id, destination, progress=progress)
+    try:
+        with context.progress("Downloading", None) as progress:
+            path = context.client.dataset_download(dataset_id, destination, progress=progress,
+                                                   overwrite=force)
+    except FileExistsError as error:
+        raise click.ClickException(
+            f"{error.filename} already exists (use --force to overwrite it)") from None
     result = {"dataset_id": dataset_id, "path": path, "size_bytes": os.path.getsize(path)}
     context.output(result)
     if not context.as_json:
@@ -339,7 +373,7 @@ def pipelines_run(context, pipeline_id, wait, poll):
     run = context.client.pipeline_run(pipeline_id)
     if wait:
         with click.progressbar(length=1, label=f"run {run['id']}", file=sys.stderr,
-                               hidden=context.as_json,
+                               hidden=not context.show_progress,
                                item_show_func=lambda r: r and r["status"]) as bar:
             run = context.client.run_wait(pipeline_id, run["id"], poll=poll,
                                           on_poll=lambda r: bar.update(0, r))

@@ -51,6 +51,19 @@ class ServerError(DatahubError):
     pass
 
 
+class UnreachableError(DatahubError):
+    """No answer from ``url`` (refused, name not resolved, timed out...): status 0.
+    ``message`` names the URL alone; ``detail`` and ``reason`` say what urllib3 saw."""
+
+    def __init__(self, url, reason):
+        self.url, self.reason = url, reason
+        super().__init__(0, f"cannot reach {url}: {reason}")
+
+    @property
+    def message(self):
+        return f"cannot reach {self.url}"
+
+
 _BY_STATUS = {400: BadRequestError, 401: AuthenticationError, 403: PermissionDeniedError,
               404: NotFoundError, 409: ConflictError, 422: ValidationError,
               429: RateLimitedError}

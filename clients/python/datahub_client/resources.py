@@ -1,7 +1,7 @@
 """The resource API of the client: users, datasets (with streamed file transfer) and
 collections. Mixed into ``Client``; every method returns the decoded JSON answer."""
+import errno
 import hashlib
-import json
 import mimetypes
 import os
 from email.message import Message
@@ -9,6 +9,8 @@ import re
 import shutil
 import tempfile
 from urllib.parse import quote
+
+import urllib3
 
 from datahub_client.errors import DatahubError
 
@@ -59,8 +61,46 @@ def _quoted_etag_sha256(value):
     return match.group(1) if match else None
 
 
+def _cut_short(received, total):
+    of = f" of {total}" if total else ""
+    return DatahubError(0, f"Download ended after {received}{of} bytes")
+
+
+def _os_error(code, path):
+    return OSError(code, os.strerror(code), path)  # the subclass: FileExistsError, ...
+
+
+def _check_target(path, overwrite):
+    """Raise the OSError that saving to ``path`` would meet, before anything is fetched."""
+    folder = path if path.endswith(os.sep) else os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise _os_error(errno.ENOTDIR if os.path.exists(folder) else errno.ENOENT, path)
+    if os.path.isdir(path):
+        raise _os_error(errno.EISDIR, path)
+    if not overwrite and os.path.lexists(path):
+        raise _os_error(errno.EEXIST, path)
+
+
+def _place(temporary, destination, overwrite):
+    """Rename the complete download into place; without ``overwrite`` never over a file,
+    not even one that appeared meanwhile (a hard link fails if the name is taken)."""
+    if overwrite:
+        os.replace(temporary, destination)
+        return
+    try:
+        os.link(temporary, destination)
+    except FileExistsError:
+        raise
+    except OSError:  # a file system without hard links: check, then rename
+        _check_target(destination, overwrite)
+        os.replace(temporary, destination)
+    else:
+        os.unlink(temporary)
+
+
 class ResourcesMixin:
-    """Needs ``self._json(method, path, **kwargs)`` and ``self.request(...)``."""
+    """Needs ``self._json(method, path, **kwargs)``, ``self._decode(response, path)`` and
+    ``self.request(...)``."""
 
     # -- users --------------------------------------------------------------------------
 
@@ -136,43 +176,62 @@ class ResourcesMixin:
         response = self.request(
             "PUT", path, body=body,
             headers={"Content-Type": content_type, "Content-Length": str(total)})
-        return json.loads(response.data)
+        return self._decode(response, path)
 
-    def dataset_download(self, dataset_id, destination, *, progress=None):
+    def dataset_download(self, dataset_id, destination, *, progress=None, overwrite=True):
         """Download the dataset's file to ``destination`` (a path; a folder keeps the
-        server's file name), streamed in chunks into a temporary file renamed on success.
-        The content is checked against the ETag (the file's sha256). Returns the path."""
+        server's file name), streamed in chunks into a temporary file in the same folder and
+        renamed into place only once complete and matching the ETag (the file's sha256): a
+        failed download leaves no partial file and the old one as it was. Without
+        ``overwrite``, an existing file is a FileExistsError. Local problems raise OSError
+        naming the destination. Returns the path."""
+        destination = os.fspath(destination)
+        if not os.path.isdir(destination):
+            _check_target(destination, overwrite)
         response = self.request("GET", f"{API}/datasets/{int(dataset_id)}/file",
                                 preload=False)
         try:
-            destination = os.fspath(destination)
             if os.path.isdir(destination):
                 destination = os.path.join(destination, self._download_name(response, dataset_id))
-            total = int(response.headers.get("Content-Length") or 0) or None
-            expected = _quoted_etag_sha256(response.headers.get("ETag"))
-            digest, received = hashlib.sha256(), 0
-            folder = os.path.dirname(os.path.abspath(destination))
-            handle, temporary = tempfile.mkstemp(prefix=".datahub-", dir=folder)
+                _check_target(destination, overwrite)
             try:
-                with os.fdopen(handle, "wb") as out:
+                self._save(response, destination, overwrite, progress)
+            except OSError as exc:  # named after the destination, never the temporary file
+                raise _os_error(exc.errno, destination) if exc.errno else exc
+        except BaseException:
+            response.close()  # the answer was not read to its end: the connection is spent
+            raise
+        finally:
+            response.release_conn()
+        return destination
+
+    @staticmethod
+    def _save(response, destination, overwrite, progress):
+        total = int(response.headers.get("Content-Length") or 0) or None
+        expected = _quoted_etag_sha256(response.headers.get("ETag"))
+        digest, received = hashlib.sha256(), 0
+        folder = os.path.dirname(os.path.abspath(destination))
+        handle, temporary = tempfile.mkstemp(prefix=".datahub-", dir=folder)
+        try:
+            with os.fdopen(handle, "wb") as out:
+                try:
                     for chunk in response.stream(CHUNK_SIZE):
                         out.write(chunk)
                         digest.update(chunk)
                         received += len(chunk)
                         if progress is not None:
                             progress(received, total)
-                if total is not None and received != total:
-                    raise DatahubError(0, f"Download ended after {received} of {total} bytes")
-                if expected and digest.hexdigest() != expected:
-                    raise DatahubError(0, "Downloaded file does not match its sha256 (ETag)")
-                os.replace(temporary, destination)
-            except BaseException:
-                if os.path.exists(temporary):
-                    os.unlink(temporary)
-                raise
-        finally:
-            response.release_conn()
-        return destination
+                except urllib3.exceptions.HTTPError as exc:  # the connection broke, timed out
+                    raise _cut_short(received, total) from exc
+            if total is not None and received != total:
+                raise _cut_short(received, total)
+            if expected and digest.hexdigest() != expected:
+                raise DatahubError(0, "Downloaded file does not match its sha256 (ETag)")
+            _place(temporary, destination, overwrite)
+        except BaseException:
+            if os.path.exists(temporary):
+                os.unlink(temporary)
+            raise
 
     @staticmethod
     def _download_name(response, dataset_id):

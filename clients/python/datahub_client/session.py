@@ -1,5 +1,6 @@
 """Where the ``datahub`` command keeps its login between runs: only the refresh cookie
 (the access token lives in memory), in a JSON file readable by its owner alone."""
+import errno
 import json
 import os
 import tempfile
@@ -31,17 +32,25 @@ class SessionFile:
         return data.get("cookie_name"), data.get("refresh_token")
 
     def save(self, url, cookie_name, refresh_token):
-        """Write (or, with no token, remove) the session, atomically and with mode 0600."""
+        """Write (or, with no token, remove) the session, atomically and with mode 0600.
+        An OSError names the session file (never the temporary one)."""
         if refresh_token is None:
             self.clear()
             return
+        try:
+            self._write({"url": url, "cookie_name": cookie_name, "refresh_token": refresh_token})
+        except OSError as exc:
+            # mkdir says "File exists" of a file where a folder should be: not a directory
+            code = errno.ENOTDIR if isinstance(exc, FileExistsError) else exc.errno
+            raise OSError(code, os.strerror(code), str(self.path)) if code else exc
+
+    def _write(self, data):
         self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         handle, temporary = tempfile.mkstemp(prefix=".session-", dir=self.path.parent)
         try:
             os.fchmod(handle, 0o600)
             with os.fdopen(handle, "w") as out:
-                json.dump({"url": url, "cookie_name": cookie_name,
-                           "refresh_token": refresh_token}, out)
+                json.dump(data, out)
             os.replace(temporary, self.path)
         except BaseException:
             if os.path.exists(temporary):

@@ -1,25 +1,64 @@
-"""The ``datahub`` command where no service is needed: help, usage and the missing login."""
+"""The ``datahub`` command where no datahub service is needed: help, usage, the missing
+login, an unreachable service, and a stand-in service that misbehaves (``fake_datahub``)."""
 import json
+import os
+import re
+import subprocess
+import sys
+import threading
+from wsgiref.simple_server import WSGIRequestHandler, make_server
 
 import pytest
 from click.testing import CliRunner
 
 from datahub_client.cli import main
+from fake_datahub import CONTENT, make_app
+
+
+def command(url, session_file):
+    """Run ``datahub ARGS`` against ``url``; returns click's Result (stdout and stderr apart)."""
+    runner = CliRunner()
+
+    def run(*args, **kwargs):
+        env = {"DATAHUB_URL": url, "DATAHUB_SESSION_FILE": str(session_file),
+               "DATAHUB_PASSWORD": "secret"}
+        return runner.invoke(main, list(args), env=env, catch_exceptions=False, **kwargs)
+
+    run.url = url
+    run.session_file = session_file
+
+    def save_session():
+        session_file.write_text(json.dumps({"url": url, "cookie_name": "refresh_token",
+                                            "refresh_token": "cookie"}))
+
+    run.save_session = save_session
+    return run
 
 
 @pytest.fixture
 def datahub(tmp_path, unused_port):
-    runner = CliRunner()
-    session_file = tmp_path / "session.json"
+    """The command, configured for a port nothing listens on."""
+    return command(f"http://127.0.0.1:{unused_port}", tmp_path / "session.json")
 
-    def run(*args, **kwargs):
-        env = {"DATAHUB_URL": f"http://127.0.0.1:{unused_port}",
-               "DATAHUB_SESSION_FILE": str(session_file), "DATAHUB_PASSWORD": None}
-        return runner.invoke(main, list(args), env=env, catch_exceptions=False, **kwargs)
 
-    run.url = f"http://127.0.0.1:{unused_port}"
-    run.session_file = session_file
-    return run
+class QuietHandler(WSGIRequestHandler):
+    def log_message(self, format, *args):
+        pass
+
+
+@pytest.fixture
+def fake_datahub(tmp_path):
+    """The command, configured for ``fake_datahub`` and logged in to it."""
+    server = make_server("127.0.0.1", 0, make_app(), handler_class=QuietHandler)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
+                              daemon=True)
+    thread.start()
+    run = command(f"http://127.0.0.1:{server.server_port}", tmp_path / "session.json")
+    run.save_session()
+    yield run
+    server.shutdown()
+    server.server_close()
+    thread.join(timeout=10)
 
 
 def test_help_names_every_command(datahub):
@@ -64,4 +103,57 @@ def test_usage_errors_exit_with_2(datahub, tmp_path):
     assert result.exit_code == 2 and "does not exist" in result.stderr
     result = datahub("datasets", "list", "--limit", "101")
     assert result.exit_code == 2
+    result = datahub("--url", "127.0.0.1:8000", "whoami")
+    assert result.exit_code == 2 and "Invalid value for '--url'" in result.stderr
     assert not datahub.session_file.exists()
+
+
+def test_an_unreachable_service_is_named_by_its_url(datahub):
+    """Connection refused (after the retries: about 7 seconds each)."""
+    result = datahub("login", "--email", "a@example.com")
+    assert (result.exit_code, result.stdout) == (1, "")
+    assert result.stderr == f"Error: cannot reach {datahub.url}\n"
+    datahub.save_session()
+    result = datahub("whoami")  # the saved session is refreshed first
+    assert (result.exit_code, result.stdout) == (1, "")
+    assert result.stderr == f"Error: cannot reach {datahub.url}\n"
+    assert json.loads(datahub.session_file.read_text())["refresh_token"] == "cookie"  # kept
+
+
+def test_a_closed_stdout_ends_the_command_quietly(tmp_path):
+    """``datahub ... | head``: the reader went away; no traceback, no complaint at exit."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    result = subprocess.run(
+        [sys.executable, "-c", "from datahub_client.cli import main; main()", "logout"],
+        stdout=write_end, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "DATAHUB_SESSION_FILE": str(tmp_path / "session.json")})
+    os.close(write_end)
+    assert (result.returncode, result.stderr) == (1, "")
+
+
+def test_an_interrupted_download_leaves_no_partial_file_and_the_old_one_as_it_was(
+        fake_datahub, tmp_path):
+    target = tmp_path / "downloads"
+    target.mkdir()
+    result = fake_datahub("datasets", "download", "1", str(target))
+    assert (result.exit_code, result.stdout) == (1, "")
+    assert re.fullmatch(rf"Error: Download ended after \d+ of {len(CONTENT)} bytes\n",
+                        result.stderr)  # what urllib3 had read before the break is dropped
+    assert os.listdir(target) == []
+    (target / "cut.bin").write_bytes(b"the old file")
+    result = fake_datahub("datasets", "download", "1", str(target), "--force")
+    assert result.exit_code == 1 and result.stderr.startswith("Error: Download ended after")
+    assert os.listdir(target) == ["cut.bin"]
+    assert (target / "cut.bin").read_bytes() == b"the old file"
+
+
+def test_unexpected_answers_are_one_line_errors(fake_datahub):
+    result = fake_datahub("login", "--email", "a@example.com")  # 200 without a token
+    assert (result.exit_code, result.stdout) == (1, "")
+    assert result.stderr == "Error: unexpected KeyError: 'access_token'\n"
+    fake_datahub.save_session()
+    result = fake_datahub("whoami")  # 200 with HTML: not a datahub service
+    assert (result.exit_code, result.stdout) == (1, "")
+    assert result.stderr == (
+        f"Error: unexpected answer from {fake_datahub.url}/api/v1/auth/me (not JSON)\n")

@@ -11,6 +11,7 @@ from datahub_client import (
     PermissionDeniedError,
     RateLimitedError,
     ServerError,
+    UnreachableError,
     ValidationError,
 )
 from datahub_client.errors import error_for
@@ -42,8 +43,10 @@ def test_an_unreachable_service_is_status_0(unused_port):
     client = Client(f"http://127.0.0.1:{unused_port}", retries=0)
     with pytest.raises(DatahubError) as error:
         client.request("GET", "/readyz", authenticated=False)
-    assert type(error.value) is DatahubError and error.value.status == 0
-    assert error.value.message.startswith(f"cannot reach http://127.0.0.1:{unused_port}: ")
+    assert type(error.value) is UnreachableError and error.value.status == 0
+    assert error.value.message == f"cannot reach http://127.0.0.1:{unused_port}"
+    assert error.value.detail.startswith(f"cannot reach http://127.0.0.1:{unused_port}: ")
+    assert "Connection refused" in str(error.value.reason)
 
 
 def test_refresh_without_a_cookie_asks_for_a_login_without_a_request(unused_port):
