@@ -25,7 +25,10 @@ class OwnedNamed:
     @declared_attr.directive
     def __table_args__(cls):
         # Pages are ordered by id: (owner_id, id) serves ``?owner=`` pages without a sort.
-        return (sa.Index(f"ix_{cls.__tablename__}_owner_id_id", "owner_id", "id"),)
+        # Ids are never given again once deleted, on SQLite too (AUTOINCREMENT: migration
+        # 0008; PostgreSQL's sequences never reuse one).
+        return (sa.Index(f"ix_{cls.__tablename__}_owner_id_id", "owner_id", "id"),
+                {"sqlite_autoincrement": True})
 
 
 def name_key(name):

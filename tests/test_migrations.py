@@ -13,6 +13,7 @@ from datahub.database import UTCDateTime, utcnow
 from datahub.extensions import db
 from tests.auth.helpers import COOKIE, PATH, refresh
 from tests.auth.tokens import forge
+from tests.resources import actors  # noqa: F401  (fixture)
 
 
 def test_0003_turns_existing_refresh_families_into_sessions(app, client):
@@ -60,6 +61,144 @@ def test_0003_turns_existing_refresh_families_into_sessions(app, client):
     client.set_cookie(COOKIE, forge(user_id, type_="refresh", jti=tokens["ended"], fam=ended,
                                     lifetime=3600), path=PATH)
     assert refresh(client).get_json() == {"detail": "Token has been revoked"}
+
+
+RESOURCE_TABLES = ("datasets", "collections", "pipelines", "runs")
+KEPT_TABLES = (*RESOURCE_TABLES, "dataset_tags", "collection_datasets", "row_counts")
+
+
+def _snapshot(conn):
+    """Every row of the tables 0008 rebuilds or that refer to them, and their schema."""
+    inspector = sa.inspect(conn)
+    rows, schema = {}, {}
+    for name in KEPT_TABLES:
+        table = db.metadata.tables[name]
+        rows[name] = conn.execute(sa.select(table).order_by(*table.primary_key.columns)).all()
+        schema[name] = {
+            "columns": [(c["name"], str(c["type"]), c["nullable"], c["default"])
+                        for c in inspector.get_columns(name)],
+            "primary key": inspector.get_pk_constraint(name)["constrained_columns"],
+            "foreign keys": sorted((fk["name"], fk["constrained_columns"], fk["referred_table"],
+                                    fk["referred_columns"], fk["options"].get("ondelete"))
+                                   for fk in inspector.get_foreign_keys(name)),
+            "indexes": sorted((i["name"], i["column_names"], bool(i["unique"]),
+                               {k: str(v) for k, v in i.get("dialect_options", {}).items()})
+                              for i in inspector.get_indexes(name)),
+            "unique": sorted((u["name"], u["column_names"])
+                             for u in inspector.get_unique_constraints(name)),
+        }
+    return rows, schema
+
+
+def _sqlite_tables(conn):
+    return dict(conn.execute(sa.text("SELECT name, sql FROM sqlite_master WHERE type = 'table'")).all())
+
+
+def test_0008_keeps_every_row_and_deleted_ids_are_never_given_again(app, client, actors):
+    """0008 on a database at 0007 that has rows: they, their foreign keys, indexes,
+    constraints and row counts stay; on SQLite the tables are AUTOINCREMENT afterwards (on
+    PostgreSQL nothing changes). Then the newest dataset, deleted, does not lend its id."""
+    editor = actors["editor"]
+    now = utcnow().replace(microsecond=0)
+    tables = db.metadata.tables
+    owned = {"owner_id": editor.id, "description": "", "created_at": now, "updated_at": now}
+    with app.app_context():
+        flask_migrate.downgrade(revision="0007")
+        try:
+            sqlite = db.engine.dialect.name == "sqlite"
+            if sqlite:
+                with db.engine.connect() as conn:
+                    assert all("AUTOINCREMENT" not in _sqlite_tables(conn)[name]
+                               for name in RESOURCE_TABLES)
+            with db.engine.begin() as conn:
+                for name in ("old", "older", "newest"):
+                    conn.execute(tables["datasets"].insert(),
+                                 {**owned, "name": name, "name_key": name})
+                ids = dict(conn.execute(sa.select(tables["datasets"].c.name,
+                                                  tables["datasets"].c.id)).all())
+                newest = ids["newest"]
+                conn.execute(tables["dataset_tags"].insert(),
+                             [{"dataset_id": ids[name], "tag": "t", "position": 0}
+                              for name in ids])
+                collection = conn.execute(tables["collections"].insert().values(
+                    **owned, name="group", name_key="group")).inserted_primary_key[0]
+                conn.execute(tables["collection_datasets"].insert(),
+                             [{"collection_id": collection, "dataset_id": ids[name],
+                               "added_at": now} for name in ("old", "newest")])
+                pipeline = conn.execute(tables["pipelines"].insert().values(
+                    **owned, name="p", name_key="p", source_dataset_id=newest, steps=[],
+                    output_dataset_name="out")).inserted_primary_key[0]
+                conn.execute(tables["runs"].insert(), [
+                    {"pipeline_id": pipeline, "status": "succeeded", "created_at": now,
+                     "output_dataset_id": newest},
+                    {"pipeline_id": pipeline, "status": "queued", "created_at": now,
+                     "output_dataset_id": None}])
+                before = _snapshot(conn)
+        finally:
+            flask_migrate.upgrade()
+        with db.engine.connect() as conn:
+            after = _snapshot(conn)
+            if sqlite:
+                assert conn.connection.dbapi_connection.isolation_level is None  # tune_sqlite's
+                assert conn.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
+                assert conn.exec_driver_sql("PRAGMA foreign_key_check").all() == []
+                schema = _sqlite_tables(conn)
+                assert all(" PRIMARY KEY AUTOINCREMENT" in schema[name]
+                           for name in RESOURCE_TABLES)
+                triggers = conn.exec_driver_sql(
+                    "SELECT name FROM sqlite_master WHERE type = 'trigger'").scalars().all()
+                assert sorted(triggers) == sorted(f"{table}_count_{event}" for table in
+                                                  ("datasets", "collections", "pipelines")
+                                                  for event in ("insert", "delete"))
+                sequence = dict(conn.exec_driver_sql("SELECT name, seq FROM sqlite_sequence").all())
+                assert sequence["datasets"] == newest
+        db.session.remove()
+
+    assert after == before
+    assert [row.row_count for row in before[0]["row_counts"]
+            if row.table_name == "datasets"] == [3]
+
+    # The newest dataset deleted (its tags, membership and references go as before), the
+    # next one gets a new id, and a run or collection does not reuse one either.
+    url = "/api/v1/datasets/"
+    assert client.delete(f"{url}{newest}", headers=editor.headers).status_code == 204
+    assert client.get(f"{url}{newest}", headers=editor.headers).status_code == 404
+    pipeline_now = client.get(f"/api/v1/pipelines/{pipeline}", headers=editor.headers)
+    assert pipeline_now.get_json()["source_dataset_id"] is None
+    group = client.get(f"/api/v1/collections/{collection}", headers=editor.headers).get_json()
+    assert group["dataset_ids"] == [ids["old"]]
+    created = client.post(url, json={"name": "created after"}, headers=editor.headers)
+    assert created.status_code == 201
+    assert created.get_json()["id"] > newest
+    listed = client.get(url, headers=editor.headers).get_json()
+    assert listed["total"] == 3
+    assert {item["name"] for item in listed["items"]} == {"old", "older", "created after"}
+
+
+def test_0008_downgrade_and_upgrade_again_keep_the_rows(app, client, actors):
+    editor = actors["editor"]
+    url = "/api/v1/datasets/"
+    ids = [client.post(url, json={"name": name, "tags": ["t"]},
+                       headers=editor.headers).get_json()["id"] for name in ("a", "b")]
+    with app.app_context():
+        with db.engine.connect() as conn:
+            before = _snapshot(conn)[0]
+        flask_migrate.downgrade(revision="0007")
+        try:
+            with db.engine.connect() as conn:
+                assert _snapshot(conn)[0] == before
+                if db.engine.dialect.name == "sqlite":
+                    schema = _sqlite_tables(conn)
+                    assert all("AUTOINCREMENT" not in schema[name] and
+                               f"CONSTRAINT pk_{name} PRIMARY KEY (id)" in schema[name]
+                               for name in RESOURCE_TABLES)
+        finally:
+            flask_migrate.upgrade()
+        with db.engine.connect() as conn:
+            assert _snapshot(conn)[0] == before
+        db.session.remove()
+    assert client.delete(f"{url}{ids[1]}", headers=editor.headers).status_code == 204
+    assert client.post(url, json={"name": "c"}, headers=editor.headers).get_json()["id"] > ids[1]
 
 
 def test_models_and_migrations_agree(app):

@@ -1,5 +1,5 @@
 """The datasets feature's errors."""
-from datahub.errors import NotFound, UnprocessableContent
+from datahub.errors import APIError, BadRequest, NotFound, UnprocessableContent
 
 
 class DatasetNotFound(NotFound): detail = "Dataset not found"
@@ -13,3 +13,19 @@ class FileNotFound(NotFound):
 
 class DatasetHasNoFile(NotFound): detail = "Dataset has no file"
 class DatasetNotTabular(UnprocessableContent): detail = "Dataset file is not tabular"
+
+
+class EmptyFile(BadRequest):
+    """An upload of no bytes (an empty raw body, or an empty multipart ``file`` part): most
+    often a client that sent nothing by mistake. The previous file stays."""
+
+    detail = "File is empty"
+
+
+class FormEncodedUpload(APIError):
+    """An ``application/x-www-form-urlencoded`` body, what ``curl -d @file`` sends: curl
+    has dropped the file's line breaks, and the Content-Type is not the file's."""
+
+    code = 415
+    detail = ("Send the file raw (curl --data-binary with its Content-Type) or as "
+              "multipart/form-data, not form-encoded")

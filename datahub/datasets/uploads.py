@@ -2,8 +2,10 @@
 
 A ``multipart/form-data`` body is decoded by werkzeug's sans-IO ``MultipartDecoder`` as
 it arrives and only the data of the part named ``file`` is passed on; any other body is
-the file itself. Nothing is read through ``request.form``/``request.files`` (those would
-spool the whole upload first).
+the file itself, except a form-encoded one (415, refused before it is read). Nothing is
+read through ``request.form``/``request.files`` (those would spool the whole upload
+first). A file of no bytes is refused (400 ``File is empty``) once the body has ended:
+the storage then removes its temporary file, and the previous file stays.
 """
 import posixpath
 import unicodedata
@@ -21,12 +23,14 @@ from werkzeug.sansio.multipart import (
 )
 
 from datahub.bodies import MULTIPART_OVERHEAD
+from datahub.datasets.errors import EmptyFile, FormEncodedUpload
 from datahub.errors import BadRequest, IncompleteBody, RequestValidationError
 from datahub.serving.gunicorn_worker import CHUNK_SIZE, socket_body
 from datahub.validation import media_type_error
 
 MAX_PART_HEADERS = 16 * 1024
 DEFAULT_CONTENT_TYPE = "application/octet-stream"
+FORM_ENCODED = "application/x-www-form-urlencoded"
 
 
 class MalformedMultipart(BadRequest):
@@ -69,14 +73,18 @@ def _read_chunks(stream):
 
 
 class Upload:
-    """The file of the current request: ``chunks()`` yields its bytes; ``filename`` and
-    ``content_type`` are known once the first chunk is out (or the generator is done)."""
+    """The file of the current request: ``chunks()`` yields its bytes (and raises
+    :class:`EmptyFile` at the end if there were none); ``filename`` and ``content_type``
+    are known once the first chunk is out (or the generator is done)."""
 
     def __init__(self, file_limit, default_name):
         self.filename = None
         self.content_type = None
         self._default_name = default_name
         mimetype, options = parse_options_header(request.headers.get("Content-Type", ""))
+        if mimetype.lower() == FORM_ENCODED:
+            # ``curl -d @file``: the bytes are not the file's (curl drops its line breaks).
+            raise FormEncodedUpload()
         self.multipart = mimetype == "multipart/form-data"
         self._boundary = options.get("boundary", "").encode("latin-1", "replace")
         if self.multipart and not self._boundary:
@@ -95,10 +103,17 @@ class Upload:
 
     def chunks(self):
         stream = request.stream  # werkzeug's checks (Content-Length over the limit: 413)
-        if not self.multipart:
-            yield from _read_chunks(stream)
-            return
-        yield from self._multipart_chunks(stream)
+        if self.multipart:
+            source = self._multipart_chunks(stream)
+        else:
+            source = _read_chunks(stream)
+        empty = True
+        for chunk in source:
+            if len(chunk):
+                empty = False
+            yield chunk
+        if empty:  # checked after the whole body, before the storage keeps anything
+            raise EmptyFile()
 
     def _multipart_chunks(self, stream):
         decoder = MultipartDecoder(

@@ -37,6 +37,7 @@ class Run(db.Model):
             "ux_runs_active_pipeline", "pipeline_id", unique=True,
             sqlite_where=ACTIVE_PREDICATE, postgresql_where=ACTIVE_PREDICATE,
         ),
+        {"sqlite_autoincrement": True},  # run ids are never given again (migration 0008)
     )
 
     id: Mapped[int] = mapped_column(sa.Integer, primary_key=True)

@@ -1,5 +1,6 @@
 """Operator commands: ``flask --app datahub users ...``."""
 import functools
+import os
 
 import click
 from flask.cli import with_appcontext
@@ -34,10 +35,38 @@ _role_option = click.option(
     "--role", "roles", multiple=True, type=click.Choice(ROLES),
     help="A role (repeat for several).",
 )
-_password_option = click.option(
-    "--password", envvar="DATAHUB_PASSWORD", prompt=True, hide_input=True,
-    confirmation_prompt=True, help="Read from DATAHUB_PASSWORD or a prompt when not given.",
-)
+# Read only when --password-from-env asks for it: the client CLI (``datahub login``) takes
+# its password from this variable too, and one exported for it must not silently become
+# the password of every user created or changed here.
+PASSWORD_ENV = "DATAHUB_PASSWORD"
+
+
+def _takes_password(command):
+    """``--password``, ``--password-from-env`` or else a hidden prompt (asked twice): the
+    command receives ``password``."""
+
+    @click.option("--password", help="The password (else a hidden prompt asks for it).")
+    @click.option("--password-from-env", is_flag=True,
+                  help=f"Read the password from the {PASSWORD_ENV} environment variable.")
+    @functools.wraps(command)
+    def reading(*args, password, password_from_env, **kwargs):
+        return command(*args, password=_password(password, password_from_env), **kwargs)
+
+    return reading
+
+
+def _password(given, from_env):
+    if from_env:
+        if given is not None:
+            raise click.UsageError("--password and --password-from-env exclude each other")
+        value = os.environ.get(PASSWORD_ENV)
+        if not value:
+            raise click.ClickException(
+                f"{PASSWORD_ENV} is not set or empty (--password-from-env reads it)")
+        return value
+    if given is not None:
+        return given
+    return click.prompt("Password", hide_input=True, confirmation_prompt=True)
 
 
 @click.group("users")
@@ -64,7 +93,7 @@ def _user_command(name):
 
 @users_cli.command("create")
 @click.option("--email", required=True)
-@_password_option
+@_takes_password
 @click.option("--name", default="")
 @_role_option
 @with_appcontext
@@ -114,7 +143,7 @@ def activate(user):
 
 
 @_user_command("set-password")
-@_password_option
+@_takes_password
 def set_password(user, password):
     """Set a local user's password and end their sessions (a user of an identity
     provider, such as LDAP, changes it there)."""

@@ -300,3 +300,20 @@ def test_the_database_enforces_unique_names(client, actors, monkeypatch):
     monkeypatch.undo()
     # The session is usable again after the rollback.
     assert create_dataset(client, headers, "after")["name"] == "after"
+
+
+def test_a_deleted_datasets_id_is_never_given_again(client, actors):
+    """On SQLite too (AUTOINCREMENT, migration 0008): the newest dataset deleted, the next
+    one does not take its id, so a URL kept for the deleted one never names another."""
+    headers = actors["editor"].headers
+    create_dataset(client, headers, "older")
+    newest = create_dataset(client, headers, "newest")
+    assert client.delete(f"{URL}{newest['id']}", headers=headers).status_code == 204
+    created = create_dataset(client, headers, "created after")
+    assert created["id"] > newest["id"]
+    assert client.get(f"{URL}{newest['id']}", headers=headers).status_code == 404
+
+    # Not even when every dataset is gone.
+    for item in client.get(URL, headers=headers).get_json()["items"]:
+        assert client.delete(f"{URL}{item['id']}", headers=headers).status_code == 204
+    assert create_dataset(client, headers, "alone")["id"] > created["id"]

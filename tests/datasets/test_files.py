@@ -153,12 +153,125 @@ def test_raw_without_name_or_type_gets_defaults(client, editor, dataset):
     assert file["content_type"] == "application/octet-stream"
 
 
-def test_empty_file_is_a_file(client, editor, dataset):
+# --- empty and form-encoded bodies ------------------------------------------------------
+
+OLD = b"city,temp\nOslo,3\n"
+EMPTY_FILE = {"detail": "File is empty"}
+FORM_ENCODED = {"detail": "Send the file raw (curl --data-binary with its Content-Type) or as "
+                          "multipart/form-data, not form-encoded"}
+
+
+@pytest.fixture
+def with_old_file(client, editor, dataset, storage):
+    """The dataset with a file; returns a check that nothing about it has changed."""
+    assert upload(client, editor.headers, dataset["id"], OLD, content_type="text/csv",
+                  query_string={"filename": "old.csv"}).status_code == 200
+    before = client.get(f"{URL}{dataset['id']}", headers=editor.headers).get_json()
+    stored = storage()
+
+    def unchanged():
+        assert client.get(f"{URL}{dataset['id']}", headers=editor.headers).get_json() == before
+        download = client.get(file_url(dataset), headers=editor.headers)
+        assert download.status_code == 200
+        assert download.data == OLD
+        assert hashlib.sha256(download.data).hexdigest() == before["file"]["sha256"]
+        assert download.headers["ETag"] == f'"{before["file"]["sha256"]}"'
+        assert download.headers["Content-Type"].startswith("text/csv")
+        assert storage() == stored  # the old file, and no temporary file left
+
+    return unchanged
+
+
+def empty_multipart(boundary="b0undary"):
+    return [f'--{boundary}\r\nContent-Disposition: form-data; name="file"; '
+            f'filename="a.csv"\r\nContent-Type: text/csv\r\n\r\n'.encode(),
+            f"\r\n--{boundary}--\r\n".encode()], f"multipart/form-data; boundary={boundary}"
+
+
+@pytest.mark.parametrize("how", [
+    "no body", "Content-Length: 0", "chunked, no bytes", "multipart, empty part",
+    "multipart, empty part and other fields", "chunked multipart, empty part"])
+def test_an_empty_file_is_400_and_the_old_file_stays(client, editor, dataset, with_old_file,
+                                                      how):
+    url, headers = file_url(dataset), editor.headers
+    if how == "no body":
+        response = client.put(url, headers=headers)
+    elif how == "Content-Length: 0":
+        response = put_stream(client, url, io.BytesIO(b""), headers, "text/csv",
+                              content_length=0)
+    elif how == "chunked, no bytes":
+        response = put_stream(client, url, GeneratedStream([]), headers, "text/csv")
+    elif how == "multipart, empty part":
+        response = multipart(client, headers, dataset, b"")
+    elif how == "multipart, empty part and other fields":
+        response = multipart(client, headers, dataset, b"", note="not the file")
+    else:
+        pieces, content_type = empty_multipart()
+        response = put_stream(client, url, GeneratedStream(pieces), headers, content_type)
+    assert response.status_code == 400
+    assert response.get_json() == EMPTY_FILE
+    with_old_file()
+
+
+def test_an_empty_file_is_400_on_a_dataset_without_a_file(client, editor, dataset, storage):
     response = upload(client, editor.headers, dataset["id"], b"")
+    assert (response.status_code, response.get_json()) == (400, EMPTY_FILE)
+    assert client.get(f"{URL}{dataset['id']}", headers=editor.headers).get_json()["file"] is None
+    assert storage() == []
+
+
+def test_a_one_byte_file_is_a_file(client, editor, dataset):
+    for response in (upload(client, editor.headers, dataset["id"], b"\n"),
+                     multipart(client, editor.headers, dataset, b"\n")):
+        assert response.status_code == 200
+        assert response.get_json()["file"]["size_bytes"] == 1
+        assert response.get_json()["file"]["sha256"] == hashlib.sha256(b"\n").hexdigest()
+
+
+@pytest.mark.parametrize("content_type", [
+    "application/x-www-form-urlencoded", "application/x-www-form-urlencoded; charset=utf-8",
+    "Application/X-WWW-Form-URLEncoded",
+])
+@pytest.mark.parametrize("body", [b"city,tempOslo,3", b""], ids=["body", "empty"])
+def test_a_form_encoded_body_is_415_and_the_old_file_stays(client, editor, dataset,
+                                                            with_old_file, content_type, body):
+    response = client.put(file_url(dataset), data=body, headers=editor.headers,
+                          environ_overrides={"CONTENT_TYPE": content_type})
+    assert response.status_code == 415
+    assert response.get_json() == FORM_ENCODED
+    assert response.headers["Content-Type"] == "application/json"
+    with_old_file()
+
+
+def test_curl_d_at_file_is_refused_before_the_body_is_read(client, editor, dataset,
+                                                           with_old_file):
+    # What curl -d @file sends: the file's lines run together, form-encoded.
+    response = client.put(file_url(dataset), data={"city,tempOslo,3": ""},
+                          headers=editor.headers)
+    assert (response.status_code, response.get_json()) == (415, FORM_ENCODED)
+    stream = GeneratedStream([b"city,tempOslo,3"] * 10)
+    response = put_stream(client, file_url(dataset), stream, editor.headers,
+                          "application/x-www-form-urlencoded")
+    assert (response.status_code, response.get_json()) == (415, FORM_ENCODED)
+    assert stream.sent == 0
+    with_old_file()
+
+
+@pytest.mark.parametrize("content_type", [
+    "text/csv", "application/octet-stream", "application/json", "text/plain",
+    "application/xml", "multipart/mixed", "application/x-www-form-urlencoded-csv",
+    "x-custom/anything",
+])
+def test_other_content_types_are_stored_raw_with_their_type(client, editor, dataset,
+                                                            content_type):
+    content = b"a=1&b=2\ncity,temp\n"
+    response = upload(client, editor.headers, dataset["id"], content, content_type=content_type)
     assert response.status_code == 200
-    assert response.get_json()["file"]["size_bytes"] == 0
-    assert response.get_json()["file"]["sha256"] == hashlib.sha256(b"").hexdigest()
-    assert client.get(file_url(dataset), headers=editor.headers).data == b""
+    file = response.get_json()["file"]
+    assert (file["content_type"], file["size_bytes"]) == (content_type, len(content))
+    download = client.get(file_url(dataset), headers=editor.headers)
+    assert download.data == content
+    assert download.headers["Content-Type"].split(";")[0] == content_type
 
 
 def test_replacing_removes_the_previous_file(client, editor, dataset, storage):

@@ -176,12 +176,23 @@ def test_unknown_dataset_is_404(client, editor):
 
 @pytest.mark.parametrize("content", [
     pytest.param(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01", id="binary"),
-    pytest.param(b"", id="empty"),
     pytest.param(b"a,b\n1,2,3\n", id="ragged"),
     pytest.param(b"a,b,a\n1,2,3\n", id="duplicate-columns"),
 ])
 def test_a_file_that_is_not_a_table_is_422(client, editor, with_file, content):
     dataset = with_file(content)
+    response = preview(client, editor.headers, dataset)
+    assert response.status_code == 422
+    assert response.get_json() == {"detail": "Dataset file is not tabular"}
+
+
+def test_an_empty_file_is_422(app, client, editor, with_file):
+    """An upload of no bytes is refused (400 ``File is empty``), but a file stored empty
+    before that still previews as not a table."""
+    dataset = with_file(b"a\n1\n")
+    folder = app.config["STORAGE_PATH"]
+    [name] = os.listdir(folder)
+    open(os.path.join(folder, name), "wb").close()
     response = preview(client, editor.headers, dataset)
     assert response.status_code == 422
     assert response.get_json() == {"detail": "Dataset file is not tabular"}

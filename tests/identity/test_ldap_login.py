@@ -269,7 +269,8 @@ def test_the_password_of_a_directory_user_cannot_be_set_here(app, client, runner
     patch = client.patch(f"/api/v1/users/{carol.id}", headers=admin,
                          json={"password": "a new password", "name": "Renamed"})
     assert (patch.status_code, patch.get_json()) == (409, MANAGED)
-    result = runner.invoke(args=["users", "set-password", "carol@example.org"],
+    result = runner.invoke(args=["users", "set-password", "carol@example.org",
+                                 "--password-from-env"],
                            env={"DATAHUB_PASSWORD": "a new password"})
     assert result.exit_code == 1
     assert "Password is managed by the identity provider" in result.output

@@ -1,5 +1,7 @@
 """Every step operator against a small CSV with a known expected output, executed by the
 worker (synchronously, in the test's thread)."""
+import os
+
 import pytest
 
 from tests.pipelines.helpers import create_pipeline, output_rows, run_now, source
@@ -128,7 +130,6 @@ def test_missing_column_fails_the_run_with_a_clear_error(app, client, actors, st
 
 
 @pytest.mark.parametrize("text, error", [
-    ("", "the source file cannot be read as a table: the file is empty (no header row)"),
     ("a,b\r\n1,2,3\r\n", "the source file: the rows do not all have as many fields as the "
                           "header row, or a quoted field is not closed"),
     ("a,b\r\n1,2\r\n3\r\n", "the source file: the rows do not all have as many fields as "
@@ -143,6 +144,19 @@ def test_unreadable_source_fails_the_run(app, client, actors, text, error):
     pipeline = create_pipeline(client, editor, source(client, editor, text)["id"])
     run = run_now(app, client, editor, pipeline["id"])
     assert (run["status"], run["error"]) == ("failed", error)
+
+
+def test_an_empty_source_fails_the_run(app, client, actors):
+    """An empty upload is refused (400 ``File is empty``); a file stored empty before that
+    fails the run with a clear error."""
+    editor = actors["editor"].headers
+    dataset = source(client, editor, "a\r\n1\r\n")
+    [name] = os.listdir(app.config["STORAGE_PATH"])
+    open(os.path.join(app.config["STORAGE_PATH"], name), "wb").close()
+    pipeline = create_pipeline(client, editor, dataset["id"])
+    run = run_now(app, client, editor, pipeline["id"])
+    assert (run["status"], run["error"]) == (
+        "failed", "the source file cannot be read as a table: the file is empty (no header row)")
 
 
 def test_source_without_file_or_deleted(app, client, actors):

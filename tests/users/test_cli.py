@@ -26,17 +26,91 @@ def test_create_with_roles_and_login(app, runner, client):
     assert login(client, "ops@example.com").status_code == 200
 
 
-def test_create_defaults_to_viewer_and_reads_the_password_from_env(app, runner):
-    result = invoke(runner, "create", "--email", "v@example.com", env={"DATAHUB_PASSWORD": PASSWORD})
+# What a user of the client CLI (``datahub login``) may have exported for themselves.
+CLIENT_PASSWORD = "the client's own password"
+UNSET = {"DATAHUB_PASSWORD": None}
+NOT_SET = "Error: DATAHUB_PASSWORD is not set or empty (--password-from-env reads it)"
+
+
+def test_create_defaults_to_viewer_and_reads_the_password_from_env_when_asked(app, runner,
+                                                                               client):
+    result = invoke(runner, "create", "--email", "v@example.com", "--password-from-env",
+                    env={"DATAHUB_PASSWORD": PASSWORD})
     assert result.exit_code == 0, result.output
     assert get_user(app, "v@example.com").roles == ["viewer"]
+    assert login(client, "v@example.com").status_code == 200
 
 
 def test_create_prompts_for_the_password(app, runner, client):
-    result = invoke(runner, "create", "--email", "p@example.com", input=f"{PASSWORD}\n{PASSWORD}\n")
+    result = invoke(runner, "create", "--email", "p@example.com", input=f"{PASSWORD}\n{PASSWORD}\n",
+                    env=UNSET)
     assert result.exit_code == 0, result.output
     assert PASSWORD not in result.output
     assert login(client, "p@example.com").status_code == 200
+
+
+def test_an_exported_password_is_not_used_without_the_flag(app, runner, client, make_user):
+    """DATAHUB_PASSWORD exported for the client CLI is no one's password here: without
+    --password or --password-from-env the commands prompt, and the answer is the password."""
+    env = {"DATAHUB_PASSWORD": CLIENT_PASSWORD}
+    result = invoke(runner, "create", "--email", "n@example.com", env=env,
+                    input=f"{PASSWORD}\n{PASSWORD}\n")
+    assert result.exit_code == 0, result.output
+    assert "Password: " in result.output and "Repeat for confirmation: " in result.output
+    assert PASSWORD not in result.output and CLIENT_PASSWORD not in result.output
+    assert login(client, "n@example.com").status_code == 200
+    assert login(client, "n@example.com", CLIENT_PASSWORD).status_code == 401
+
+    make_user()
+    result = invoke(runner, "set-password", "user@example.com", env=env,
+                    input="brand new pw\nbrand new pw\n")
+    assert result.exit_code == 0, result.output
+    assert "Password: " in result.output
+    assert login(client, password="brand new pw").status_code == 200
+    assert login(client, password=CLIENT_PASSWORD).status_code == 401
+
+
+def test_without_an_answer_to_the_prompt_nothing_is_created(app, runner):
+    result = invoke(runner, "create", "--email", "n@example.com",
+                    env={"DATAHUB_PASSWORD": CLIENT_PASSWORD}, input="")
+    assert result.exit_code == 1
+    assert get_user(app, "n@example.com") is None
+
+
+@pytest.mark.parametrize("env", [UNSET, {"DATAHUB_PASSWORD": ""}], ids=["unset", "empty"])
+def test_password_from_env_without_the_variable_is_an_error(app, runner, client, make_user,
+                                                            env):
+    result = invoke(runner, "create", "--email", "n@example.com", "--password-from-env",
+                    env=env, input=f"{PASSWORD}\n{PASSWORD}\n")
+    assert result.exit_code == 1
+    assert result.output == NOT_SET + "\n"  # one line, no prompt
+    assert get_user(app, "n@example.com") is None
+
+    make_user()
+    result = invoke(runner, "set-password", "user@example.com", "--password-from-env", env=env)
+    assert (result.exit_code, result.output) == (1, NOT_SET + "\n")
+    assert login(client).status_code == 200  # the password is unchanged
+
+
+def test_password_from_env_goes_to_stderr_when_unset(app):
+    from click.testing import CliRunner
+    from flask.cli import ScriptInfo
+
+    from datahub.users.commands import users_cli
+
+    result = CliRunner().invoke(users_cli, ["create", "--email", "n@example.com",
+                                            "--password-from-env"],
+                                env=UNSET, obj=ScriptInfo(create_app=lambda: app))
+    assert result.exit_code == 1
+    assert (result.stdout, result.stderr) == ("", NOT_SET + "\n")
+
+
+def test_password_and_password_from_env_exclude_each_other(app, runner):
+    result = invoke(runner, "create", "--email", "n@example.com", "--password", PASSWORD,
+                    "--password-from-env", env={"DATAHUB_PASSWORD": PASSWORD})
+    assert result.exit_code == 2
+    assert "--password and --password-from-env exclude each other" in result.output
+    assert get_user(app, "n@example.com") is None
 
 
 @pytest.mark.parametrize(
@@ -131,7 +205,8 @@ def test_deactivate_ends_sessions_and_activate_restores_login(app, runner, clien
 def test_set_password_ends_sessions(app, runner, client, make_user):
     make_user()
     login(client)
-    result = invoke(runner, "set-password", "user@example.com", env={"DATAHUB_PASSWORD": "brand new pw"})
+    result = invoke(runner, "set-password", "user@example.com", "--password-from-env",
+                    env={"DATAHUB_PASSWORD": "brand new pw"})
     assert result.exit_code == 0, result.output
     assert client.post("/api/v1/auth/refresh").get_json() == {"detail": "Token has been revoked"}
     assert login(client).status_code == 401
