@@ -1,20 +1,27 @@
-"""flask-smorest glue: a request parser that raises our errors, the error schemas for
-the OpenAPI document, and the security schemes. Public API of flask-smorest and webargs
-only (``tests/test_library_shapes.py`` keeps it so)."""
+"""flask-smorest glue: a request parser that raises our errors, the path converters, the
+Blueprint and the Api (the document's parts are in datahub.openapi). Public API of
+flask-smorest and webargs only (``tests/test_library_shapes.py`` keeps it so)."""
 import re
 
 import flask_smorest
+from apispec.ext.marshmallow import MarshmallowPlugin
 from flask import current_app, request
 from webargs.flaskparser import FlaskParser
 from werkzeug.routing import BaseConverter
 
-from datahub import fields
 from datahub.bodies import NO_BODY, json_body
 from datahub.errors import RequestValidationError
+from datahub.openapi import (
+    HEADERS,
+    SPEC_KWARGS,
+    ErrorSchema,
+    ValidationItemSchema,
+    named_schema_reference,
+    nullable_reference,
+)
 from datahub.validation import (
     CONTROL_MESSAGE,
     NO_CONTROL_PATTERN,
-    Schema,
     has_control_character,
     pydantic_errors,
 )
@@ -161,53 +168,47 @@ class Blueprint(flask_smorest.Blueprint):
         super().add_url_rule(rule, *args, **kwargs)
 
 
-class ValidationItemSchema(Schema):
-    loc = fields.List(fields.Raw(), required=True,
-                      metadata={"description": "Where: body/query/path, then the field"})
-    msg = fields.String(required=True)
-    type = fields.String(required=True)
-
-
-class ErrorSchema(Schema):
-    """Every error body: ``{"detail": "..."}``; 422s carry a list of ValidationItem."""
-
-    detail = fields.Raw(
-        required=True,
-        metadata={
-            "description": "A message, or for 422 a list of {loc, msg, type}",
-            "oneOf": [
-                {"type": "string"},
-                {"type": "array", "items": {"$ref": "#/components/schemas/ValidationItem"}},
-            ],
-        },
-    )
-
-
-class MessageSchema(Schema):
-    message = fields.String(required=True)
-
-
 class Api(flask_smorest.Api):
-    """smorest's Api with our error schema, path converters and security schemes. Errors
-    are answered by our handlers (datahub.error_handlers), registered after smorest's."""
+    """smorest's Api with our error schema, path converters, top-level document, response
+    headers and security schemes. Errors are answered by our handlers
+    (datahub.error_handlers), registered after smorest's."""
 
     ERROR_SCHEMA = ErrorSchema
+    DEFAULT_ERROR_RESPONSE_NAME = "UnexpectedError"
 
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
+    def __init__(self, *args, spec_kwargs=None, **kwargs):
+        super().__init__(*args, spec_kwargs={**SPEC_KWARGS, **(spec_kwargs or {})}, **kwargs)
         # Before any init_app: each app's spec is then built with them.
         self.register_converter(IdConverter, idconverter2paramschema)
         self.register_converter(TextConverter, textconverter2paramschema)
 
-    def init_app(self, app, *args, **kwargs):
+    def init_app(self, app, *args, spec_kwargs=None, **kwargs):
         app.url_map.converters["id"] = IdConverter
         app.url_map.converters["text"] = TextConverter
-        super().init_app(app, *args, **kwargs)
-        self.spec.components.schema("ValidationItem", schema=ValidationItemSchema)
-        self.spec.components.security_scheme(
-            "bearerAuth", {"type": "http", "scheme": "bearer", "bearerFormat": "JWT"}
+        # A marshmallow plugin of our own for each app's spec, with two more ways of
+        # documenting a field (apispec's documented add_attribute_function).
+        marshmallow_plugin = MarshmallowPlugin()
+        super().init_app(app, *args, spec_kwargs={"marshmallow_plugin": marshmallow_plugin,
+                                                  **(spec_kwargs or {})}, **kwargs)
+        marshmallow_plugin.converter.add_attribute_function(nullable_reference)
+        marshmallow_plugin.converter.add_attribute_function(named_schema_reference)
+        spec = self.spec
+        spec.components.schema("ValidationItem", schema=ValidationItemSchema)
+        spec.components.response(self.DEFAULT_ERROR_RESPONSE_NAME, {
+            "description": "Any other error (500 `Internal server error`, 405 with `Allow`...), "
+                           "in the same JSON shape",
+            "content": {"application/json": {"schema": ErrorSchema}},
+            "headers": {"X-Request-ID": "X-Request-ID"},
+        })
+        for name, header in HEADERS.items():
+            spec.components.header(name, header, lazy=True)
+        # smorest documents a pagination header of its own, which no view here sends.
+        spec.components.schemas.pop("PaginationMetadata", None)
+        spec.components.security_scheme(
+            "bearerAuth", {"type": "http", "scheme": "bearer", "bearerFormat": "JWT",
+                           "description": "The access token of login or refresh"}
         )
-        self.spec.components.security_scheme(
+        spec.components.security_scheme(
             "refreshCookie",
             {
                 "type": "apiKey",
@@ -217,32 +218,3 @@ class Api(flask_smorest.Api):
                 "Path=/api/v1/auth, SameSite=Strict",
             },
         )
-
-
-BEARER = [{"bearerAuth": []}]
-REFRESH_COOKIE = [{"refreshCookie": []}]
-
-
-ERROR_DESCRIPTIONS = {
-    400: "Bad request (for example ``File too large``)",
-    401: "Not authenticated, invalid, expired or revoked token",
-    403: "Forbidden: the role or ownership does not allow this",
-    404: "Not found",
-    409: "Conflict (for example ``Name already exists``)",
-    416: "Range not satisfiable",
-    422: "Validation error: a list of {loc, msg, type}",
-}
-
-
-def error_responses(blp, *codes):
-    """Document error responses (all ``{"detail": ...}``) for a view."""
-
-    def decorator(func):
-        for code in reversed(codes):
-            document = blp.alt_response(
-                code, schema=ErrorSchema, description=ERROR_DESCRIPTIONS[code]
-            )
-            func = document(func)
-        return func
-
-    return decorator

@@ -14,6 +14,8 @@ import pytest
 import sqlalchemy as sa
 import werkzeug.utils
 import werkzeug.wrappers
+from apispec import BasePlugin
+from apispec.ext.marshmallow.openapi import OpenAPIConverter
 from flask.ctx import RequestContext
 from flask.views import MethodView
 from webargs.flaskparser import FlaskParser
@@ -178,6 +180,12 @@ def test_the_public_hooks_api_py_uses(app):
     assert parameters(FlaskParser.load_json) == ["self", "req", "schema"]
     assert FlaskParser.__location_map__["json"] == "load_json"
     assert parameters(flask_smorest.Api.register_converter) == ["self", "converter", "func"]
+    # The document: spec_kwargs (a marshmallow plugin of our own per app, and its
+    # attribute functions), the default error response's name, apispec's plugin hook.
+    assert "spec_kwargs" in parameters(flask_smorest.Api.init_app)
+    assert flask_smorest.Api.DEFAULT_ERROR_RESPONSE_NAME == "DEFAULT_ERROR"
+    assert parameters(OpenAPIConverter.add_attribute_function) == ["self", "func"]
+    assert parameters(BasePlugin.operation_helper) == ["self", "path", "operations", "kwargs"]
     # smorest registers its own HTTPException handler in init_app; ours, registered
     # later, takes its place.
     assert app.error_handler_spec[None][None][HTTPException] is handle_exception

@@ -1,4 +1,6 @@
 """The OpenAPI document describes every resource endpoint, parameter, body and error."""
+import re
+
 import pytest
 
 
@@ -73,7 +75,8 @@ def test_list_parameters_and_envelope(spec):
 
 def test_upload_body_and_conflicts(spec):
     put = spec["paths"]["/api/v1/datasets/{dataset_id}/file"]["put"]
-    assert set(put["requestBody"]["content"]) == {"multipart/form-data", "application/octet-stream"}
+    assert set(put["requestBody"]["content"]) == {
+        "multipart/form-data", "application/octet-stream", "*/*"}
     assert "400" in put["responses"]
     get = spec["paths"]["/api/v1/datasets/{dataset_id}/file"]["get"]
     assert {"200", "206", "304", "416"} <= set(get["responses"])
@@ -92,7 +95,9 @@ def test_preview_parameters_and_shape(spec):
     assert {"200", "401", "403", "404", "422"} <= set(operation["responses"])
     preview = spec["components"]["schemas"]["Preview"]
     assert set(preview["properties"]) == {"format", "columns", "rows"}
-    assert preview["properties"]["format"]["enum"] == ["csv", "parquet", "jsonl"]
+    assert preview["properties"]["format"]["allOf"] == [
+        {"$ref": "#/components/schemas/FileFormat"}]
+    assert spec["components"]["schemas"]["FileFormat"]["enum"] == ["csv", "parquet", "jsonl"]
     column = spec["components"]["schemas"]["PreviewColumn"]
     assert set(column["properties"]) == {"name", "type"}
 
@@ -191,3 +196,177 @@ def test_string_path_parameters_document_the_control_character_rule(spec):
         for text in SAMPLES:
             refused = isinstance(converter.to_python(text), InvalidText)
             assert valid(text) != refused, (path, text)
+
+
+# -- What a client generator needs (tests/clients generates and runs two clients) --------
+
+def operations(spec):
+    for path, item in spec["paths"].items():
+        for method, operation in item.items():
+            if method != "parameters":
+                yield path, method, operation
+
+
+def test_every_operation_is_named_summarised_and_described(spec):
+    names = [operation.get("operationId") for _, _, operation in operations(spec)]
+    assert all(re.fullmatch(r"[a-z]+(_[a-z]+)*", name or "") for name in names), names
+    assert len(set(names)) == len(names)
+    assert {"login", "refresh_token", "logout", "get_me", "list_datasets", "get_dataset",
+            "create_dataset", "upload_dataset_file", "download_dataset_file"} <= set(names)
+    tags = {tag["name"]: tag.get("description") for tag in spec["tags"]}
+    for path, method, operation in operations(spec):
+        assert operation["summary"] and "\n" not in operation["summary"], (path, method)
+        assert operation["description"].strip(), (path, method)
+        assert all(tags.get(tag) for tag in operation["tags"]), (path, method)
+
+
+def test_the_document_says_where_and_what(spec):
+    assert spec["servers"] == [{"url": "/", "description": "The server that serves this document"}]
+    assert "X-Request-ID" in spec["info"]["description"]
+    assert "PaginationMetadata" not in spec["components"]["schemas"]  # no view sends it
+
+
+def test_every_error_is_documented_with_its_body_and_headers(spec):
+    error = {"$ref": "#/components/schemas/Error"}
+    for path, method, operation in operations(spec):
+        for code, response in operation["responses"].items():
+            if code == "default":
+                response = spec["components"]["responses"][response["$ref"].rsplit("/", 1)[1]]
+            elif int(code) < 400:
+                continue
+            assert response["content"] == {"application/json": {"schema": error}}, (
+                path, method, code)
+            headers = set(response["headers"])
+            assert "X-Request-ID" in headers, (path, method, code)
+            if code in ("429", "503"):
+                assert "Retry-After" in headers, (path, method, code)
+            if code == "401":
+                assert "WWW-Authenticate" in headers, (path, method, code)
+        if operation.get("security") != []:  # every one of those uses the database
+            assert "503" in operation["responses"], (path, method)
+
+
+def test_the_auth_errors_are_documented(spec):
+    auth = "/api/v1/auth"
+    expected = {
+        ("/login", "post"): {"400", "401", "409", "413", "422", "429", "503"},
+        ("/refresh", "post"): {"401", "403", "429", "503"},
+        ("/logout", "post"): {"403", "503"},
+        ("/me", "get"): {"401", "503"},
+        ("/me/password", "put"): {"400", "401", "409", "413", "422", "429", "503"},
+        ("/sessions/{session_id}", "delete"): {"401", "404", "422", "503"},
+        ("/oidc/callback", "get"): {"401", "404", "409", "429", "503"},
+    }
+    for (path, method), codes in expected.items():
+        documented = set(spec["paths"][auth + path][method]["responses"])
+        assert codes <= documented, (path, method, codes - documented)
+
+
+def test_created_resources_and_downloads_declare_their_headers(spec):
+    for path, method, operation in operations(spec):
+        if "201" in operation["responses"]:
+            assert "Location" in operation["responses"]["201"]["headers"], (path, method)
+    download = spec["paths"]["/api/v1/datasets/{dataset_id}/file"]["get"]
+    responses = download["responses"]
+    for code in ("200", "206"):
+        content = responses[code]["content"]
+        # Generators read the first media type: the bytes, never text or JSON.
+        assert next(iter(content)) == "application/octet-stream"
+        assert all(media["schema"]["format"] == "binary" for media in content.values())
+        assert {"ETag", "Last-Modified", "Content-Length", "Accept-Ranges",
+                "Content-Disposition"} <= set(responses[code]["headers"])
+    assert "Content-Range" in responses["206"]["headers"]
+    assert "content" not in responses["304"]
+    assert {p["name"] for p in download["parameters"]} == {
+        "Range", "If-Range", "If-None-Match", "If-Modified-Since"}
+
+
+def test_a_raw_upload_takes_any_media_type(spec):
+    body = spec["paths"]["/api/v1/datasets/{dataset_id}/file"]["put"]["requestBody"]
+    assert body["required"] is True
+    for media in ("application/octet-stream", "*/*"):
+        assert body["content"][media]["schema"]["format"] == "binary"
+    stored = spec["components"]["schemas"]["DatasetFile"]["properties"]["content_type"]
+    assert "the client sent" in stored["description"]
+
+
+def test_the_dataset_file_is_a_nullable_reference(spec):
+    schemas = spec["components"]["schemas"]
+    assert "File" not in schemas  # a generated Python client has a File type of its own
+    assert schemas["Dataset"]["properties"]["file"] == {
+        "description": "null until a file is uploaded",
+        "allOf": [{"$ref": "#/components/schemas/DatasetFile"}], "nullable": True}
+    assert schemas["Providers"]["properties"]["oidc"]["allOf"] == [
+        {"$ref": "#/components/schemas/OIDCProvider"}]
+    # One enumeration, one type: not one per field that takes it.
+    for name, field in (("User", "roles"), ("NewUser", "roles"), ("UserUpdate", "roles")):
+        assert schemas[name]["properties"][field]["items"] == {
+            "$ref": "#/components/schemas/Role"}
+
+
+def request_strings(spec):
+    """(where, schema) of every string a JSON request body can carry."""
+    schemas = spec["components"]["schemas"]
+
+    def walk(schema, where, seen):
+        if "$ref" in schema:
+            name = schema["$ref"].rsplit("/", 1)[1]
+            if name not in seen:
+                yield from walk(schemas[name], name, seen | {name})
+            return
+        for key in ("allOf", "oneOf", "anyOf"):
+            for each in schema.get(key, []):
+                yield from walk(each, where, seen)
+        if schema.get("type") == "string":
+            yield where, schema
+        for name, each in schema.get("properties", {}).items():
+            yield from walk(each, f"{where}.{name}", seen)
+        for key in ("items", "additionalProperties"):
+            if isinstance(schema.get(key), dict):
+                yield from walk(schema[key], f"{where}.{key}", seen)
+
+    for path, method, operation in operations(spec):
+        content = operation.get("requestBody", {}).get("content", {})
+        if "application/json" in content:
+            yield from walk(content["application/json"]["schema"], f"{method} {path}",
+                            frozenset())
+
+
+def test_no_request_string_may_hold_a_nul_character(spec):
+    """The server refuses NUL in every JSON string (datahub.api.Parser): so does the
+    document, with a pattern on each (an enumeration or an email address needs none)."""
+    import jsonschema_rs
+
+    found = list(request_strings(spec))
+    assert len(found) > 50
+    for where, schema in found:
+        if "enum" in schema or schema.get("format") == "email":
+            continue
+        assert "pattern" in schema, where
+        assert not jsonschema_rs.validator_for(schema).is_valid("a\x00b"), where
+
+
+def test_password_bounds_are_in_bytes(spec):
+    """The bounds in bytes are stated; those in characters are the same numbers, which the
+    server agrees with for ASCII (what JSON Schema can say)."""
+    import jsonschema_rs
+
+    from datahub.users.schemas import NewUserSchema
+
+    schemas = spec["components"]["schemas"]
+    for schema in (schemas["NewUser"]["properties"]["password"],
+                   schemas["UserUpdate"]["properties"]["password"],
+                   schemas["PasswordChange"]["properties"]["new_password"]):
+        assert (schema["x-minBytes"], schema["x-maxBytes"]) == (8, 72)
+        assert (schema["minLength"], schema["maxLength"]) == (8, 72)
+        assert "bytes" in schema["description"]
+        assert "x-minimum" not in schema  # what apispec would make of a min/max validator
+        valid = jsonschema_rs.validator_for(schema).is_valid
+        for count in range(0, 80):
+            password = "a" * count
+            accepted = not NewUserSchema().validate(
+                {"email": "a@example.com", "password": password}).get("password")
+            assert valid(password) == accepted, count
+        # In bytes, not characters: 4 characters of 3 bytes are enough, 25 are too many.
+        assert not NewUserSchema().validate({"email": "a@example.com", "password": "密" * 4})
+        assert NewUserSchema().validate({"email": "a@example.com", "password": "密" * 25})

@@ -16,7 +16,8 @@ from datahub.auth.schemas import ProvidersSchema
 from datahub.errors import RequestValidationError
 from datahub.identity import logins, oidc
 from datahub.identity.errors import AuthServiceUnavailable, OIDCNotConfigured
-from datahub.validation import has_control_character
+from datahub.openapi import operation
+from datahub.validation import NO_CONTROL_PATTERN, has_control_character
 
 blp = Blueprint("oidc", __name__, url_prefix="/api/v1/auth",
                 description="Log in with an OpenID Connect provider")
@@ -26,7 +27,8 @@ CALLBACK_PATH = "/api/v1/auth/oidc/callback"
 COOKIE_PATH = "/api/v1/auth/oidc"
 DEFAULT_NEXT = "/app/"
 _REDIRECT = {"Location": {"description": "Where the browser goes next",
-                          "schema": {"type": "string"}}}
+                          "schema": {"type": "string", "format": "uri-reference"}}}
+_NOT_CONFIGURED = (404, "`OIDC logins are not configured`")
 
 
 def same_site_path(value):
@@ -108,9 +110,12 @@ def _require_oidc():
 
 @blp.route("/providers")
 class Providers(MethodView):
+    @operation(blp, "get_login_providers", database=False, security=[])
     @blp.response(200, ProvidersSchema)
     def get(self):
-        """The ways to log in: email and password, and OpenID Connect when configured."""
+        """List the ways to log in
+
+        Email and password, and OpenID Connect when configured."""
         found = None
         if oidc.enabled():
             found = {"name": current_app.config["OIDC_PROVIDER_NAME"], "login_url": LOGIN_PATH}
@@ -119,17 +124,23 @@ class Providers(MethodView):
 
 @blp.route("/oidc/login")
 class OIDCLogin(MethodView):
-    @blp.doc(parameters=[{"in": "query", "name": "next", "schema": {"type": "string"},
-                          "description": "A path of this site to land on afterwards "
-                                         "(default: /app/; anything else is a 422)"}])
+    @operation(blp, "start_oidc_login", _NOT_CONFIGURED,
+               (422, "`next` is not a path of this site"),
+               (503, "`Authentication service unavailable` (the provider's discovery "
+                     "document cannot be fetched); see Retry-After"),
+               database=False, security=[],
+               parameters=[{"in": "query", "name": "next", "required": False,
+                            "schema": {"type": "string", "maxLength": 2048,
+                                       "pattern": NO_CONTROL_PATTERN},
+                            "description": "A path of this site to land on afterwards "
+                                           "(default: /app/; anything else is a 422)"}])
     @blp.response(302, description="To the provider's authorization endpoint; sets the "
                   "short-lived login cookie", headers=_REDIRECT)
-    @blp.alt_response(404, description="OIDC logins are not configured")
-    @blp.alt_response(422, description="``next`` is not a path of this site")
-    @blp.alt_response(503, description="Authentication service unavailable (the provider's "
-                      "discovery document cannot be fetched); see Retry-After")
     def get(self):
-        """Start an OpenID Connect login (authorization code flow with PKCE)."""
+        """Start an OpenID Connect login
+
+        A browser navigation, not an API call: redirects to the provider (authorization
+        code flow with PKCE), which sends the browser back to the callback."""
         _require_oidc()
         next_path = requested_next()
         try:
@@ -143,22 +154,31 @@ class OIDCLogin(MethodView):
 
 @blp.route("/oidc/callback")
 class OIDCCallback(MethodView):
-    @blp.doc(parameters=[{"in": "query", "name": name, "schema": {"type": "string"}}
-                         for name in ("code", "state", "error")])
+    @operation(blp, "finish_oidc_login",
+               (401, "`OIDC login failed` (no or another login cookie, the provider's "
+                     "error, a refused code, an invalid ID token, a deactivated user)"),
+               _NOT_CONFIGURED,
+               (409, "`Account exists with another provider` (the email belongs to a user "
+                     "of another provider)"),
+               (429, limits.TOO_MANY["description"]),
+               (503, "`Authentication service unavailable` (the provider is unreachable), "
+                     "or `Service unavailable` (the database); see Retry-After"),
+               security=[],
+               parameters=[{"in": "query", "name": name, "required": False,
+                            "schema": {"type": "string"}, "description": description}
+                           for name, description in (
+                               ("code", "The provider's authorization code"),
+                               ("state", "The login's state, as sent to the provider"),
+                               ("error", "The provider's error, instead of a code"))])
     @blp.response(302, description="Logged in: the refresh cookie is set and the browser "
                   "goes to the login's next path; the app then calls /auth/refresh",
                   headers=_REDIRECT)
-    @blp.alt_response(401, description="OIDC login failed (no or another login cookie, "
-                      "the provider's error, a refused code, an invalid ID token, a "
-                      "deactivated user)")
-    @blp.alt_response(404, description="OIDC logins are not configured")
-    @blp.alt_response(409, description="Account exists with another provider (the email "
-                      "belongs to a user of another provider)")
-    @blp.alt_response(503, description="Authentication service unavailable (the provider "
-                      "is unreachable); see Retry-After")
     @limits.login_per_address
     def get(self):
-        """Where the provider sends the browser back: finish the login."""
+        """Finish an OpenID Connect login
+
+        Where the provider sends the browser back: checks the login cookie, the state and
+        the code, then sets the refresh cookie and redirects to the login's ``next``."""
         _require_oidc()
         pending = _take_pending()
         args = request.args

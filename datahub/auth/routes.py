@@ -6,7 +6,7 @@ import sqlalchemy as sa
 from flask import current_app, request
 from flask.views import MethodView
 
-from datahub.api import BEARER, REFRESH_COOKIE, Blueprint, MessageSchema
+from datahub.api import Blueprint
 from datahub.audit import audit
 from datahub.auth import cookies, limits
 from datahub.auth.origin import check_double_submit, require_trusted_origin
@@ -28,10 +28,28 @@ from datahub.identity.guard import (
     current_user_record,
 )
 from datahub.identity.models import AuthSession
+from datahub.openapi import (
+    BEARER,
+    JSON_BODY_ERRORS,
+    REFRESH_COOKIE,
+    MessageSchema,
+    operation,
+)
 from datahub.users import services as user_services
 from datahub.users.schemas import UserSchema
 
-blp = Blueprint("auth", __name__, url_prefix="/api/v1/auth", description="Log in and manage the session")
+blp = Blueprint("auth", __name__, url_prefix="/api/v1/auth",
+                description="Log in, renew the access token, log out; the caller's sessions "
+                            "and password")
+
+_NO_STORE = {"Cache-Control": {"description": "`no-store`: a token is never cached",
+                               "schema": {"type": "string"}}}
+_SET_COOKIE = {"Set-Cookie": {
+    "description": "The refresh token cookie (`__Secure-refresh_token` by default): "
+                   "HttpOnly, Secure, `Path=/api/v1/auth`, `SameSite=Strict`",
+    "schema": {"type": "string"}}}
+_TOO_MANY = (429, limits.TOO_MANY["description"])
+
 
 def _token_body(access_token):
     return {"access_token": access_token, "token_type": "bearer"}, 200, cookies.NO_STORE
@@ -50,37 +68,45 @@ def _me_body(principal):
 
 @blp.route("/login")
 class Login(MethodView):
+    @operation(blp, "login", *JSON_BODY_ERRORS, (401, "`Invalid email or password`"),
+               (409, "`Account exists with another provider` (the directory knows the "
+                     "email, but a user of another provider holds it)"),
+               _TOO_MANY,
+               (503, "`Authentication service unavailable` (the LDAP directory is down or "
+                     "slow), or `Service unavailable` (the database); see Retry-After"),
+               security=[])
     @blp.response(200, TokenSchema, description="Logged in; the refresh cookie is set",
-                  headers={"Set-Cookie": {"description": "The HttpOnly refresh token cookie",
-                                          "schema": {"type": "string"}}})
-    @blp.alt_response(401, description="Invalid email or password")
-    @blp.alt_response(409, description="Account exists with another provider (the directory "
-                      "knows the email, but a user of another provider holds it)")
-    @blp.alt_response(429, **limits.TOO_MANY)
-    @blp.alt_response(503, description="Authentication service unavailable (the LDAP "
-                      "directory is down or slow); see Retry-After")
+                  headers={**_SET_COOKIE, **_NO_STORE})
     @limits.login_per_email
     @limits.login_per_address
     @blp.arguments(LoginSchema)
     def post(self, credentials):
-        """Log in with email and password: a local user, or (with LDAP configured) a
-        user of the directory."""
+        """Log in
+
+        With email and password: a local user, or (with LDAP configured) a user of the
+        directory. Answers an access token for ``Authorization: Bearer``, and sets the
+        refresh token in an HttpOnly cookie for ``/auth/refresh``. Rate-limited per email
+        and per client address (429)."""
         user = logins.authenticate(credentials["email"], credentials["password"])
         return _token_body(cookies.start_login(user))
 
 
 @blp.route("/refresh")
 class Refresh(MethodView):
-    @blp.doc(security=REFRESH_COOKIE)
+    @operation(blp, "refresh_token",
+               (401, "Refresh cookie missing, expired, invalid or revoked (a retired cookie "
+                     "replayed after the grace window revokes its session)"),
+               (403, "`Forbidden`: a cross-site request (Origin or Sec-Fetch-Site)"),
+               _TOO_MANY, security=REFRESH_COOKIE)
     @blp.response(200, TokenSchema, description="A new access token, and a new refresh "
-                  "cookie (the presented one is retired)")
-    @blp.alt_response(401, description="Refresh cookie missing, expired, invalid or revoked "
-                      "(a retired cookie replayed after the grace window revokes its session)")
-    @blp.alt_response(403, description="A cross-site request (Origin or Sec-Fetch-Site)")
-    @blp.alt_response(429, **limits.TOO_MANY)
+                  "cookie (the presented one is retired)", headers={**_SET_COOKIE, **_NO_STORE})
     @limits.refresh_per_address
     def post(self):
-        """Rotate the refresh cookie and issue a new access token."""
+        """Renew the access token
+
+        Needs only the refresh cookie that login set (no request body, no bearer token).
+        Rotates it: the answer sets a new one, and the presented one is retired (still
+        accepted for a few seconds, for two tabs refreshing at once)."""
         require_trusted_origin()
         presented, user = tokens.verified_refresh()
         try:
@@ -98,11 +124,15 @@ class Refresh(MethodView):
 
 @blp.route("/logout")
 class Logout(MethodView):
-    @blp.doc(security=[{}, *BEARER, *REFRESH_COOKIE])
+    @operation(blp, "logout",
+               (403, "`Forbidden`: a cross-site request (Origin or Sec-Fetch-Site)"),
+               security=[{}, *BEARER, *REFRESH_COOKIE])
     @blp.response(200, MessageSchema, description="Logged out; the refresh cookie is deleted")
-    @blp.alt_response(403, description="A cross-site request (Origin or Sec-Fetch-Site)")
     def post(self):
-        """End the session: revoke the refresh cookie's session and the bearer's access token."""
+        """Log out
+
+        End the session: revoke the refresh cookie's session and the bearer's access
+        token (either, both or neither may be sent; the answer is the same)."""
         require_trusted_origin()
         user_id = session_id = None
         codec = tokens.codec()
@@ -134,12 +164,13 @@ class Logout(MethodView):
 
 @blp.route("/logout-all")
 class LogoutAll(MethodView):
-    @blp.doc(security=BEARER)
+    @operation(blp, "logout_all", 401, security=BEARER)
     @blp.response(200, MessageSchema, description="Every session of the caller has ended")
-    @blp.alt_response(401, description="Not authenticated, invalid, expired or revoked token")
     @auth_required
     def post(self):
-        """End every session of the caller, on every device; void every access token."""
+        """Log out everywhere
+
+        End every session of the caller, on every device; void every access token."""
         user = current_user_record()
         ended = sessions.end_all_sessions(user, reason="logout_all")
         db.session.commit()
@@ -150,13 +181,14 @@ class LogoutAll(MethodView):
 
 @blp.route("/sessions")
 class Sessions(MethodView):
-    @blp.doc(security=BEARER)
-    @blp.response(200, SessionPageSchema)
-    @blp.alt_response(401, description="Not authenticated, invalid, expired or revoked token")
+    @operation(blp, "list_sessions", 401, 422, security=BEARER)
+    @blp.response(200, SessionPageSchema, headers=_NO_STORE)
     @auth_required
     @blp.arguments(PageArgsSchema, location="query", as_kwargs=True)
     def get(self, limit, offset):
-        """The caller's active sessions (logins), most recently used first."""
+        """List the caller's sessions
+
+        The caller's active sessions (logins), most recently used first."""
         query = sessions.active_sessions(current_user.id)
         total = db.session.scalar(sa.select(sa.func.count()).select_from(query.subquery()))
         rows = db.session.scalars(
@@ -175,13 +207,16 @@ class Sessions(MethodView):
 
 @blp.route("/sessions/<text:session_id>")
 class SessionItem(MethodView):
-    @blp.doc(security=BEARER)
+    @operation(blp, "delete_session", 401,
+               (404, "`Session not found` (unknown, ended or someone else's)"), 422,
+               security=BEARER)
     @blp.response(204, description="The session has ended")
-    @blp.alt_response(401, description="Not authenticated, invalid, expired or revoked token")
-    @blp.alt_response(404, description="Session not found (unknown, ended or someone else's)")
     @auth_required
     def delete(self, session_id):
-        """End one of the caller's sessions (its refresh and access tokens stop working)."""
+        """End one of the caller's sessions
+
+        Its refresh and access tokens stop working (the current one too, if it is named:
+        then the refresh cookie is deleted)."""
         user = current_user
         owned = sessions.active_sessions(user.id).where(AuthSession.id == session_id)
         if db.session.scalar(owned) is None:
@@ -197,12 +232,13 @@ class SessionItem(MethodView):
 
 @blp.route("/me")
 class Me(MethodView):
-    @blp.doc(security=BEARER)
+    @operation(blp, "get_me", 401, security=BEARER)
     @blp.response(200, UserSchema)
-    @blp.alt_response(401, description="Not authenticated, invalid, expired or revoked token")
     @auth_required
     def get(self):
-        """The authenticated user."""
+        """Get the caller
+
+        The authenticated user."""
         # Serialised by hand, and without jsonify's per-call lookups: this is the hottest
         # endpoint (see bench/); the response schema above documents it and a test holds
         # the two equal, byte for byte.
@@ -212,20 +248,25 @@ class Me(MethodView):
 
 @blp.route("/me/password")
 class MyPassword(MethodView):
-    @blp.doc(security=BEARER)
+    @operation(blp, "change_password", 400, 401,
+               (409, "`Password is managed by the identity provider` (a user of LDAP "
+                     "changes it in the directory)"),
+               413,
+               (422, "Invalid new password, or the current password is incorrect (loc "
+                     "[\"body\", \"current_password\"])"),
+               _TOO_MANY, security=BEARER)
     @blp.response(200, TokenSchema, description="Changed. Every other session has ended and "
-                  "every access token already out is void; use the one returned here")
-    @blp.alt_response(401, description="Not authenticated, invalid, expired or revoked token")
-    @blp.alt_response(409, description="Password is managed by the identity provider (a "
-                      "user of LDAP changes it in the directory)")
-    @blp.alt_response(422, description="Invalid new password, or the current password is "
-                      "incorrect (loc [\"body\", \"current_password\"])")
-    @blp.alt_response(429, **limits.TOO_MANY)
+                  "every access token already out is void; use the one returned here",
+                  headers=_NO_STORE)
     @auth_required
     @limits.password_change_per_user
     @blp.arguments(PasswordChangeSchema)
     def put(self, body):
-        """Change the caller's password (current and new password)."""
+        """Change the caller's password
+
+        With the current password and the new one (8 to 72 bytes of UTF-8). Every other
+        session ends; the answer is the access token to go on with. Rate-limited per
+        user (429)."""
         user = current_user_record()
         keep = current_claims.session_id
         user_services.change_password(user, body["current_password"], body["new_password"],

@@ -1,4 +1,8 @@
-"""Request and response bodies of the auth endpoints (seed 2.2, 2.3, 4.1)."""
+"""Request and response bodies of the auth endpoints (seed 2.2, 2.3, 4.1).
+
+The request bodies are never dumped, so their passwords are not ``load_only``: that is
+OpenAPI's ``writeOnly``, from which TypeScript generators make a second type of the
+schema, the one without the password named as the schema itself."""
 from datahub import fields
 from datahub.listing import ListArgsSchema
 from datahub.users.schemas import password_field
@@ -10,7 +14,7 @@ ANY_TEXT = {"pattern": NO_NUL_PATTERN}  # NUL is refused in every JSON string
 class LoginSchema(Schema):
     # No format or length rules here: any wrong email or password is a 401, not a 422.
     email = fields.String(required=True, metadata=ANY_TEXT)
-    password = fields.String(required=True, load_only=True, metadata=ANY_TEXT)
+    password = fields.String(required=True, metadata=ANY_TEXT)
 
 
 class TokenSchema(Schema):
@@ -19,7 +23,7 @@ class TokenSchema(Schema):
 
 
 class PasswordChangeSchema(Schema):
-    current_password = fields.String(required=True, load_only=True, metadata=ANY_TEXT)
+    current_password = fields.String(required=True, metadata=ANY_TEXT)
     new_password = password_field(required=True)
 
 

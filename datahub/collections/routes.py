@@ -1,9 +1,10 @@
 """/api/v1/collections: CRUD and membership."""
 from flask.views import MethodView
 
-from datahub.api import BEARER, Blueprint, error_responses
+from datahub.api import Blueprint
 from datahub.collections import schemas, services
 from datahub.identity.guard import authenticate
+from datahub.openapi import BEARER, operation
 from datahub.resource_views import changeable, owned_named_views
 
 blp = Blueprint(
@@ -14,30 +15,43 @@ blp = Blueprint(
 
 owned_named_views(
     blp, "collection", services, schemas, filters="name or owner",
-    patch_doc="Change name, description or the whole member list (owner editor, or admin).",
-    delete_doc="Delete a collection (owner editor, or admin). Its datasets are not deleted.",
+    patch_doc=("Change a collection", "Change name, description or the whole member list "
+               "(the owner, if an editor, or an admin)."),
+    delete_doc=("Delete a collection", "The owner, if an editor, or an admin. Its datasets "
+                "are not deleted."),
     deleted="Deleted; its datasets stay",
-    create_errors=(400, 401, 403, 404, 409, 422),
+    create_errors=(401, 403, (404, "A dataset of `dataset_ids` does not exist "
+                                   "(`Dataset not found`)"), 409),
 )
 
+NOT_FOUND = (404, "`Collection not found`, or `Dataset not found`")
 
-def _membership_change(view):
+
+def _membership_change(operation_id):
     """Both changes of membership are documented alike: they answer with the collection."""
-    view = error_responses(blp, 401, 403, 404, 422)(view)
-    view = blp.response(200, schemas.CollectionSchema)(view)
-    return blp.doc(security=BEARER)(view)
+
+    def decorator(view):
+        view = blp.response(200, schemas.CollectionSchema)(view)
+        return operation(blp, operation_id, 401, 403, NOT_FOUND, 422, security=BEARER)(view)
+
+    return decorator
 
 
 @blp.route("/<id:collection_id>/datasets/<id:dataset_id>")
 class CollectionMember(MethodView):
-    @_membership_change
+    @_membership_change("add_collection_dataset")
     def put(self, collection_id, dataset_id):
-        """Add a dataset to the collection (idempotent)."""
+        """Add a dataset to a collection
+
+        Idempotent: adding a member again changes nothing. The owner, if an editor, or an
+        admin."""
         collection = changeable(services.get_collection(collection_id))
         return services.add_dataset(collection, dataset_id)
 
-    @_membership_change
+    @_membership_change("remove_collection_dataset")
     def delete(self, collection_id, dataset_id):
-        """Remove a dataset from the collection (idempotent; the dataset stays)."""
+        """Remove a dataset from a collection
+
+        Idempotent; the dataset itself stays. The owner, if an editor, or an admin."""
         collection = changeable(services.get_collection(collection_id))
         return services.remove_dataset(collection, dataset_id)

@@ -6,7 +6,7 @@ from flask import current_app, request, send_file
 from flask.views import MethodView
 from werkzeug.exceptions import RequestedRangeNotSatisfiable
 
-from datahub.api import BEARER, Blueprint, error_responses
+from datahub.api import Blueprint
 from datahub.bodies import takes_file
 from datahub.datasets import schemas, services, tabular
 from datahub.datasets.errors import DatasetHasNoFile, DatasetNotTabular, FileNotFound
@@ -15,6 +15,7 @@ from datahub.datasets.uploads import DEFAULT_CONTENT_TYPE, Upload, clean_filenam
 from datahub.extensions import db
 from datahub.identity import permissions
 from datahub.identity.guard import authenticate, current_user
+from datahub.openapi import BEARER, operation
 from datahub.resource_views import changeable, owned_named_views
 from datahub.validation import media_type_error
 
@@ -23,67 +24,116 @@ blp = Blueprint(
     description="Datasets: described data with an optional file",
 )
 
+_BINARY_SCHEMA = {"type": "string", "format": "binary"}
+_STORED_TYPE = ("The body is the file; its `Content-Type` is stored as the file's "
+                "`content_type` and sent back with every download")
 UPLOAD_BODY = {
-    # Not required: an empty raw body is an empty file, which is a legitimate upload.
-    "required": False,
+    "description": "The file: the raw body, of any media type (its Content-Type is kept), "
+                   "or the part `file` of a multipart/form-data body (the part's Content-Type "
+                   "and filename are kept). An empty file is refused (400 `File is empty`), "
+                   "and so is a form-encoded body (415).",
+    # An empty body, or an empty ``file`` part, is refused: 400 ``File is empty``.
+    "required": True,
     "content": {
+        "application/octet-stream": {
+            "schema": {**_BINARY_SCHEMA, "minLength": 1, "description": _STORED_TYPE},
+        },
+        "*/*": {
+            "schema": {**_BINARY_SCHEMA, "minLength": 1, "description": _STORED_TYPE},
+        },
         "multipart/form-data": {
             "schema": {
                 "type": "object",
                 "required": ["file"],
-                "properties": {"file": {"type": "string", "format": "binary"}},
+                "properties": {"file": {**_BINARY_SCHEMA, "minLength": 1, "description":
+                                        "The file; the part's Content-Type (default "
+                                        "application/octet-stream) and filename are kept"}},
             }
-        },
-        "application/octet-stream": {
-            "schema": {"type": "string", "format": "binary"},
-            "example": "any other Content-Type: the body is the file, its type kept",
         },
     },
 }
 
-
-_BINARY = {"*/*": {"schema": {"type": "string", "format": "binary"}}}
 _FILE_HEADERS = {
+    "Content-Length": {"description": "The file's size (of the part, for a 206)",
+                       "schema": {"type": "integer", "minimum": 0}},
     "ETag": {"description": "The sha256 of the file, quoted", "schema": {"type": "string"}},
+    "Last-Modified": {"description": "When the file was uploaded",
+                      "schema": {"type": "string"}},
     "Content-Disposition": {
         "description": "attachment; filename=\"ascii\"; filename*=UTF-8''...",
         "schema": {"type": "string"},
     },
-    "Accept-Ranges": {"schema": {"type": "string", "enum": ["bytes"]}},
+    "Accept-Ranges": {"description": "Ranges of bytes can be asked for",
+                      "schema": {"type": "string", "enum": ["bytes"]}},
 }
+_DOWNLOADED = "The file's bytes, with the Content-Type it was uploaded with"
+_DOWNLOAD = {
+    "application/octet-stream": {"schema": {**_BINARY_SCHEMA, "description": _DOWNLOADED}},
+    "*/*": {"schema": {**_BINARY_SCHEMA, "description": _DOWNLOADED}},
+}
+DOWNLOAD_PARAMETERS = [
+    {"in": "header", "name": "Range", "schema": {"type": "string"}, "required": False,
+     "description": "One range of bytes, as `bytes=0-1023` (206), or `bytes=-500` for the "
+                    "last 500; beyond the file: 416"},
+    {"in": "header", "name": "If-Range", "schema": {"type": "string"}, "required": False,
+     "description": "An ETag or date: the Range applies only while the file is unchanged"},
+    {"in": "header", "name": "If-None-Match", "schema": {"type": "string"}, "required": False,
+     "description": "An ETag from an earlier download: 304 while the file is unchanged"},
+    {"in": "header", "name": "If-Modified-Since", "schema": {"type": "string"},
+     "required": False, "description": "An HTTP date: 304 unless the file is newer"},
+]
 DOWNLOAD_RESPONSES = {
-    "200": {"description": "The file, with the Content-Type it was uploaded with",
-            "content": _BINARY, "headers": _FILE_HEADERS},
-    "206": {"description": "Part of the file, for a `Range` request",
-            "content": _BINARY, "headers": {
-                **_FILE_HEADERS,
-                "Content-Range": {"schema": {"type": "string"}}}},
-    "304": {"description": "Not modified (`If-None-Match` matched the ETag)"},
+    200: {"description": "The file", "content": _DOWNLOAD, "headers": _FILE_HEADERS},
+    206: {"description": "Part of the file, for a `Range` request", "content": _DOWNLOAD,
+          "headers": {**_FILE_HEADERS, "Content-Range": {
+              "description": "Which bytes: `bytes 0-1023/5000`",
+              "schema": {"type": "string"}}}},
+    304: {"description": "Not modified (`If-None-Match` or `If-Modified-Since`)",
+          "headers": {"ETag": _FILE_HEADERS["ETag"]}},
 }
+FILE_NOT_FOUND = (404, "`Dataset not found`, or `File not found` when none was uploaded")
 
 
 owned_named_views(
     blp, "dataset", services, schemas, filters="name, tag or owner",
-    patch_doc="Change name, description or tags (the owner, if an editor, or an admin).",
-    delete_doc="Delete a dataset and its file (the owner, if an editor, or an admin).",
+    patch_doc=("Change a dataset", "Change name, description or tags (the owner, if an "
+               "editor, or an admin)."),
+    delete_doc=("Delete a dataset", "Delete a dataset and its file (the owner, if an "
+                "editor, or an admin); it leaves its collections."),
     deleted="Deleted; its file is removed and it leaves its collections",
-    create_errors=(400, 401, 403, 409, 422),
+    create_errors=(401, 403, 409),
 )
 
 
 @blp.route("/<id:dataset_id>/file")
 class DatasetFile(MethodView):
     @takes_file
-    @blp.doc(security=BEARER, requestBody=UPLOAD_BODY)
+    @operation(
+        blp, "upload_dataset_file",
+        (400, "`File too large` (over `MAX_CONTENT_LENGTH`), `File is empty`, `Malformed "
+              "multipart body`, or `Request body ended before its Content-Length`; the "
+              "previous file stays"),
+        401, 403, (404, "`Dataset not found`"),
+        (415, "A form-encoded body (`curl -d @file`): send the file raw or as "
+              "multipart/form-data"),
+        (422, "Validation error: a Content-Type that is not a media type, a multipart body "
+              "without its `file` part, or a bad `filename`"),
+        507, security=BEARER, requestBody=UPLOAD_BODY)
     @blp.arguments(schemas.UploadArgsSchema, location="query")
     @blp.response(200, schemas.DatasetSchema, description="The dataset with its new file")
-    @error_responses(blp, 400, 401, 403, 404, 422)
     def put(self, args, dataset_id):
-        """Upload (or replace) the file: multipart field ``file``, or the raw body.
+        """Upload a dataset's file
+
+        Upload (or replace) the file: the raw body, or the multipart part ``file``. The
+        stored ``content_type`` is the one the client sent (the request's Content-Type, or
+        the part's; application/octet-stream when there is none), and downloads answer
+        with it.
 
         The file is streamed to storage and replaces the previous one only when it has
-        arrived completely and within ``MAX_CONTENT_LENGTH`` bytes (else 400 ``File too
-        large``, the previous file untouched).
+        arrived completely, is not empty and is within ``MAX_CONTENT_LENGTH`` bytes (else
+        400 ``File is empty`` or ``File too large``, the previous file untouched). A
+        form-encoded body (``curl -d @file``, which drops the file's line breaks) is
+        refused with 415 before it is read. The owner, if an editor, or an admin.
         """
         dataset = changeable(services.get_dataset(dataset_id))
         limit = current_app.config.get("MAX_CONTENT_LENGTH")
@@ -96,10 +146,14 @@ class DatasetFile(MethodView):
         finally:
             stored.release()  # until here a storage sweep leaves the new file alone
 
-    @blp.doc(security=BEARER, responses=DOWNLOAD_RESPONSES)
-    @error_responses(blp, 401, 403, 404, 416, 422)
+    @operation(blp, "download_dataset_file", 401, 403, FILE_NOT_FOUND, 416, 422,
+               security=BEARER, parameters=DOWNLOAD_PARAMETERS, responses=DOWNLOAD_RESPONSES)
     def get(self, dataset_id):
-        """Download the file. Supports `Range`, `If-None-Match` and `If-Modified-Since`."""
+        """Download a dataset's file
+
+        The file's bytes, with the Content-Type, name (``Content-Disposition``) and
+        ETag it was uploaded with. Supports ``Range`` (one range: 206), ``If-Range``,
+        ``If-None-Match`` and ``If-Modified-Since`` (304). Any role."""
         permissions.require_read(current_user)
         dataset = services.get_dataset(dataset_id)
         if dataset.file_key is None:
@@ -134,16 +188,19 @@ class DatasetFile(MethodView):
 
 @blp.route("/<id:dataset_id>/preview")
 class DatasetPreview(MethodView):
-    @blp.doc(security=BEARER)
+    @operation(blp, "preview_dataset", 401, 403,
+               (404, "`Dataset not found`, or `Dataset has no file`"),
+               (422, "Validation error, or `Dataset file is not tabular`"), security=BEARER)
     @blp.arguments(schemas.PreviewArgsSchema, location="query")
     @blp.response(200, schemas.PreviewSchema)
-    @error_responses(blp, 401, 403, 404, 422)
     def get(self, args, dataset_id):
-        """The first ``limit`` rows of the file (CSV, Parquet or JSON lines) as a table.
+        """Preview a dataset's file as a table
 
-        Column types are inferred by DuckDB. 404 ``Dataset has no file`` when none has been
-        uploaded; 422 ``Dataset file is not tabular`` when the file cannot be read as a
-        table (binary, empty, ragged rows, duplicate column names...).
+        The first ``limit`` rows of the file (CSV, Parquet or JSON lines, recognised from
+        its bytes) as a table. Column types are inferred by DuckDB. 404 ``Dataset has no
+        file`` when none has been uploaded; 422 ``Dataset file is not tabular`` when the
+        file cannot be read as a table (binary, empty, ragged rows, duplicate column
+        names...). Any role.
         """
         permissions.require_read(current_user)
         dataset = services.get_dataset(dataset_id)

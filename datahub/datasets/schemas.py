@@ -7,6 +7,7 @@ from marshmallow import post_load
 from datahub import fields
 from datahub.datasets.tabular import FORMATS
 from datahub.listing import NamedListArgsSchema, page_schema
+from datahub.openapi import named_enum
 from datahub.validation import (
     Length,
     Range,
@@ -20,13 +21,24 @@ from datahub.validation import (
 MAX_TAGS = 50
 PREVIEW_ROWS = 50  # a preview's default ``limit``
 MAX_PREVIEW_ROWS = 1000  # PREVIEW_MAX_ROWS' default, which the OpenAPI document states
+FILE_FORMAT = named_enum("FileFormat", FORMATS, "A tabular file's format: csv, parquet or "
+                         "jsonl (JSON lines)")
 
 
-class FileSchema(Schema):
-    filename = fields.String(required=True)
-    content_type = fields.String(required=True)
-    size_bytes = fields.Integer(required=True)
-    sha256 = fields.String(required=True)
+class DatasetFileSchema(Schema):
+    """What is known of a dataset's file (named so that no generated client's model
+    collides with its own ``File`` type)."""
+
+    filename = fields.String(required=True, metadata={
+        "description": "The name the client gave (multipart part's filename, or the "
+                       "`filename` query parameter of a raw upload)"})
+    content_type = fields.String(required=True, metadata={
+        "description": "The media type the client sent with the file (the request's or "
+                       "the multipart part's Content-Type; application/octet-stream when "
+                       "none): downloads answer with it"})
+    size_bytes = fields.Integer(required=True, metadata={"minimum": 0})
+    sha256 = fields.String(required=True, metadata={
+        "description": "Hex digest of the file's bytes; the download's ETag"})
     uploaded_at = fields.DateTime(required=True, format="iso")
 
 
@@ -38,7 +50,7 @@ class DatasetSchema(Schema):
     owner_id = fields.String(required=True)
     created_at = fields.DateTime(required=True, format="iso")
     updated_at = fields.DateTime(required=True, format="iso")
-    file = fields.Nested(FileSchema, allow_none=True, required=True,
+    file = fields.Nested(DatasetFileSchema, allow_none=True, required=True,
                          metadata={"description": "null until a file is uploaded"})
 
 
@@ -107,7 +119,7 @@ class PreviewColumnSchema(Schema):
 
 class PreviewSchema(Schema):
     format = fields.String(required=True, metadata={
-        "enum": list(FORMATS), "description": "What the file was read as (from its bytes)"})
+        **FILE_FORMAT, "description": "What the file was read as (from its bytes)"})
     columns = fields.List(fields.Nested(PreviewColumnSchema), required=True)
     rows = fields.List(
         fields.List(fields.Raw(allow_none=True)), required=True,

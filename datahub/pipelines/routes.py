@@ -2,48 +2,58 @@
 from flask import url_for
 from flask.views import MethodView
 
-from datahub.api import BEARER, Blueprint, error_responses
+from datahub.api import Blueprint
 from datahub.identity import permissions
 from datahub.identity.guard import authenticate, current_user
+from datahub.openapi import BEARER, operation
 from datahub.pipelines import schemas, services
 from datahub.resource_views import changeable, owned_named_views
 
 blp = Blueprint(
     "pipelines", __name__, url_prefix="/api/v1/pipelines", guard=authenticate,
-    description="Pipelines: steps that turn one dataset's CSV file into another dataset; "
-                "runs execute them",
+    description="Pipelines: steps that turn one dataset's file (CSV, Parquet or JSON lines) "
+                "into another dataset; runs execute them",
 )
-
-_LOCATION = {"Location": {"description": "The new resource's URL", "schema": {"type": "string"}}}
-
 
 owned_named_views(
     blp, "pipeline", services, schemas, filters="name, owner or source dataset",
-    patch_doc="""Change any field (the owner, if an editor, or an admin); ``steps`` is replaced
-whole. A running run keeps the steps it started with; a queued one will use these.""",
-    delete_doc="Delete a pipeline and its runs (the owner, if an editor, or an admin).",
+    patch_doc=("Change a pipeline", "Change any field (the owner, if an editor, or an "
+               "admin); `steps` is replaced whole. A running run keeps the steps it started "
+               "with; a queued one will use these."),
+    delete_doc=("Delete a pipeline", "Delete a pipeline and its runs (the owner, if an "
+                "editor, or an admin). Its output dataset stays."),
     deleted="Deleted with its runs; the output dataset stays",
-    create_errors=(400, 401, 403, 404, 409, 422),
+    create_errors=(401, 403, (404, "The source dataset does not exist (`Dataset not found`)"),
+                   409),
 )
+
+NOT_FOUND = (404, "`Pipeline not found`")
+RUN_NOT_FOUND = (404, "`Pipeline not found`, or `Run not found`")
 
 
 @blp.route("/<id:pipeline_id>/runs", strict_slashes=False)
 class Runs(MethodView):
-    @blp.doc(security=BEARER)
+    @operation(blp, "list_pipeline_runs", 401, 403, NOT_FOUND, 422, security=BEARER)
     @blp.arguments(schemas.RunListArgsSchema, location="query")
     @blp.response(200, schemas.RunPageSchema)
-    @error_responses(blp, 401, 403, 404, 422)
     def get(self, args, pipeline_id):
-        """The pipeline's runs, newest first."""
+        """List a pipeline's runs
+
+        One page of the pipeline's runs, newest first (any role)."""
         permissions.require_read(current_user)
         return services.list_runs(services.get_pipeline(pipeline_id), args)
 
-    @blp.doc(security=BEARER)
-    @blp.response(201, schemas.RunSchema, headers=_LOCATION)
-    @error_responses(blp, 401, 403, 404, 409, 422)
+    @operation(blp, "start_pipeline_run", 401, 403, NOT_FOUND,
+               (409, "`Pipeline is already running`: another run of it is queued or running"),
+               422, security=BEARER)
+    @blp.response(201, schemas.RunSchema, headers={"Location": "Location"})
     def post(self, pipeline_id):
-        """Queue a run (the owner, if an editor, or an admin). 409 ``Pipeline is already
-        running`` while another run of it is queued or running."""
+        """Start a run
+
+        Queue a run of the pipeline (the owner, if an editor, or an admin); a worker
+        executes it. The run's URL is in ``Location``: poll it until its ``status`` is
+        ``succeeded``, ``failed`` or ``cancelled``. 409 ``Pipeline is already running``
+        while another run of it is queued or running."""
         pipeline = changeable(services.get_pipeline(pipeline_id))
         run = services.start_run(pipeline)
         location = url_for("pipelines.RunById", pipeline_id=pipeline.id, run_id=run.id)
@@ -52,24 +62,26 @@ class Runs(MethodView):
 
 @blp.route("/<id:pipeline_id>/runs/<id:run_id>")
 class RunById(MethodView):
-    @blp.doc(security=BEARER)
+    @operation(blp, "get_pipeline_run", 401, 403, RUN_NOT_FOUND, 422, security=BEARER)
     @blp.response(200, schemas.RunSchema)
-    @error_responses(blp, 401, 403, 404, 422)
     def get(self, pipeline_id, run_id):
-        """One run."""
+        """Get a run
+
+        One run of the pipeline: its status, counts and error (any role)."""
         permissions.require_read(current_user)
         return services.get_run(services.get_pipeline(pipeline_id), run_id)
 
 
 @blp.route("/<id:pipeline_id>/runs/<id:run_id>/cancel")
 class RunCancel(MethodView):
-    @blp.doc(security=BEARER)
+    @operation(blp, "cancel_pipeline_run", 401, 403, RUN_NOT_FOUND, 422, security=BEARER)
     @blp.response(200, schemas.RunSchema, description="The run: now `cancelled`, or as it was "
                                                       "if it had already finished")
-    @error_responses(blp, 401, 403, 404, 422)
     def post(self, pipeline_id, run_id):
-        """Cancel a queued or running run (the pipeline's owner, if an editor, or an
-        admin). Idempotent: a finished run is answered unchanged with 200."""
+        """Cancel a run
+
+        Cancel a queued or running run (the pipeline's owner, if an editor, or an admin).
+        Idempotent: a finished run is answered unchanged with 200."""
         pipeline = changeable(services.get_pipeline(pipeline_id))
         run, _ = services.cancel_run(services.get_run(pipeline, run_id))
         return run

@@ -5,6 +5,7 @@ from flask import current_app
 from marshmallow import ValidationError, post_load, validate
 
 from datahub import fields
+from datahub.datasets.schemas import FILE_FORMAT
 from datahub.datasets.tabular import FORMATS
 from datahub.fields import ErrorMessage
 from datahub.listing import MAX_ID, ListArgsSchema, NamedListArgsSchema, page_schema
@@ -64,7 +65,7 @@ class PipelineSchema(Schema):
         metadata={"description": "null once the source dataset has been deleted"})
     steps = _steps(required=True)
     output_dataset_name = fields.String(required=True)
-    output_format = fields.String(required=True, metadata={"enum": list(FORMATS)})
+    output_format = fields.String(required=True, metadata=FILE_FORMAT)
     created_at = fields.DateTime(required=True, format="iso")
     updated_at = fields.DateTime(required=True, format="iso")
 
@@ -83,7 +84,7 @@ class PipelineCreateSchema(Schema):
         "pipeline's owner", required=True)
     output_format = fields.String(
         validate=OneOf(FORMATS), load_default="csv",
-        metadata={"description": "The output file's format: csv, parquet or jsonl (JSON lines)"})
+        metadata={**FILE_FORMAT, "description": "The output file's format"})
 
     @post_load
     def _strip(self, data, **_):
@@ -98,7 +99,7 @@ class PipelineUpdateSchema(PipelineCreateSchema):
 
     description = text_field(10000)
     steps = _steps()
-    output_format = fields.String(validate=OneOf(FORMATS))
+    output_format = fields.String(validate=OneOf(FORMATS), metadata=FILE_FORMAT)
 
 
 class PipelineListArgsSchema(NamedListArgsSchema):

@@ -2,10 +2,11 @@
 from flask import url_for
 from flask.views import MethodView
 
-from datahub.api import BEARER, Blueprint, error_responses
+from datahub.api import Blueprint
 from datahub.identity import permissions
 from datahub.identity.guard import authenticate, current_user
 from datahub.listing import ListArgsSchema, page_schema
+from datahub.openapi import BEARER, JSON_BODY_ERRORS, operation
 from datahub.users import services
 from datahub.users.schemas import NewUserSchema, UserSchema, UserUpdateSchema
 from datahub.validation import Length, label_field
@@ -28,51 +29,65 @@ class UserListArgsSchema(ListArgsSchema):
 UserPageSchema = page_schema(UserSchema, "UserPage")
 
 
+NOT_FOUND = (404, "User not found")
+
+
 @blp.route("/", strict_slashes=False)
 class Users(MethodView):
-    @blp.doc(security=BEARER)
+    @operation(blp, "list_users", 401, 403, 422, security=BEARER)
     @blp.arguments(UserListArgsSchema, location="query")
     @blp.response(200, UserPageSchema)
-    @error_responses(blp, 401, 403, 422)
     def get(self, args):
-        """List users, oldest first."""
+        """List users
+
+        One page of users, oldest first; ``q`` keeps those whose email or name contains
+        it. Admins only (403 for anyone else)."""
         return services.list_users(args)
 
-    @blp.doc(security=BEARER)
+    @operation(blp, "create_user", *JSON_BODY_ERRORS, 401, 403,
+               (409, "Email already exists"), security=BEARER)
     @blp.arguments(NewUserSchema)
-    @blp.response(201, UserSchema, headers={
-        "Location": {"description": "The new user's URL", "schema": {"type": "string"}}
-    })
-    @error_responses(blp, 400, 401, 403, 409, 422)
+    @blp.response(201, UserSchema, headers={"Location": "Location"})
     def post(self, values):
-        """Create a local user (default role: viewer)."""
+        """Create a user
+
+        A local user (default role: viewer), who logs in with this email and password.
+        Admins only. The new user's URL is in ``Location``."""
         user = services.create_user(**values)
         return user, 201, {"Location": url_for("users.UserById", user_id=user.id)}
 
 
 @blp.route("/<text:user_id>")
 class UserById(MethodView):
-    @blp.doc(security=BEARER)
+    @operation(blp, "get_user", 401, 403, NOT_FOUND, 422, security=BEARER)
     @blp.response(200, UserSchema)
-    @error_responses(blp, 401, 403, 404)
     def get(self, user_id):
-        """One user."""
+        """Get a user
+
+        One user. Admins only."""
         return services.get_user(user_id)
 
-    @blp.doc(security=BEARER)
+    @operation(blp, "update_user", *JSON_BODY_ERRORS, 401, 403, NOT_FOUND,
+               (409, "The last active admin cannot be demoted or deactivated, or the user's "
+                     "password is managed by the identity provider"), security=BEARER)
     @blp.arguments(UserUpdateSchema)
     @blp.response(200, UserSchema)
-    @error_responses(blp, 400, 401, 403, 404, 409, 422)
     def patch(self, values, user_id):
-        """Change name, roles, is_active or password. Deactivating or a new password ends
+        """Change a user
+
+        Change name, roles, is_active or password. Deactivating or a new password ends
         the user's sessions; the last active admin cannot be demoted or deactivated (409),
-        and a user of an identity provider (LDAP) has no password here (409)."""
+        and a user of an identity provider (LDAP) has no password here (409). Admins
+        only."""
         return services.update_user(services.get_user(user_id), values)
 
-    @blp.doc(security=BEARER)
+    @operation(blp, "delete_user", 401, 403, NOT_FOUND, 422,
+               (409, "The last active admin, or a user who owns datasets, collections or "
+                     "pipelines"), security=BEARER)
     @blp.response(204, description="Deleted; the user's sessions end")
-    @error_responses(blp, 401, 403, 404, 409)
     def delete(self, user_id):
-        """Delete a user. 409 for the last active admin, and while the user owns datasets
-        or collections (deactivate instead, to keep them)."""
+        """Delete a user
+
+        409 for the last active admin, and while the user owns datasets, collections or
+        pipelines (deactivate instead, to keep them). Admins only."""
         services.delete_user(services.get_user(user_id))

@@ -4,6 +4,7 @@ from marshmallow import pre_load
 from datahub import fields
 from datahub.identity.models import PROVIDERS, ROLES, normalise_email
 from datahub.identity.passwords import MAX_PASSWORD_BYTES, MIN_PASSWORD_BYTES
+from datahub.openapi import named_enum
 from datahub.validation import (
     NO_NUL_PATTERN,
     ByteLength,
@@ -15,6 +16,15 @@ from datahub.validation import (
 )
 
 
+ROLE = named_enum("Role", ROLES, "viewer: reads everything and downloads files; editor: a "
+                  "viewer that also creates, and changes or deletes what it owns; admin: "
+                  "everything, users included")
+
+
+def role_field():
+    return fields.String(validate=OneOf(ROLES), metadata=ROLE)
+
+
 class UserSchema(Schema):
     """A user as seed 2.1 defines it."""
 
@@ -23,18 +33,31 @@ class UserSchema(Schema):
     name = fields.String(required=True)
     is_active = fields.Boolean(required=True)
     provider = fields.String(required=True, metadata={"enum": list(PROVIDERS)})
-    roles = fields.List(fields.String(validate=OneOf(ROLES)), required=True)
+    roles = fields.List(role_field(), required=True)
     created_at = fields.DateTime(required=True, format="iso")
+
+
+PASSWORD_DESCRIPTION = (
+    f"{MIN_PASSWORD_BYTES} to {MAX_PASSWORD_BYTES} bytes of UTF-8 (bcrypt's limit), "
+    "counted in bytes, not characters: up to 72 ASCII characters, but only 36 of "
+    "U+0080 to U+07FF (é, ß, ж...), 24 of the rest of the BMP (CJK...) and 18 beyond it "
+    "(emoji). `x-minBytes` and `x-maxBytes` state it; `minLength` and `maxLength` are "
+    "the same numbers in characters, exact for ASCII (JSON Schema counts characters). "
+    "The server counts bytes (422 `ensure this value has at most 72 bytes`). No NUL "
+    "character.")
 
 
 def password_field(**kwargs):
     """A new password: 8 to 72 bytes of UTF-8 (bcrypt's limit). JSON Schema counts
-    characters, so the document states the bounds and the description says bytes."""
+    characters: the document states the bounds in bytes as ``x-minBytes`` and
+    ``x-maxBytes`` and in its description, and as ``minLength`` and ``maxLength`` the same
+    numbers, which count right for ASCII (a schema-driven fuzzer's boundary values). Only
+    request bodies have one, so it is not ``load_only`` (datahub.auth.schemas says why)."""
     return fields.String(
-        load_only=True,
         validate=ByteLength(min=MIN_PASSWORD_BYTES, max=MAX_PASSWORD_BYTES),
         metadata={"minLength": MIN_PASSWORD_BYTES, "maxLength": MAX_PASSWORD_BYTES,
-                  "pattern": NO_NUL_PATTERN, "description": "8 to 72 bytes in UTF-8"},
+                  "x-minBytes": MIN_PASSWORD_BYTES, "x-maxBytes": MAX_PASSWORD_BYTES,
+                  "pattern": NO_NUL_PATTERN, "description": PASSWORD_DESCRIPTION},
         **kwargs,
     )
 
@@ -45,10 +68,7 @@ class NewUserSchema(Schema):
     email = fields.Email(required=True, validate=Length(max=320))
     password = password_field(required=True)
     name = label_field(Length(max=255), load_default="")
-    roles = fields.List(
-        fields.String(validate=OneOf(ROLES)),
-        load_default=lambda: ["viewer"],
-    )
+    roles = fields.List(role_field(), load_default=lambda: ["viewer"])
 
     @pre_load
     def _normalise(self, data, **_):
@@ -66,6 +86,6 @@ class UserUpdateSchema(Schema):
     user's sessions."""
 
     name = label_field(Length(max=255))
-    roles = fields.List(fields.String(validate=OneOf(ROLES)))
+    roles = fields.List(role_field())
     is_active = StrictBoolean()
     password = password_field()

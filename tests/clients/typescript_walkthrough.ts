@@ -1,0 +1,172 @@
+/**
+ * A walk-through of the service with the TypeScript client that @hey-api/openapi-ts
+ * generates from the served document (into ./generated beside a copy of this file), as a
+ * third-party developer would write it. Type-checked with tsc (strict), then run by tsx
+ * in Node (test_typescript_client.py).
+ *
+ * Usage: tsx typescript_walkthrough.ts BASE_URL EMAIL PASSWORD
+ *
+ * The refresh cookie travels through the generated client's own `auth` callback: the
+ * document names it as the refresh operation's security (an apiKey in a cookie), and
+ * Node's fetch keeps no cookie jar.
+ */
+import { createClient, createConfig } from './generated/client';
+import {
+  createDataset,
+  downloadDatasetFile,
+  getDataset,
+  listDatasets,
+  login,
+  logout,
+  refreshToken,
+  uploadDatasetFile,
+} from './generated';
+import type { Dataset, DatasetPage, Token, ValidationItem } from './generated';
+
+function commandLine(): [string, string, string] {
+  const [baseUrl, email, password] = process.argv.slice(2);
+  if (baseUrl === undefined || email === undefined || password === undefined) {
+    throw new Error('usage: tsx typescript_walkthrough.ts BASE_URL EMAIL PASSWORD');
+  }
+  return [baseUrl, email, password];
+}
+
+const [baseUrl, email, password] = commandLine();
+const CSV = new TextEncoder().encode('city,temp\nBergen,7\nTromsø,-3\n');
+
+function step(text: string): void {
+  console.log(`- ${text}`);
+}
+
+function check(condition: unknown, what: string): asserts condition {
+  if (!condition) {
+    throw new Error(`failed: ${what}`);
+  }
+}
+
+function present<T>(value: T | undefined, what: string): T {
+  check(value !== undefined, what);
+  return value;
+}
+
+/** The value of the refresh cookie a response sets. */
+function refreshCookie(response: Response): string {
+  const header = response.headers.getSetCookie().find((each) => each.includes('refresh_token='));
+  check(header !== undefined, 'a refresh cookie is set');
+  check(/; HttpOnly/i.test(header) && /; Secure/i.test(header), `HttpOnly and Secure: ${header}`);
+  const [pair = ''] = header.split(';', 1);
+  return pair.slice(pair.indexOf('=') + 1);
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && a.every((byte, index) => byte === b[index]);
+}
+
+async function main(): Promise<void> {
+  let accessToken: string | undefined;
+  let cookie: string | undefined;
+  // One client: the bearer token for bearerAuth, the cookie for the refresh operation.
+  const client = createClient(createConfig({
+    baseUrl,
+    auth: (auth) => (auth.in === 'cookie' ? cookie : accessToken),
+  }));
+
+  step('login');
+  const loggedIn = await login({ client, body: { email, password } });
+  check(loggedIn.response.status === 200, `login: ${JSON.stringify(loggedIn.error)}`);
+  const token: Token = present(loggedIn.data, 'a token');
+  check(token.token_type === 'bearer', 'a bearer token');
+  cookie = refreshCookie(loggedIn.response);
+
+  step('refresh with the refresh cookie');
+  const refreshed = await refreshToken({ client });
+  check(refreshed.response.status === 200, `refresh: ${JSON.stringify(refreshed.error)}`);
+  accessToken = present(refreshed.data, 'a new token').access_token;
+  cookie = refreshCookie(refreshed.response); // rotated
+
+  step('create a dataset');
+  const name = `weather ${Math.random().toString(16).slice(2, 10)}`;
+  const created = await createDataset({
+    client, body: { name, description: 'Daily', tags: ['weather'] },
+  });
+  check(created.response.status === 201, `create: ${JSON.stringify(created.error)}`);
+  const dataset: Dataset = present(created.data, 'the dataset');
+  check(dataset.name === name && dataset.file === null, 'a new dataset without a file');
+  check(created.response.headers.get('Location') === `/api/v1/datasets/${dataset.id}`,
+    'Location names the dataset');
+
+  step('upload a CSV raw, as text/csv');
+  const uploaded = await uploadDatasetFile({
+    client,
+    path: { dataset_id: dataset.id },
+    query: { filename: 'weather.csv' },
+    body: new Blob([CSV], { type: 'text/csv' }),
+    headers: { 'Content-Type': 'text/csv' },
+  });
+  check(uploaded.response.status === 200, `upload: ${JSON.stringify(uploaded.error)}`);
+  const file = present(uploaded.data, 'the dataset').file;
+  check(file !== null, 'the dataset has its file');
+  check(file.content_type === 'text/csv', `stored as ${file.content_type}`);
+  check(file.filename === 'weather.csv' && file.size_bytes === CSV.length, 'name and size');
+
+  step('download it: the same bytes, type and ETag');
+  const downloaded = await downloadDatasetFile({
+    client, path: { dataset_id: dataset.id }, parseAs: 'blob',
+  });
+  check(downloaded.response.status === 200, `download: ${downloaded.response.status}`);
+  const blob = present(downloaded.data, 'the file');
+  check(sameBytes(new Uint8Array(await blob.arrayBuffer()), CSV), 'the bytes uploaded');
+  check(downloaded.response.headers.get('Content-Type')?.startsWith('text/csv') === true,
+    'the type uploaded');
+  const etag = downloaded.response.headers.get('ETag');
+  check(etag === `"${file.sha256}"`, `the ETag is the sha256: ${etag}`);
+
+  step('download a range, and a 304 with the ETag');
+  const part = await downloadDatasetFile({
+    client, path: { dataset_id: dataset.id }, headers: { Range: 'bytes=0-8' }, parseAs: 'blob',
+  });
+  check(part.response.status === 206, `range: ${part.response.status}`);
+  const partBytes = new Uint8Array(await present(part.data, 'the part').arrayBuffer());
+  check(sameBytes(partBytes, CSV.slice(0, 9)), 'the first 9 bytes');
+  check(part.response.headers.get('Content-Range') === `bytes 0-8/${CSV.length}`,
+    'Content-Range');
+  const unchanged = await downloadDatasetFile({
+    client, path: { dataset_id: dataset.id }, headers: { 'If-None-Match': etag },
+  });
+  check(unchanged.response.status === 304, `If-None-Match: ${unchanged.response.status}`);
+
+  step('list datasets');
+  const listed = await listDatasets({ client, query: { q: name } });
+  const page: DatasetPage = present(listed.data, 'a page');
+  check(page.total === 1 && page.items[0]?.id === dataset.id, 'the dataset is listed');
+  check(page.items[0]?.file?.content_type === 'text/csv', 'with its file');
+
+  step("a 404's detail, read from the typed error");
+  const missing = await getDataset({ client, path: { dataset_id: 1_000_000_000 } });
+  check(missing.response.status === 404, `404: ${missing.response.status}`);
+  check(present(missing.error, 'an error').detail === 'Dataset not found',
+    `detail: ${JSON.stringify(missing.error)}`);
+
+  step("a 422's detail: a list of validation items");
+  const invalid = await createDataset({ client, body: { name: '' } });
+  check(invalid.response.status === 422, `422: ${invalid.response.status}`);
+  const detail = present(invalid.error, 'an error').detail;
+  check(Array.isArray(detail), 'a list');
+  const items: Array<ValidationItem> = detail;
+  check(items.length === 1 && items[0]?.loc.join('.') === 'body.name', JSON.stringify(items));
+
+  step('logout');
+  const loggedOut = await logout({ client });
+  check(loggedOut.response.status === 200, `logout: ${loggedOut.response.status}`);
+  check(present(loggedOut.data, 'a message').message === 'Successfully logged out', 'message');
+  const after = await refreshToken({ client });
+  check(after.response.status === 401, `refresh after logout: ${after.response.status}`);
+  check(present(after.error, 'an error').detail === 'Token has been revoked',
+    JSON.stringify(after.error));
+  console.log('walk-through done');
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
