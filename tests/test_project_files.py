@@ -1,0 +1,45 @@
+"""The files a newcomer looks for: the licence setup.cfg names and a changelog entry for
+the version it declares."""
+import configparser
+import re
+
+from tests.e2e.conftest import ROOT
+
+
+def setup_cfg():
+    config = configparser.ConfigParser()
+    config.read(ROOT / "setup.cfg")
+    return config["metadata"]
+
+
+def test_the_license_file_is_the_declared_license():
+    metadata = setup_cfg()
+    assert metadata["license"] == "MIT"
+    assert metadata["license_files"].split() == ["LICENSE"]
+    text = (ROOT / "LICENSE").read_text()
+    assert text.startswith("MIT License\n")
+    assert "Permission is hereby granted, free of charge" in text
+
+
+def test_the_changelog_has_the_declared_version():
+    version = setup_cfg()["version"]
+    changelog = (ROOT / "CHANGELOG.rst").read_text()
+    headings = re.findall(r"^(\d+\.\d+\.\d+) — (\d{4}-\d{2}-\d{2})\n=+$", changelog, re.M)
+    assert headings, "no release heading"
+    assert headings[0][0] == version  # the newest entry first
+
+
+# A path the README names that is the reader's own, not the repository's.
+READERS_FILES = {"instance/config.py"}
+
+
+def test_the_readme_names_only_files_in_the_repository():
+    readme = (ROOT / "README.rst").read_text()
+    named = set(re.findall(
+        r"(?:image:: |``)((?:[\w.-]+/)+[\w.-]+\.(?:md|rst|png|txt|toml|cfg|yaml|yml|conf|py|js|json))",
+        readme))
+    assert "docs/screenshots/login.png" in named  # the scan sees paths
+    missing = sorted(path for path in named - READERS_FILES if not (ROOT / path).exists()
+                     and not (ROOT / "datahub" / path).exists())
+    assert missing == []
+    assert not re.search(r"DESIGN\.md|\bseed\b|\.\./shared", readme)
