@@ -36,7 +36,7 @@ READERS_FILES = {"instance/config.py"}
 def test_the_readme_names_only_files_in_the_repository():
     readme = (ROOT / "README.rst").read_text()
     named = set(re.findall(
-        r"(?:image:: |``)((?:[\w.-]+/)+[\w.-]+\.(?:md|rst|png|txt|toml|cfg|yaml|yml|conf|py|js|json))",
+        r"(?:image:: |``)((?:[\w.-]+/)+[\w.-]+\.(?:md|rst|png|txt|toml|cfg|yaml|yml|conf|py|json|js|ts))(?![\w.])",
         readme))
     assert "docs/screenshots/login.png" in named  # the scan sees paths
     missing = sorted(path for path in named - READERS_FILES if not (ROOT / path).exists()
