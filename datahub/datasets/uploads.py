@@ -82,7 +82,8 @@ class Upload:
         self.content_type = None
         self._default_name = default_name
         mimetype, options = parse_options_header(request.headers.get("Content-Type", ""))
-        if mimetype.lower() == FORM_ENCODED:
+        mimetype = mimetype.lower()  # media types are case-insensitive (RFC 9110, 8.3.1)
+        if mimetype == FORM_ENCODED:
             # ``curl -d @file``: the bytes are not the file's (curl drops its line breaks).
             raise FormEncodedUpload()
         self.multipart = mimetype == "multipart/form-data"

@@ -131,6 +131,20 @@ def test_multipart_round_trip(client, editor, dataset, storage):
     assert name != "data.csv" and len(name) == 32  # a server-generated name
 
 
+def test_multipart_is_recognised_in_any_letter_case(client, editor, dataset):
+    """Media types are case-insensitive: ``Multipart/Form-Data`` is multipart, not a raw
+    body stored whole with its framing."""
+    content = b"city,temp\nOslo,3\n"
+    body = (b"--xY\r\nContent-Disposition: form-data; name=\"file\"; filename=\"data.csv\"\r\n"
+            b"Content-Type: text/csv\r\n\r\n" + content + b"\r\n--xY--\r\n")
+    response = client.put(file_url(dataset), data=body, headers={
+        **editor.headers, "Content-Type": "Multipart/Form-Data; boundary=xY"})
+    assert response.status_code == 200
+    assert response.get_json()["file"]["content_type"] == "text/csv"
+    assert response.get_json()["file"]["size_bytes"] == len(content)
+    assert client.get(file_url(dataset), headers=editor.headers).data == content
+
+
 def test_raw_round_trip_keeps_content_type_and_filename(client, editor, dataset):
     content = b'{"a": 1}'
     response = client.put(f"{file_url(dataset)}?filename=report.json", data=content,
