@@ -19,7 +19,8 @@ import pytest
 
 PACKAGE = pathlib.Path(__file__).resolve().parents[1] / "datahub"
 
-FEATURES = ("datasets", "collections", "pipelines", "users", "ops", "spa", "resource_views")
+FEATURES = ("datasets", "collections", "pipelines", "users", "ops", "docs", "spa",
+            "resource_views")
 LAYERS = {
     "identity": 2,
     **{feature: 3 for feature in FEATURES},
