@@ -50,9 +50,11 @@ def test_errors_carry_status_and_detail(client):
     assert error.value.status == 422 and "email: field required" in error.value.message
 
 
-@pytest.mark.parametrize("gunicorn_env", [{"DATAHUB_JWT_ACCESS_TOKEN_EXPIRES": "1"}])
+# Three seconds, not one: ``exp`` is whole seconds, so a token of a one-second lifetime
+# can be expired a few milliseconds after it is issued (the renewed one included).
+@pytest.mark.parametrize("gunicorn_env", [{"DATAHUB_JWT_ACCESS_TOKEN_EXPIRES": "3"}])
 def test_an_expired_token_is_renewed_once_for_many_threads(gunicorn_env, client):
-    time.sleep(1.5)
+    time.sleep(3.5)
     refreshes = []
     real_refresh = client.refresh
     client.refresh = lambda: refreshes.append(1) or real_refresh()
