@@ -236,7 +236,7 @@ def check_select(query):
     shadowed = sorted(ctes & system_views())
     if shadowed:
         return f"the query must not name a WITH table {shadowed[0]!r} (a system view)"
-    for node in _nodes(statements[0]):
+    for node in json_nodes(statements[0]):
         kind = node.get(NODE_KIND)
         if kind == "SHOW_REF":
             return "the query must not SHOW or DESCRIBE tables"
@@ -276,7 +276,7 @@ def system_views():
     return _system_views
 
 
-def _nodes(tree):
+def json_nodes(tree):
     """Every JSON object in ``tree``, depth first."""
     stack = [tree]
     while stack:
@@ -289,7 +289,7 @@ def _nodes(tree):
 
 
 def _cte_names(tree):
-    for node in _nodes(tree):
+    for node in json_nodes(tree):
         for entry in (node.get("cte_map") or {}).get("map") or []:
             if isinstance(entry, dict) and "key" in entry:
                 yield str(entry["key"])

@@ -13,7 +13,14 @@ import itertools
 import json
 import re
 
-from datahub.datasets.tabular import DATA_ERRORS, NODE_KIND, clean_error, describe, quote
+from datahub.datasets.tabular import (
+    DATA_ERRORS,
+    NODE_KIND,
+    clean_error,
+    describe,
+    json_nodes,
+    quote,
+)
 
 SHOWN_NAMES = 20  # column names quoted in an error message
 SHOWN_NAME_CHARS = 100  # characters of one name quoted in an error message
@@ -294,20 +301,9 @@ def rows_scanned(con, path, fmt):
     except Exception:  # noqa: BLE001  (no profile: the count is unknown, not an error)
         return None
     counts = []
-    for node in _operators(profile):
+    for node in json_nodes(profile):  # the plan's operators, among other objects
         info = node.get("extra_info") or {}
         files = info.get("Filename(s)") or info.get("File Filters") or ""
         if node.get(NODE_KIND) == "TABLE_SCAN" and path in str(files):
             counts.append(int(node.get("rows_scanned") or node.get("operator_cardinality") or 0))
     return max(counts) if counts else 0  # no scan: the optimizer read nothing (limit 0)
-
-
-def _operators(tree):
-    stack = [tree]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, dict):
-            yield node
-            stack.extend(node.get("children") or [])
-            stack.extend(node.get("operator") or [] if isinstance(node.get("operator"), list)
-                         else [])
