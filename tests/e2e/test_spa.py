@@ -75,6 +75,19 @@ def log_in(page, server):
     page.wait_for_selector("#user-email:has-text('admin@example.com')")
 
 
+def logged_in_page(browser, server):
+    """A new browser context with the app open and the admin logged in; the page's
+    script errors are collected in ``errors``."""
+    context = browser.new_context(viewport={"width": 1000, "height": 900})
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(spa_url(server))
+    page.wait_for_selector("#login-view:not([hidden])")
+    log_in(page, server)
+    return context, page, errors
+
+
 @pytest.mark.parametrize("gunicorn_env", [{"DATAHUB_JWT_ACCESS_TOKEN_EXPIRES": "2"}])
 def test_login_upload_reload_expiry_and_logout(gunicorn_env, gunicorn_server, browser,
                                                screenshots):
@@ -332,13 +345,7 @@ def test_clicking_a_dataset_shows_its_preview(gunicorn_server, browser, screensh
     api.dataset_upload(dataset["id"], io.BytesIO(PREVIEW_CSV), filename="people.csv",
                        content_type="text/csv")
     empty = api.dataset_create("Nothing yet")
-    context = browser.new_context(viewport={"width": 1000, "height": 900})
-    page = context.new_page()
-    errors = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.goto(spa_url(gunicorn_server))
-    page.wait_for_selector("#login-view:not([hidden])")
-    log_in(page, gunicorn_server)
+    context, page, errors = logged_in_page(browser, gunicorn_server)
     assert page.is_hidden("#preview-area")
 
     page.click(f"#datasets tr[data-id='{dataset['id']}']")
@@ -375,13 +382,7 @@ def test_a_runs_output_is_previewed_the_same_way(gunicorn_server, browser):
         "name": "First two", "source_dataset_id": source["id"],
         "steps": [{"op": "limit", "count": 2}], "output_dataset_name": "First two people",
     }).data)
-    context = browser.new_context(viewport={"width": 1000, "height": 900})
-    page = context.new_page()
-    errors = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.goto(spa_url(gunicorn_server))
-    page.wait_for_selector("#login-view:not([hidden])")
-    log_in(page, gunicorn_server)
+    context, page, errors = logged_in_page(browser, gunicorn_server)
     row = page.locator(f"#pipelines tr[data-id='{pipeline['id']}']")
     assert row.locator("td").all_text_contents()[1:4] == [
         "First two", str(source["id"]), "never run"]
