@@ -1,6 +1,7 @@
 """Where things are: ``GET /`` and ``GET /api/v1/`` answer JSON links to the API docs, the
 OpenAPI document and the SPA; the docs page's Swagger UI files come from the installed,
 pinned ``swagger-ui-bundle`` package (no CDN: the page works offline)."""
+import functools
 from importlib.metadata import PackageNotFoundError, version
 
 from flask import Blueprint, send_from_directory, url_for
@@ -14,6 +15,7 @@ blp = Blueprint("docs", __name__)
 SWAGGER_UI_URL = "docs/assets/"
 
 
+@functools.cache  # the installed version does not change while the process runs
 def _version():
     try:
         return version("datahub")
