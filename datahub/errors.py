@@ -102,6 +102,12 @@ class ServiceUnavailable(APIError):
         super().__init__(detail, {"Retry-After": "1", **(headers or {})})
 
 
+class StorageUnavailable(ServiceUnavailable):
+    """The object storage (S3) did not answer, or failed; logged where it happened."""
+
+    detail = "Storage unavailable"
+
+
 class InsufficientStorage(APIError):
     """The storage has no room for the upload (ENOSPC, EDQUOT); the previous file stays."""
 

@@ -13,6 +13,7 @@ import sqlalchemy as sa
 from datahub import create_app
 from datahub.extensions import db
 from datahub.users.services import create_user
+from tests.s3_server import s3_prefix, s3_server  # noqa: F401  (fixtures)
 
 PASSWORD = "correct horse battery"
 TEST_SECRET = "test-secret-" + "x" * 40

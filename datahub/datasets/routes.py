@@ -1,10 +1,16 @@
 """/api/v1/datasets: CRUD, the dataset's file and its preview."""
+import contextlib
 import os
+import unicodedata
+from urllib.parse import quote
 
 import duckdb
-from flask import current_app, request, send_file
+from flask import current_app, redirect, request, send_file
 from flask.views import MethodView
 from werkzeug.exceptions import RequestedRangeNotSatisfiable
+from werkzeug.http import dump_options_header
+from werkzeug.utils import get_content_type
+from werkzeug.wsgi import FileWrapper
 
 from datahub.api import Blueprint
 from datahub.bodies import takes_file
@@ -88,10 +94,22 @@ DOWNLOAD_RESPONSES = {
           "headers": {**_FILE_HEADERS, "Content-Range": {
               "description": "Which bytes: `bytes 0-1023/5000`",
               "schema": {"type": "string"}}}},
+    302: {"description": "Only when `STORAGE_PRESIGNED_DOWNLOADS` is on (S3 storage): "
+                         "`Location` is a presigned URL of the object, valid for "
+                         "`STORAGE_PRESIGNED_EXPIRES` seconds, that answers with the same "
+                         "Content-Type and Content-Disposition (Range works there too; "
+                         "its ETag is the object store's, not the sha256)",
+          "headers": {"Location": {"description": "The presigned URL",
+                                   "schema": {"type": "string", "format": "uri"}}}},
     304: {"description": "Not modified (`If-None-Match` or `If-Modified-Since`)",
           "headers": {"ETag": _FILE_HEADERS["ETag"]}},
 }
 FILE_NOT_FOUND = (404, "`Dataset not found`, or `File not found` when none was uploaded")
+STORAGE_UNAVAILABLE = (503, "`Service unavailable` (the database cannot be reached) or "
+                            "`Storage unavailable` (the object storage failed); retry after "
+                            "`Retry-After` seconds")
+# Blocks of a download the service sends itself (not with sendfile).
+CHUNK_BYTES = 1024 * 1024
 
 
 owned_named_views(
@@ -118,7 +136,7 @@ class DatasetFile(MethodView):
               "multipart/form-data"),
         (422, "Validation error: a Content-Type that is not a media type, a multipart body "
               "without its `file` part, or a bad `filename`"),
-        507, security=BEARER, requestBody=UPLOAD_BODY)
+        STORAGE_UNAVAILABLE, 507, security=BEARER, requestBody=UPLOAD_BODY)
     @blp.arguments(schemas.UploadArgsSchema, location="query")
     @blp.response(200, schemas.DatasetSchema, description="The dataset with its new file")
     def put(self, args, dataset_id):
@@ -147,50 +165,75 @@ class DatasetFile(MethodView):
             stored.release()  # until here a storage sweep leaves the new file alone
 
     @operation(blp, "download_dataset_file", 401, 403, FILE_NOT_FOUND, 416, 422,
-               security=BEARER, parameters=DOWNLOAD_PARAMETERS, responses=DOWNLOAD_RESPONSES)
+               STORAGE_UNAVAILABLE, security=BEARER, parameters=DOWNLOAD_PARAMETERS,
+               responses=DOWNLOAD_RESPONSES)
     def get(self, dataset_id):
         """Download a dataset's file
 
         The file's bytes, with the Content-Type, name (``Content-Disposition``) and
         ETag it was uploaded with. Supports ``Range`` (one range: 206), ``If-Range``,
-        ``If-None-Match`` and ``If-Modified-Since`` (304). Any role."""
+        ``If-None-Match`` and ``If-Modified-Since`` (304). With
+        ``STORAGE_PRESIGNED_DOWNLOADS`` (S3 storage), 302 to a presigned URL of the
+        object instead. Any role."""
         permissions.require_read(current_user)
         dataset = services.get_dataset(dataset_id)
         if dataset.file_key is None:
             raise FileNotFound()
-        try:
-            handle = get_storage().open(dataset.file_key)
-        except FileNotFoundError:
-            raise FileNotFound() from None
         # A row stored before content types and names were checked must not become a
         # response header that fails (or splits) the response.
         mimetype = dataset.file_content_type
         if media_type_error(mimetype or "") is not None:
             mimetype = DEFAULT_CONTENT_TYPE
+        download_name = clean_filename(dataset.file_name, f"dataset-{dataset.id}")
+        storage = get_storage()
+        config = current_app.config
+        if config["STORAGE_PRESIGNED_DOWNLOADS"]:
+            url = storage.presigned_url(
+                dataset.file_key, config["STORAGE_PRESIGNED_EXPIRES"],
+                # As our own response writes them (text/* with "; charset=utf-8").
+                content_type=get_content_type(mimetype, "utf-8"),
+                content_disposition=attachment_disposition(download_name))
+            if url is not None:
+                response = redirect(url, 302)
+                response.headers["Cache-Control"] = "no-store"  # the URL expires
+                return response
+        try:
+            handle = storage.open(dataset.file_key)
+        except FileNotFoundError:
+            raise FileNotFound() from None
         response = send_file(
             handle,
             mimetype=mimetype,
             as_attachment=True,
-            download_name=clean_filename(dataset.file_name, f"dataset-{dataset.id}"),
+            download_name=download_name,
             conditional=False,
             etag=dataset.file_sha256,
             last_modified=dataset.file_uploaded_at,
         )
         response.content_length = dataset.file_size
+        if request.range is not None or not _is_os_file(handle):
+            # gunicorn's wsgi.file_wrapper (which send_file used) cannot seek, so a Range
+            # would read every byte before it (from S3: download them); werkzeug's wrapper
+            # seeks. A full download of a local file keeps gunicorn's (sendfile).
+            response.response = FileWrapper(handle, CHUNK_BYTES)
         try:
-            return response.make_conditional(
+            response = response.make_conditional(
                 request.environ, accept_ranges=True, complete_length=dataset.file_size
             )
         except RequestedRangeNotSatisfiable:
             handle.close()
             raise
+        if response.status_code == 206 and hasattr(handle, "limit"):
+            handle.limit(response.content_range.stop)  # S3: GET only the range's bytes
+        return response
 
 
 @blp.route("/<id:dataset_id>/preview")
 class DatasetPreview(MethodView):
     @operation(blp, "preview_dataset", 401, 403,
                (404, "`Dataset not found`, or `Dataset has no file`"),
-               (422, "Validation error, or `Dataset file is not tabular`"), security=BEARER)
+               (422, "Validation error, or `Dataset file is not tabular`"),
+               STORAGE_UNAVAILABLE, security=BEARER)
     @blp.arguments(schemas.PreviewArgsSchema, location="query")
     @blp.response(200, schemas.PreviewSchema)
     def get(self, args, dataset_id):
@@ -209,21 +252,47 @@ class DatasetPreview(MethodView):
             raise DatasetHasNoFile()
         # End the transaction before reading the file: nothing is held while DuckDB works.
         db.session.commit()
-        try:
-            path = get_storage().path(key)
-        except FileNotFoundError:
-            raise DatasetHasNoFile() from None
         config = current_app.config
-        try:
-            return tabular.preview(
-                path, args["limit"], memory_limit=config["PIPELINE_MEMORY_LIMIT"],
-                threads=config.get("PIPELINE_THREADS"), temp_dir=config.get("PIPELINE_TEMP_DIR"),
-                max_line_size=int(config["PIPELINE_MAX_LINE_SIZE"]), name=name)
-        except (tabular.NotTabular, FileNotFoundError, duckdb.Error) as exc:
-            # Replaced or deleted by another request since it was looked up (DuckDB then
-            # says the path cannot be accessed, which NotTabular would otherwise carry).
-            if not os.path.isfile(path):
+        with contextlib.ExitStack() as stack:
+            try:
+                # The stored file itself, or (S3) a temporary copy in PIPELINE_TEMP_DIR.
+                path = stack.enter_context(
+                    get_storage().local_copy(key, config.get("PIPELINE_TEMP_DIR")))
+            except FileNotFoundError:
                 raise DatasetHasNoFile() from None
-            if isinstance(exc, tabular.NotTabular):
-                raise DatasetNotTabular() from None
-            raise
+            try:
+                return tabular.preview(
+                    path, args["limit"], memory_limit=config["PIPELINE_MEMORY_LIMIT"],
+                    threads=config.get("PIPELINE_THREADS"),
+                    temp_dir=config.get("PIPELINE_TEMP_DIR"),
+                    max_line_size=int(config["PIPELINE_MAX_LINE_SIZE"]), name=name)
+            except (tabular.NotTabular, FileNotFoundError, duckdb.Error) as exc:
+                # Replaced or deleted by another request since it was looked up (DuckDB
+                # then says the path cannot be accessed, which NotTabular would carry).
+                if not os.path.isfile(path):
+                    raise DatasetHasNoFile() from None
+                if isinstance(exc, tabular.NotTabular):
+                    raise DatasetNotTabular() from None
+                raise
+
+
+def attachment_disposition(name):
+    """``Content-Disposition: attachment`` for ``name`` exactly as send_file writes it
+    (RFC 6266: an ASCII ``filename`` and, if needed, a UTF-8 ``filename*``)."""
+    try:
+        name.encode("ascii")
+    except UnicodeEncodeError:
+        simple = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode("ascii")
+        names = {"filename": simple,
+                 "filename*": "UTF-8''" + quote(name, safe="!#$&+-.^_`|~")}
+    else:
+        names = {"filename": name}
+    return dump_options_header("attachment", names)
+
+
+def _is_os_file(handle):
+    try:
+        handle.fileno()
+    except (AttributeError, OSError):
+        return False
+    return True

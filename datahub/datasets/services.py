@@ -4,7 +4,7 @@ import sqlalchemy as sa
 from datahub.database import utcnow
 from datahub.datasets.errors import DatasetNotFound
 from datahub.datasets.models import Dataset, DatasetTag
-from datahub.datasets.storage import delete_quietly, get_storage
+from datahub.datasets.storage import delete_quietly
 from datahub.extensions import db
 from datahub.listing import paginate
 from datahub.resources import create_named, filter_named, get_or_404, update_named
@@ -71,9 +71,10 @@ def set_file(dataset, stored, filename, content_type, now):
 
 
 def discard(stored):
-    """The transaction that was to point at ``stored`` failed: roll it back, delete the file."""
+    """The transaction that was to point at ``stored`` failed: roll it back, delete the
+    file (a failure to delete it is logged, and the original error goes on)."""
     db.session.rollback()
-    get_storage().delete(stored.key)
+    delete_quietly(stored.key)
 
 
 def drop_replaced(previous, stored):

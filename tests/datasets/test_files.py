@@ -1,7 +1,6 @@
 """Uploading and downloading a dataset's file."""
 import hashlib
 import io
-import os
 import tracemalloc
 
 import pytest
@@ -13,9 +12,10 @@ LIMIT = 1024
 
 
 @pytest.fixture
-def config_overrides(tmp_path):
-    # A small limit, and a storage folder of each test's own to look into.
-    return {"MAX_CONTENT_LENGTH": LIMIT, "STORAGE_PATH": str(tmp_path / "storage")}
+def config_overrides(backend_config):
+    # A small limit, and a storage of each test's own to look into (each test runs on the
+    # local folder and on S3).
+    return {"MAX_CONTENT_LENGTH": LIMIT, **backend_config}
 
 
 @pytest.fixture
@@ -29,13 +29,8 @@ def dataset(client, editor):
 
 
 @pytest.fixture
-def storage(app):
-    path = app.config["STORAGE_PATH"]
-
-    def listing():
-        return sorted(os.listdir(path)) if os.path.isdir(path) else []
-
-    return listing
+def storage(stored):
+    return stored
 
 
 def file_url(dataset):
@@ -465,10 +460,12 @@ def test_multipart_without_boundary_is_400(client, editor, dataset):
 
 def test_upload_to_a_dataset_deleted_meanwhile_leaves_nothing(client, editor, dataset, storage,
                                                               app, monkeypatch):
-    from datahub.datasets.storage import LocalStorage
     from datahub.extensions import db
+    from datahub.storage import get_storage
 
-    real_save = LocalStorage.save
+    with app.app_context():
+        backend_class = type(get_storage())
+    real_save = backend_class.save
 
     def save_then_delete_row(self, chunks, max_size=None):
         stored = real_save(self, chunks, max_size)
@@ -476,7 +473,7 @@ def test_upload_to_a_dataset_deleted_meanwhile_leaves_nothing(client, editor, da
         db.session.commit()
         return stored
 
-    monkeypatch.setattr(LocalStorage, "save", save_then_delete_row)
+    monkeypatch.setattr(backend_class, "save", save_then_delete_row)
     response = upload(client, editor.headers, dataset["id"], b"late")
     assert (response.status_code, response.get_json()) == (404, {"detail": "Dataset not found"})
     assert storage() == []
