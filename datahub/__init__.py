@@ -53,6 +53,10 @@ def register_extensions(app):
 
     api.init_app(app)
     limiter.init_app(app)
+    if app.config["CELERY_BROKER_URL"]:  # before the request hooks: it turns the
+        from datahub.pipelines.tasks import celery_init_app  # embedded worker off
+
+        celery_init_app(app)
     if app.config["CORS_ORIGINS"]:  # no origins: no CORS, and no per-request work for it
         cors.init_app(
             app,

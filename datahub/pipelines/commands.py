@@ -12,12 +12,24 @@ from datahub.pipelines.worker import Worker, notify_queued, reap_stale
 
 
 @click.command("worker")
-@click.option("--once", is_flag=True, help="Execute the queued runs there are now, then exit.")
+@click.option("--once", is_flag=True, help="Execute the queued runs there are now (claimed "
+              "from the database, also with a broker), then exit.")
+@click.option("--concurrency", type=click.IntRange(min=1), default=None,
+              help="With a broker: runs at once in this process (default CELERY_CONCURRENCY).")
+@click.option("--loglevel", default="INFO", show_default=True,
+              type=click.Choice(["DEBUG", "INFO", "WARNING", "ERROR"], case_sensitive=False),
+              help="With a broker: the Celery worker's log level.")
 @with_appcontext
-def worker_command(once):
-    """Run pipeline runs. Start any number, on any number of hosts: each run is claimed by
-    exactly one. SIGTERM or Ctrl-C stops it; a run in progress then fails as shut down."""
+def worker_command(once, concurrency, loglevel):
+    """Run pipeline runs. Start any number, on any number of hosts: each run is executed by
+    exactly one. With CELERY_BROKER_URL set this is a Celery worker; without, it claims
+    queued runs from the database. SIGTERM or Ctrl-C stops it; a run in progress then fails
+    as shut down."""
     app = current_app._get_current_object()
+    if app.extensions.get("celery") is not None and not once:
+        from datahub.pipelines.tasks import run_celery_worker
+
+        sys.exit(run_celery_worker(app, concurrency, loglevel.upper()))
     if not logging.getLogger().handlers:  # a log line per claimed, stopped or failed run
         logging.basicConfig(level=logging.INFO, stream=sys.stderr,
                             format="%(asctime)s %(levelname)s %(name)s: %(message)s")

@@ -8,6 +8,7 @@ within ``PIPELINE_MEMORY_LIMIT`` and ``PIPELINE_THREADS``. A :class:`Watch` thre
 interrupts the query when the run is cancelled or taken away, the worker shuts down, or
 ``PIPELINE_TIMEOUT_SECONDS`` pass.
 """
+import contextlib
 import logging
 import os
 import shutil
@@ -23,6 +24,7 @@ from datahub.datasets import tabular
 from datahub.datasets.models import Dataset
 from datahub.datasets.services import discard, drop_replaced, set_file
 from datahub.datasets.storage import get_storage
+from datahub.errors import StorageUnavailable
 from datahub.extensions import db
 from datahub.identity import permissions
 from datahub.identity.models import User
@@ -187,34 +189,46 @@ def _execute(config, plan, watch, rows):
         raise PipelineError(f"the pipeline has {len(plan['steps'])} steps; at most "
                             f"{max_steps} are allowed (PIPELINE_MAX_STEPS)")
     storage = get_storage()
-    try:
-        source = storage.path(plan["source_key"])
-        joined = {dataset_id: storage.path(key) for dataset_id, key in plan["joins"].items()}
-    except FileNotFoundError:
-        raise PipelineError("an input dataset's file is missing from storage") from None
-    paths = {storage.path(key): label for key, label in plan["names"].items()}
     fmt = plan["output_format"]
     # Staged in the run's own folder first: the long part leaves nothing in storage if
     # the worker dies; storage then gets a quick atomic copy.
     work = tempfile.mkdtemp(prefix="datahub-run-", dir=config.get("PIPELINE_TEMP_DIR"))
     try:
+        inputs = contextlib.ExitStack()
+        try:
+            # The stored files themselves, or (S3) copies in the run's folder.
+            local = {key: inputs.enter_context(storage.local_copy(key, work))
+                     for key in dict.fromkeys([plan["source_key"], *plan["joins"].values()])}
+        except FileNotFoundError:
+            inputs.close()
+            raise PipelineError("an input dataset's file is missing from storage") from None
+        except StorageUnavailable:
+            inputs.close()
+            raise PipelineError("the storage is unavailable (see the worker's log)") from None
+        source = local[plan["source_key"]]
+        joined = {dataset_id: local[key] for dataset_id, key in plan["joins"].items()}
+        paths = {local[key]: label for key, label in plan["names"].items()}
         spill = os.path.join(work, "spill")
         os.mkdir(spill)
         output = os.path.join(work, "output" + tabular.SUFFIXES[fmt])
         paths[output] = "the output file"
-        con = tabular.connect([source, *joined.values()], [output],
-                              memory_limit=config["PIPELINE_MEMORY_LIMIT"],
-                              threads=config.get("PIPELINE_THREADS"), temp_dir=spill)
-        watch.con = con
-        try:
-            rows["out"] = _query(con, config, plan, source, joined, output, paths, watch)
-            rows["in"] = engine.rows_scanned(con, source, plan["source_format"])
-        finally:
-            watch.con = None
-            con.close()
+        with inputs:
+            con = tabular.connect([source, *joined.values()], [output],
+                                  memory_limit=config["PIPELINE_MEMORY_LIMIT"],
+                                  threads=config.get("PIPELINE_THREADS"), temp_dir=spill)
+            watch.con = con
+            try:
+                rows["out"] = _query(con, config, plan, source, joined, output, paths, watch)
+                rows["in"] = engine.rows_scanned(con, source, plan["source_format"])
+            finally:
+                watch.con = None
+                con.close()
         watch.raise_if_stopped()
-        with open(output, "rb") as staged:
-            stored = storage.save(iter(lambda: staged.read(CHUNK_BYTES), b""))
+        try:
+            with open(output, "rb") as staged:
+                stored = storage.save(iter(lambda: staged.read(CHUNK_BYTES), b""))
+        except StorageUnavailable:
+            raise PipelineError("the storage is unavailable (see the worker's log)") from None
         try:
             watch.raise_if_stopped()
         except RunStopped:

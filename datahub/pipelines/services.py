@@ -1,5 +1,6 @@
 """What can be done to pipelines and runs, independent of HTTP."""
 import sqlalchemy as sa
+from flask import current_app
 
 from datahub.database import utcnow
 from datahub.datasets.errors import DatasetNotFound
@@ -66,7 +67,9 @@ def delete_pipeline(pipeline):
 
 def start_run(pipeline):
     """Queue a run. The partial unique index on active runs refuses a second one, also
-    when several requests on several hosts race: that IntegrityError is the 409."""
+    when several requests on several hosts race: that IntegrityError is the 409. Once the
+    row is committed: with a broker, its task is sent; without, this process's embedded
+    worker is woken."""
     run = Run(pipeline_id=pipeline.id, status="queued", created_at=utcnow())
     db.session.add(run)
     try:
@@ -76,7 +79,13 @@ def start_run(pipeline):
         if db.session.get(Pipeline, pipeline.id) is None:
             raise PipelineNotFound() from None
         raise PipelineAlreadyRunning() from None
-    notify_queued()
+    app = current_app._get_current_object()
+    if app.extensions.get("celery") is not None:
+        from datahub.pipelines.tasks import dispatch
+
+        dispatch(app, run.id)
+    else:
+        notify_queued()
     return run
 
 

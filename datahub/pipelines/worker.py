@@ -3,7 +3,9 @@ and fails runs whose worker died.
 
 Claiming is safe with any number of workers on any number of hosts: PostgreSQL claims with
 ``SELECT ... FOR UPDATE SKIP LOCKED``; SQLite with one atomic ``UPDATE ... WHERE id =
-(oldest queued) AND status = 'queued'``. A running run's row carries ``worker`` and
+(oldest queued) AND status = 'queued'``. A Celery task (datahub.pipelines.tasks) claims the
+one run it names with ``UPDATE ... WHERE id = :id AND status = 'queued'`` and then
+executes it the same way (``Worker.run_by_id``). A running run's row carries ``worker`` and
 ``heartbeat_at``; a run whose heartbeat is older than ``PIPELINE_STALE_AFTER_SECONDS``
 is marked ``failed``. ``cancel`` changes the status; the heartbeat notices and stops.
 """
@@ -56,26 +58,41 @@ def reap_stale(app):
     return result.rowcount
 
 
+def _claimed(name):
+    now = utcnow()
+    return {"status": "running", "worker": name, "started_at": now, "heartbeat_at": now}
+
+
 def claim(name):
     """Take the oldest queued run for worker ``name``; its id, or None."""
-    now = utcnow()
-    claimed = {"status": "running", "worker": name, "started_at": now, "heartbeat_at": now}
     oldest = sa.select(Run.id).where(Run.status == "queued").order_by(Run.id).limit(1)
     if db.session.get_bind().dialect.name == "postgresql":
         run_id = db.session.scalar(oldest.with_for_update(skip_locked=True))
-        if run_id is not None:
-            db.session.execute(sa.update(Run).where(Run.id == run_id).values(**claimed)
-                               .execution_options(synchronize_session=False))
+        if run_id is not None and not claim_run(run_id, name):
+            run_id = None  # cannot happen under the row lock; never hold a run twice
     else:
         run_id = db.session.scalar(
             sa.update(Run)
             .where(Run.id == oldest.scalar_subquery(), Run.status == "queued")
-            .values(**claimed)
+            .values(**_claimed(name))
             .returning(Run.id)
             .execution_options(synchronize_session=False)
         )
     db.session.commit()
     return run_id
+
+
+def claim_run(run_id, name):
+    """Take run ``run_id`` for worker ``name`` if it is still queued (one atomic UPDATE);
+    False when it is not: running elsewhere, cancelled, finished or deleted."""
+    result = db.session.execute(
+        sa.update(Run)
+        .where(Run.id == run_id, Run.status == "queued")
+        .values(**_claimed(name))
+        .execution_options(synchronize_session=False)
+    )
+    db.session.commit()
+    return bool(result.rowcount)
 
 
 class Heartbeat:
@@ -138,15 +155,33 @@ class Worker:
                 run_id = claim(self.name)
                 if run_id is None:
                     return None
-                log.info("worker %s claimed run %s", self.name, run_id)
-                heartbeat = Heartbeat(db.engine, run_id, self.name,
-                                      float(self.app.config["PIPELINE_HEARTBEAT_SECONDS"]),
-                                      self.shutdown)
-                with heartbeat:
-                    execute_run(self.app, run_id, self.name, heartbeat.check)
+                self._execute(run_id)
                 return run_id
             finally:
                 db.session.remove()
+
+    def run_by_id(self, run_id):
+        """Claim run ``run_id`` and execute it (a Celery task's work); False, doing
+        nothing, if it is not queued."""
+        with self.app.app_context():
+            try:
+                if not claim_run(run_id, self.name):
+                    log.info("run %s is not queued (taken, cancelled, finished or deleted): "
+                             "nothing to do", run_id)
+                    return False
+                self._execute(run_id)
+                return True
+            finally:
+                db.session.remove()
+
+    def _execute(self, run_id):
+        log.info("worker %s claimed run %s", self.name, run_id)
+        heartbeat = Heartbeat(db.engine, run_id, self.name,
+                              float(self.app.config["PIPELINE_HEARTBEAT_SECONDS"]),
+                              self.shutdown)
+        with heartbeat:
+            execute_run(self.app, run_id, self.name, heartbeat.check)
+        log.info("worker %s is done with run %s", self.name, run_id)
 
     def _maybe_reap(self):
         every = float(self.app.config["PIPELINE_STALE_AFTER_SECONDS"]) / 2

@@ -3,10 +3,23 @@ import csv
 import io
 import time
 
+import pytest
+import redis
+
 from datahub.pipelines import worker
 from tests.resources import create_dataset, upload
 
 PIPELINES = "/api/v1/pipelines/"
+BROKER = "redis://127.0.0.1:6379/5"  # the Celery tests' Redis database
+
+
+@pytest.fixture
+def broker():
+    """The Celery tests' broker database, emptied (DB 5 only: ours)."""
+    client = redis.Redis.from_url(BROKER)
+    client.flushdb()
+    yield client
+    client.close()
 
 PEOPLE = (
     "name,city,age\r\n"
