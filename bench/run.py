@@ -603,7 +603,16 @@ def bench_pipelines(args, env, report):
     pipelines.run_benchmark(pipelines.build_parser().parse_args(argv), report)
 
 
-CASES = {"me": bench_me, "login": bench_login, "list": bench_list, "files": bench_files,
+def bench_me_cache(args, env, report):
+    """GET /auth/me with and without the auth cache against the ceiling, and a logout
+    seen by another host at the next request (bench/auth_cache.py)."""
+    from bench import auth_cache
+
+    auth_cache.bench_me_cache(args, env, report)
+
+
+CASES = {"me": bench_me, "me_cache": bench_me_cache, "login": bench_login, "list": bench_list,
+         "files": bench_files,
          "pipeline": bench_pipeline, "pipelines": bench_pipelines, "slow": bench_slow}
 
 
@@ -624,6 +633,11 @@ def main():
     parser.add_argument("--pipelines-args", default="",
                         help='options of the pipelines case, e.g. "--rows 20000 --repeat 1" '
                              "(see python -m bench.pipelines --help)")
+    cache_args = parser.add_argument_group("the me_cache case")
+    cache_args.add_argument("--auth-cache-redis", default="redis://127.0.0.1:6379/6",
+                            help="Redis of the auth cache's invalidation channel")
+    cache_args.add_argument("--revocation-tries", type=int, default=20,
+                            help="logouts on one host checked on another at the next request")
     slow_args = parser.add_argument_group("the slow case")
     slow_args.add_argument("--slow-variants", default="gunicorn,nginx",
                            help="gunicorn alone, nginx in front, or both")
@@ -644,7 +658,7 @@ def main():
     slow_args.add_argument("--slow-recover", type=float, default=60,
                            help="at most this long for the server to drain after a round")
     args = parser.parse_args()
-    if "me" in args.cases.split(",") and not shutil.which("wrk"):
+    if {"me", "me_cache"} & set(args.cases.split(",")) and not shutil.which("wrk"):
         sys.exit("wrk is needed: apt-get install wrk")
     # A SIGTERM unwinds like Ctrl-C: servers stopped, temporary folders removed.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))

@@ -4,7 +4,8 @@ This runs on every API call and its budget is small (see bench/README.rst for th
 profile behind this). The codec (datahub.identity.tokens) decodes the token; the SQL of
 the ONE query that loads the user and tells whether the token was ended by logout is
 prepared once per app. A deactivated user, a password change (``token_version``) or a
-logout is seen at once.
+logout is seen at once. With ``AUTH_CACHE_REDIS_URL`` the lookup's answers are kept per
+process while the invalidation channel is live (datahub.identity.auth_cache).
 """
 import json
 from dataclasses import dataclass
@@ -17,7 +18,7 @@ from werkzeug.local import LocalProxy
 
 from datahub.database import LookupConnections, driver_sql
 from datahub.extensions import db
-from datahub.identity import tokens
+from datahub.identity import auth_cache, tokens
 from datahub.identity.errors import InvalidToken, NotAuthenticated, TokenRevoked
 from datahub.identity.models import AuthSession, RevokedAccessToken, User
 
@@ -108,6 +109,7 @@ class AccessGuard:
         self.connections = LookupConnections(
             engine, max_idle=MAX_IDLE_LOOKUP_CONNECTIONS,
             direct=app.config["AUTH_LOOKUP_DIRECT_CONNECTIONS"])
+        self.cache = auth_cache.for_app(app)  # None: every request queries
 
     # -- the user ----------------------------------------------------------------------
 
@@ -118,6 +120,12 @@ class AccessGuard:
     def load(self, claims):
         """The ``Principal`` of verified ``AccessClaims``; raises if the token was revoked."""
         session_id = claims.session_id
+        cache, ticket = self.cache, None
+        if cache is not None:
+            cache_key = (claims.user_id, session_id, claims.token_id)
+            principal, ticket = cache.get(cache_key)
+            if principal is not None:
+                return principal
         params = {"token_id": claims.token_id, "user_id": claims.user_id,
                   "session_id": session_id}
         if self.positional:
@@ -139,6 +147,8 @@ class AccessGuard:
         principal = self.principals.get(key)
         if principal is None:
             principal = _keep(self.principals, key, _principal(*key))
+        if ticket is not None:
+            cache.put(cache_key, principal, ticket)
         return principal
 
     def authenticate(self):
