@@ -37,8 +37,29 @@ def ensure_first_admin(app, out=sys.stderr):
     return user
 
 
+# pg_advisory_lock key held while a host prepares the database ("datahub" in ASCII).
+PREPARE_LOCK = 0x64617461687562
+
+
 def prepare(app):
-    """Migrate to the newest schema and make sure an admin exists."""
+    """Migrate to the newest schema and make sure an admin exists. On PostgreSQL, hosts
+    starting at once take turns (an advisory lock): the first migrates and creates the
+    admin, the others then find nothing to do."""
     with app.app_context():
-        flask_migrate.upgrade()
-        ensure_first_admin(app)
+        if db.engine.dialect.name != "postgresql":
+            _prepare(app)
+            return
+        with db.engine.connect() as lock:
+            lock.execute(sa.select(sa.func.pg_advisory_lock(PREPARE_LOCK)))
+            try:
+                _prepare(app)
+            finally:
+                lock.execute(sa.select(sa.func.pg_advisory_unlock(PREPARE_LOCK)))
+                lock.commit()
+
+
+def _prepare(app):
+    flask_migrate.upgrade()
+    ensure_first_admin(app)
+    db.session.commit()
+    db.session.remove()

@@ -31,15 +31,21 @@ def make_certificate(folder):
     """A self-signed certificate for localhost: (cert path, key path)."""
     folder = Path(folder)
     subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
-                    "-subj", "/CN=localhost", "-keyout", folder / "key.pem",
+                    "-subj", "/CN=localhost",
+                    "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-keyout", folder / "key.pem",
                     "-out", folder / "cert.pem"], check=True, capture_output=True)
     return folder / "cert.pem", folder / "key.pem"
 
 
 def render_site(*, port, upstream, max_body, cert, key):
     """deploy/nginx/datahub.conf with every placeholder replaced; ``upstream`` is
-    gunicorn's host:port."""
+    gunicorn's host:port, or a list of them (one ``server`` line each)."""
     site = (ROOT / "deploy/nginx/datahub.conf").read_text()
+    if not isinstance(upstream, str):
+        line = next(line for line in site.splitlines() if "server __UPSTREAM__" in line)
+        site = site.replace(line, "\n".join(line.replace("__UPSTREAM__", host)
+                                            for host in upstream))
+        upstream = upstream[0]  # for the header comment's mention
     for placeholder, value in {
         "__LISTEN__": f"127.0.0.1:{port}", "__SERVER_NAME__": "localhost",
         "__TLS_CERT__": str(cert), "__TLS_KEY__": str(key),
@@ -88,6 +94,7 @@ class Nginx:
     waits until it answers https://localhost:<port>/healthz and stops it on exit."""
 
     def __init__(self, folder, upstream, max_body, worker_connections=256):
+        """``upstream``: gunicorn's host:port, or a list of them (round robin)."""
         self.folder, self.upstream, self.max_body = Path(folder), upstream, max_body
         self.worker_connections = worker_connections
         self.port = free_port()
