@@ -6,6 +6,7 @@ from urllib.parse import urlsplit
 
 from datahub.ratelimit_store import storage_uri
 from datahub.secrets import ConfigurationError
+from datahub.storage import check_storage_config
 
 _ORIGIN = re.compile(r"^https?://[a-z0-9.-]+(:[0-9]{1,5})?$|^https?://\[[0-9a-f:.]+\](:[0-9]{1,5})?$")
 
@@ -68,6 +69,19 @@ class DefaultConfig:
     WERKZEUG_STREAM_CHECK = True  # datahub.flask_app: whether a body was read
     RATELIMIT_FAST_PATH = True  # datahub.ratelimit: skip the limiter where nothing is checked
     AUTH_LOOKUP_DIRECT_CONNECTIONS = True  # datahub.database: the user lookup off the pool
+
+    # Auth cache (datahub.identity.auth_cache): each process keeps the per-request user
+    # lookup's answers while a Redis pub/sub invalidation channel is live (every commit
+    # that changes a user, a session or the logout blocklist publishes on it). None: no
+    # cache, every request queries. redis://[user:password@]host[:port] (pub/sub ignores
+    # the database number; the channel name keeps deployments apart).
+    AUTH_CACHE_REDIS_URL = None
+    AUTH_CACHE_CHANNEL = "datahub:auth-cache"
+    AUTH_CACHE_TTL_SECONDS = 10  # an answer is kept at most this long, whatever the channel
+    AUTH_CACHE_MAX_ENTRIES = 10000  # kept answers per process (the oldest go first)
+    AUTH_CACHE_PING_SECONDS = 0.5  # the subscriber PINGs Redis this often...
+    AUTH_CACHE_LIVE_SECONDS = 1.5  # ...and the cache is used only while answered this recently
+    AUTH_CACHE_REDIS_TIMEOUT = 2.0  # seconds to connect to / hear from Redis (publish, subscribe)
 
     # LDAP logins (datahub.identity.ldap), on when LDAP_URL is set: ldap://host:389 or
     # ldaps://host:636. The service account searches LDAP_USER_BASE with LDAP_USER_FILTER
@@ -136,6 +150,31 @@ class DefaultConfig:
     PIPELINE_MAX_LINE_SIZE = 4194304  # bytes in one line of a CSV source
     PIPELINE_TIMEOUT_SECONDS = 300  # a run still working after this long is failed
     PREVIEW_MAX_ROWS = 1000  # the largest ``limit`` of GET /datasets/{id}/preview
+
+    # Pipeline runs through Celery (datahub.pipelines.tasks), on when CELERY_BROKER_URL is
+    # set (Redis: redis://host:6379/5). Then creating a run sends a task, ``flask --app
+    # datahub worker`` is a Celery worker, and PIPELINE_EMBEDDED_WORKER is ignored (false).
+    CELERY_BROKER_URL = None
+    CELERY_VISIBILITY_TIMEOUT = 3600  # seconds before an unacked message is delivered again
+    # Runs at once per worker process. 1: a run's DuckDB already uses every CPU
+    # (PIPELINE_THREADS) and up to PIPELINE_MEMORY_LIMIT; start more workers to scale.
+    CELERY_CONCURRENCY = 1
+    PIPELINE_REDISPATCH_SECONDS = 30  # a run still queued this long after its send is re-sent
+
+    # Object storage (datahub.storage). STORAGE_URL None or file://... → the
+    # folder STORAGE_PATH; s3://bucket/prefix → that bucket, under that prefix. Credentials
+    # and region come from boto3's usual chain (AWS_ACCESS_KEY_ID, AWS_DEFAULT_REGION,
+    # ~/.aws, an instance role...).
+    STORAGE_URL = None
+    S3_ENDPOINT_URL = None  # None → AWS; http://host:9000 for MinIO, Ceph, moto
+    S3_REGION = None  # None → boto3's chain
+    S3_PART_SIZE = 8 * 1024 * 1024  # bytes per part of a multipart upload (at least 5 MiB)
+    S3_UPLOAD_CONCURRENCY = 2  # parts of one upload sent at once (memory: this + 1 parts)
+    # Incomplete uploads and unreferenced objects younger than this are left alone by the
+    # sweep at worker start: another host may be uploading them right now.
+    S3_SWEEP_AFTER_SECONDS = 86400
+    STORAGE_PRESIGNED_DOWNLOADS = False  # S3: downloads answer 302 to a presigned URL
+    STORAGE_PRESIGNED_EXPIRES = 300  # seconds a presigned URL stays valid
 
     # OpenAPI (flask-smorest names)
     API_TITLE = "datahub"
@@ -276,6 +315,7 @@ def finish_config(config, instance_path):
     config["CORS_ORIGINS"] = normalise_origins(config.get("CORS_ORIGINS"))
     check_ldap_config(config)
     check_oidc_config(config)
+    check_storage_config(config)
     if str(config["JWT_COOKIE_SAMESITE"]).lower() == "none" and not config["JWT_COOKIE_SECURE"]:
         raise ConfigurationError(
             "JWT_COOKIE_SAMESITE=None needs JWT_COOKIE_SECURE: browsers drop such a cookie"
