@@ -78,16 +78,19 @@ class Watch:
 
     def _watch(self):
         while not self.done.wait(WATCH_SECONDS):
-            try:
-                self.check()
-                if time.monotonic() > self.deadline:
-                    raise RunStopped(timeout_error(self.seconds))
-            except RunStopped as stop:
-                self.stopped = stop
-                con = self.con
-                if con is not None:
-                    con.interrupt()
-                return
+            if self.stopped is None:
+                try:
+                    self.check()
+                    if time.monotonic() > self.deadline:
+                        raise RunStopped(timeout_error(self.seconds))
+                    continue
+                except RunStopped as stop:
+                    self.stopped = stop
+            # Again at every tick until the run returns: DuckDB forgets an interrupt
+            # that arrives between two queries, and the next one would run to its end.
+            con = self.con
+            if con is not None:
+                con.interrupt()
 
     def raise_if_stopped(self):
         if self.stopped is not None:

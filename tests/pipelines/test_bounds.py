@@ -4,9 +4,12 @@ query within seconds, and the worker goes on to the next run."""
 import threading
 import time
 
+import duckdb
 import pytest
 
 from datahub.pipelines import worker
+from datahub.pipelines.execute import WATCH_SECONDS, RunStopped, Watch
+from datahub.pipelines.worker import SHUTDOWN_ERROR
 from tests.pipelines.helpers import (
     PIPELINES,
     SLOW,
@@ -224,3 +227,30 @@ def test_a_run_over_the_timeout_fails_and_the_next_one_runs(app, client, actors)
     light = create_pipeline(client, editor, source(client, editor)["id"], name="light",
                             output="light out")
     assert run_now(app, client, editor, light["id"])["status"] == "succeeded"
+
+
+def test_a_stop_seen_between_two_queries_still_interrupts_the_next_one():
+    """DuckDB forgets an interrupt that reaches an idle connection: a stop noticed between
+    two of a run's queries must still end the next one (a SIGTERM just before the long
+    query once left a worker running it to its end)."""
+    stop = threading.Event()
+
+    def check():
+        if stop.is_set():
+            raise RunStopped(SHUTDOWN_ERROR)
+
+    con = duckdb.connect()
+    try:
+        with Watch(check, 300) as watch:
+            watch.con = con
+            stop.set()
+            time.sleep(20 * WATCH_SECONDS)  # seen, and the idle connection interrupted
+            started = time.monotonic()
+            with pytest.raises(duckdb.InterruptException):  # about 3 s if not interrupted
+                con.execute("SELECT count(*) FROM range(40000) a, range(40000) b "
+                            "WHERE a.range + b.range = 7").fetchall()
+            assert time.monotonic() - started < 1
+            with pytest.raises(RunStopped, match="shut down"):
+                watch.raise_if_stopped()
+    finally:
+        con.close()
