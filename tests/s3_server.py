@@ -22,7 +22,7 @@ import uuid
 
 import pytest
 
-from tests.processes import stop
+from tests.processes import popen, stop
 
 BUCKET = "datahub-tests"
 CREDENTIALS = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
@@ -46,7 +46,7 @@ class S3Server:
         the server does not answer within ``timeout`` seconds."""
         port = _free_port()
         with open(log_path, "wb") as log:
-            process = subprocess.Popen(
+            process = popen(
                 [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
                 stdout=log, stderr=subprocess.STDOUT, env={**os.environ, **CREDENTIALS})
         server = cls(process, f"http://127.0.0.1:{port}", log_path, bucket)

@@ -15,6 +15,7 @@ from datahub import create_app
 from datahub.extensions import db
 from datahub.users import services
 from tests.conftest import PASSWORD, bearer, login
+from tests.processes import popen
 
 REDIS_URL = "redis://127.0.0.1:6379/6"
 ME = "/api/v1/auth/me"
@@ -270,7 +271,7 @@ def own_redis(tmp_path):
     binary = shutil.which("redis-server")
     assert binary, "redis-server is needed (Debian's redis-server package)"
     port = closed_port()
-    process = subprocess.Popen([binary, "--port", str(port), "--save", "", "--appendonly", "no",
+    process = popen([binary, "--port", str(port), "--save", "", "--appendonly", "no",
                                 "--dir", str(tmp_path)], stdout=subprocess.DEVNULL)
     client = redis.Redis(port=port)
     deadline = time.monotonic() + 10

@@ -13,6 +13,8 @@ from click.testing import CliRunner
 from datahub_client import AuthenticationError, Client
 from datahub_client.cli import main
 
+from tests.processes import popen
+
 pytestmark = pytest.mark.e2e
 
 
@@ -287,7 +289,7 @@ def test_local_problems_are_one_line_errors(datahub, tmp_path, monkeypatch):
 def on_a_terminal(args, env):
     """Run ``datahub ARGS`` with stderr on a pseudo-terminal: (status, what it showed)."""
     controller, terminal = pty.openpty()
-    process = subprocess.Popen(
+    process = popen(
         [sys.executable, "-c", "from datahub_client.cli import main; main()", *args],
         stdout=subprocess.DEVNULL, stderr=terminal, env=env)
     os.close(terminal)

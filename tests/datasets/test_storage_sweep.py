@@ -10,6 +10,7 @@ import pytest
 from datahub.datasets.storage import TEMP_PREFIX, LocalStorage, sweep_storage
 from datahub.storage import get_storage
 from datahub.storage.s3 import S3Storage, new_key
+from tests.processes import popen
 from tests.resources import create_dataset, upload
 
 
@@ -52,7 +53,7 @@ def test_a_dead_uploaders_temporary_file_goes_a_live_ones_stays(storage):
     open(dead, "wb").close()  # no lock: its process is gone
     # Another process holds the lock of its temporary file, as an uploading worker does.
     live = os.path.join(storage.root, TEMP_PREFIX + "live")
-    holder = subprocess.Popen([sys.executable, "-c", (
+    holder = popen([sys.executable, "-c", (
         "import fcntl, sys; f = open(sys.argv[1], 'wb'); fcntl.flock(f, fcntl.LOCK_EX); "
         "print('locked', flush=True); sys.stdin.read()"), live],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE)

@@ -18,6 +18,7 @@ import sqlalchemy as sa
 
 from tests.e2e.conftest import ROOT, free_port, wait_until_ready
 from tests.e2e.nginx_site import Nginx
+from tests.processes import popen
 
 DATABASE = "datahub_cluster"
 REDIS_DB = 9  # the broker and the auth cache's channel
@@ -58,7 +59,7 @@ class Host:
     def start(self):
         self.folder.mkdir(parents=True, exist_ok=True)
         with open(self.log_path, "wb") as log:
-            self.process = subprocess.Popen(
+            self.process = popen(
                 [sys.executable, "-m", "gunicorn", "-c", "gunicorn.conf.py"], cwd=ROOT,
                 env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         return self
@@ -97,7 +98,7 @@ class CeleryWorker:
     def start(self, timeout=60):
         self.folder.mkdir(parents=True, exist_ok=True)
         with open(self.log_path, "wb") as log:
-            self.process = subprocess.Popen(
+            self.process = popen(
                 [sys.executable, "-m", "flask", "--app", "datahub", "worker"], cwd=ROOT,
                 env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         deadline = time.monotonic() + timeout

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.processes import popen
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -63,7 +65,7 @@ def wait_until_ready(url, process, log, what, timeout=30):
         time.sleep(0.1)
 
 
-def start_gunicorn(database_url, folder, workers=2, extra_env=None, **popen):
+def start_gunicorn(database_url, folder, workers=2, extra_env=None, **options):
     """gunicorn (the project's gunicorn.conf.py) on a free port against ``database_url``,
     its instance folder and log in ``folder``; returns a ready :class:`Server`."""
     port = free_port()
@@ -78,9 +80,9 @@ def start_gunicorn(database_url, folder, workers=2, extra_env=None, **popen):
     }
     log_path = folder / "gunicorn.log"
     with open(log_path, "wb") as log:
-        process = subprocess.Popen(
+        process = popen(
             [sys.executable, "-m", "gunicorn", "-c", "gunicorn.conf.py"],
-            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, **popen,
+            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, **options,
         )
     server = Server(process, f"http://127.0.0.1:{port}", log_path, env)
     server.instance_path = folder / "instance"

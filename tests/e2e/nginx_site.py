@@ -107,7 +107,7 @@ class Nginx:
         site = render_site(port=self.port, upstream=self.upstream, max_body=self.max_body,
                            cert=cert, key=key)
         conf = write_config(self.folder, site, self.worker_connections)
-        self.process = subprocess.Popen([nginx_binary(), "-p", str(self.folder), "-c", str(conf)],
+        self.process = processes.popen([nginx_binary(), "-p", str(self.folder), "-c", str(conf)],
                                         stderr=subprocess.PIPE)
         deadline = time.monotonic() + 15
         while not _healthz_answers(self.port):

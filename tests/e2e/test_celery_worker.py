@@ -29,6 +29,7 @@ from tests.pipelines.helpers import (  # broker: a fixture
     start,
     wait_for,
 )
+from tests.processes import popen
 from tests.resources import actors  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.e2e
@@ -78,7 +79,7 @@ def start_worker(app, database_url, tmp_path, broker):
         }
         log_path = tmp_path / f"celery-worker-{len(workers)}.log"
         with open(log_path, "wb") as log:
-            process = subprocess.Popen(
+            process = popen(
                 [sys.executable, "-m", "flask", "--app", "datahub", "worker"],
                 cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
         worker = WorkerProcess(process, log_path)
@@ -175,7 +176,7 @@ def dead_broker(tmp_path):
 
         @staticmethod
         def start():
-            processes.append(subprocess.Popen(
+            processes.append(popen(
                 ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
                  "--appendonly", "no", "--dir", str(tmp_path)],
                 stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT))

@@ -23,6 +23,7 @@ from tests.pipelines.helpers import (
     start,
     wait_for,
 )
+from tests.processes import popen
 from tests.resources import actors  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.e2e
@@ -69,7 +70,7 @@ def start_worker(app, database_url, tmp_path):
             "DATAHUB_PIPELINE_POLL_SECONDS": "0.2",
         }
         log = open(tmp_path / f"worker-{len(processes)}.log", "wb")
-        process = subprocess.Popen([sys.executable, "-m", "flask", "--app", "datahub", "worker"],
+        process = popen([sys.executable, "-m", "flask", "--app", "datahub", "worker"],
                                    cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
         log.close()
         processes.append(process)

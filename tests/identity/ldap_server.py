@@ -134,7 +134,7 @@ class Slapd:
                                     ca_file=self.ca_file, cert_file=cert_file,
                                     key_file=key_file))
         with open(self.log_path, "wb") as log:
-            self.process = subprocess.Popen(
+            self.process = processes.popen(
                 [slapd_binary(), "-f", config, "-h", f"{self.url}/ {self.ldaps_url}/",
                  "-d", "256"],
                 stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,

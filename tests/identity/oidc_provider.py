@@ -125,7 +125,7 @@ class Provider:
         root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
         env = {**os.environ, "PYTHONPATH": root, "AUTHLIB_INSECURE_TRANSPORT": "1"}
         with open(self.log_path, "wb") as log:
-            self.process = subprocess.Popen(
+            self.process = processes.popen(
                 [sys.executable, "-m", "tests.identity.oidc_provider", str(self.port)],
                 cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 20
