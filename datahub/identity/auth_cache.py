@@ -86,7 +86,8 @@ class AuthCache:
     def put(self, key, principal, ticket):
         """Keep what the lookup answered, unless anything was invalidated since ``get``."""
         with self.channel.lock:
-            if ticket != self.generation or not self.channel.live():
+            # Drain first: a message read here must void the answer being kept.
+            if not self.channel.live() or ticket != self.generation:
                 return
             if len(self.entries) >= self.max_entries:
                 self._drop(next(iter(self.entries)))  # the oldest

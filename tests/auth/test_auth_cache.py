@@ -5,6 +5,7 @@ only while its channel is live. Redis unreachable: the tests fail, they do not s
 import shutil
 import socket
 import subprocess
+import threading
 import time
 import uuid
 
@@ -124,6 +125,42 @@ def test_logout_on_one_host_is_refused_by_the_other_at_the_next_request(two_host
     response = b.get(ME, headers=headers)
     assert response.status_code == 401 and response.get_json() == REVOKED
     assert lookups.count == 2  # the kept answer was dropped: B queried
+
+
+def test_a_logout_published_while_the_other_host_looks_the_token_up_is_not_kept(
+        app, two_hosts, host_b, monkeypatch):
+    """B reads the session row; A ends the session and publishes before B keeps what it
+    read. The message, drained as B keeps the answer, must void it."""
+    a, b, headers, _ = two_hosts
+    cache = host_b.extensions["datahub.auth_cache"]
+    with cache.channel.lock:
+        cache.reset()
+    # Re-entrant, so that the test can hold it from the read to the keeping: B's
+    # subscriber thread cannot read the message first (the race this test is about).
+    lock = threading.RLock()
+    monkeypatch.setattr(cache.channel, "lock", lock)
+    guard = host_b.extensions["datahub.access_guard"]
+    fetch, put = guard._fetch_one, cache.put
+
+    def fetch_then_logout_on_a(params):
+        row = fetch(params)  # the row as it was: the session still open
+        monkeypatch.setattr(guard, "_fetch_one", fetch)
+        lock.acquire()
+        assert a.post("/api/v1/auth/logout", headers=headers).status_code == 200
+        return row  # the message is now in B's socket, unread
+
+    def put_then_let_go(*args):
+        try:
+            put(*args)
+        finally:
+            monkeypatch.setattr(cache, "put", put)
+            lock.release()
+
+    monkeypatch.setattr(guard, "_fetch_one", fetch_then_logout_on_a)
+    monkeypatch.setattr(cache, "put", put_then_let_go)
+    assert b.get(ME, headers=headers).status_code == 200  # answered from the old row
+    response = b.get(ME, headers=headers)
+    assert response.status_code == 401 and response.get_json() == REVOKED
 
 
 def test_deactivation_on_one_host_is_seen_by_the_other(two_hosts, host_b):
