@@ -24,7 +24,7 @@ from datahub.datasets import tabular
 from datahub.datasets.models import Dataset
 from datahub.datasets.services import discard, drop_replaced, set_file
 from datahub.datasets.storage import get_storage
-from datahub.errors import StorageUnavailable
+from datahub.errors import InsufficientStorage, StorageUnavailable
 from datahub.extensions import db
 from datahub.identity import permissions
 from datahub.identity.models import User
@@ -38,6 +38,8 @@ log = logging.getLogger("datahub.pipelines.execute")
 CHUNK_BYTES = 1024 * 1024
 INTERNAL_ERROR = "internal error while executing the run (see the worker's log)"
 WATCH_SECONDS = 0.05
+NO_ROOM_FOR_INPUTS = ("the worker's temporary folder (PIPELINE_TEMP_DIR) has no room for "
+                      "a copy of the inputs")
 
 
 class RunStopped(Exception):
@@ -90,7 +92,10 @@ class Watch:
             # that arrives between two queries, and the next one would run to its end.
             con = self.con
             if con is not None:
-                con.interrupt()
+                try:
+                    con.interrupt()
+                except duckdb.ConnectionException:
+                    pass  # closed meanwhile: the query it ran is over
 
     def raise_if_stopped(self):
         if self.stopped is not None:
@@ -208,6 +213,9 @@ def _execute(config, plan, watch, rows):
         except StorageUnavailable:
             inputs.close()
             raise PipelineError("the storage is unavailable (see the worker's log)") from None
+        except InsufficientStorage:
+            inputs.close()
+            raise PipelineError(NO_ROOM_FOR_INPUTS) from None
         source = local[plan["source_key"]]
         joined = {dataset_id: local[key] for dataset_id, key in plan["joins"].items()}
         paths = {local[key]: label for key, label in plan["names"].items()}
@@ -232,6 +240,8 @@ def _execute(config, plan, watch, rows):
                 stored = storage.save(iter(lambda: staged.read(CHUNK_BYTES), b""))
         except StorageUnavailable:
             raise PipelineError("the storage is unavailable (see the worker's log)") from None
+        except InsufficientStorage:
+            raise PipelineError("the storage has no room for the output") from None
         try:
             watch.raise_if_stopped()
         except RunStopped:

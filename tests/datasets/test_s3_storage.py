@@ -9,12 +9,14 @@ import urllib.request
 
 import pytest
 
+from datahub.pipelines.execute import NO_ROOM_FOR_INPUTS
 from datahub.storage import get_storage
 from datahub.storage.s3 import S3Storage
 from tests.datasets.test_files import GeneratedStream, pattern, put_stream, sha256_of
 from tests.e2e.conftest import free_port
 from tests.pipelines.helpers import create_pipeline, run_now, source
 from tests.resources import create_dataset, upload
+from tests.small_disk import mounted_tmpfs, unmount
 
 MIB = 1024 * 1024
 PART = 5 * MIB
@@ -301,6 +303,22 @@ def test_a_pipeline_runs_on_s3_files(app, client, editor, listing, tmp_path):
     assert hashlib.sha256(output.data).hexdigest() == client.get(
         f"/api/v1/datasets/{run['output_dataset_id']}", headers=editor.headers
     ).get_json()["file"]["sha256"]
+
+
+def test_a_run_whose_inputs_do_not_fit_the_temporary_folder_fails_clearly(
+        app, client, editor, listing, tmp_path):
+    small = mounted_tmpfs(tmp_path / "small", "size=64k")
+    try:
+        app.config["PIPELINE_TEMP_DIR"] = str(small)
+        big = source(client, editor.headers, "n\n" + "1234567\n" * 40_000, name="big")
+        pipeline = create_pipeline(client, editor.headers, big["id"])
+        run = run_now(app, client, editor.headers, pipeline["id"])
+        assert (run["status"], run["error"]) == ("failed", NO_ROOM_FOR_INPUTS)
+        assert run["output_dataset_id"] is None
+        assert list(small.iterdir()) == []  # the partial copy and the run's folder are gone
+        assert len(listing()) == 1  # the source only
+    finally:
+        unmount(small)
 
 
 # --- configuration ---------------------------------------------------------------------

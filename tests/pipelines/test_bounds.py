@@ -252,5 +252,9 @@ def test_a_stop_seen_between_two_queries_still_interrupts_the_next_one():
             assert time.monotonic() - started < 1
             with pytest.raises(RunStopped, match="shut down"):
                 watch.raise_if_stopped()
+            con.close()  # as the run does, racing the watch's next interrupt
+            time.sleep(5 * WATCH_SECONDS)
+            assert watch.thread.is_alive()  # an interrupt of a closed connection is no error
+            watch.con = None
     finally:
         con.close()
