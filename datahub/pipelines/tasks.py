@@ -107,7 +107,7 @@ def redispatch(app):
     rows = db.session.execute(
         sa.select(Run.id, Run.created_at, last_sent)
         .where(Run.status == "queued", last_sent < now - timedelta(seconds=seconds))
-        .order_by(Run.id).limit(1000)
+        .order_by(last_sent, Run.id).limit(1000)  # the longest unsent first
     ).all()
     db.session.commit()
     sent = 0
@@ -123,9 +123,19 @@ def redispatch(app):
             .execution_options(synchronize_session=False)
         ).rowcount
         db.session.commit()
-        if won:
+        if not won:
+            continue
+        try:
             app.extensions["celery"].send_task(TASK_NAME, args=[run_id])
-            sent += 1
+        except Exception as exc:  # noqa: BLE001  the broker is down: the next sweep retries
+            log.warning("run %s: could not re-send it (%s: %s)", run_id, type(exc).__name__,
+                        str(exc).splitlines()[0] if str(exc) else "")
+            db.session.execute(  # not sent: due again at the next sweep, not after a backoff
+                sa.update(Run).where(Run.id == run_id, Run.heartbeat_at == now)
+                .values(heartbeat_at=last).execution_options(synchronize_session=False))
+            db.session.commit()
+            break
+        sent += 1
     if sent:
         log.warning("re-sent %d queued run(s) whose task had not run after %g s",
                     sent, seconds)

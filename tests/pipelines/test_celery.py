@@ -84,3 +84,23 @@ def test_redispatch_resends_only_overdue_runs_once_with_backoff(app, client, act
         age(100)
         assert redispatch(app) == 0  # only queued runs
     assert broker.llen(QUEUE) == 3
+
+
+@pytest.mark.parametrize("config_overrides", [{"CELERY_BROKER_URL":
+                                                f"redis://127.0.0.1:{free_port()}/0"}])
+def test_a_resend_the_broker_refuses_is_due_again_at_the_next_sweep(app, client, actors,
+                                                                    caplog):
+    editor = actors["editor"].headers
+    pipeline = create_pipeline(client, editor, source(client, editor)["id"])
+    run_id = start(client, editor, pipeline["id"])["id"]
+    with app.app_context():
+        sent_at = utcnow() - timedelta(seconds=100)
+        db.session.execute(sa.update(Run).where(Run.id == run_id).values(
+            created_at=sent_at, heartbeat_at=sent_at))
+        db.session.commit()
+        with caplog.at_level(logging.WARNING, logger="datahub.pipelines.tasks"):
+            assert redispatch(app) == 0
+        assert f"run {run_id}: could not re-send it" in caplog.text
+        # Left as it was (not marked sent): the next sweep tries again, without a backoff.
+        assert db.session.get(Run, run_id).heartbeat_at.replace(tzinfo=None) == \
+            sent_at.replace(tzinfo=None)
