@@ -203,9 +203,7 @@ class S3Storage:
                     Bucket=self.bucket, Prefix=self.prefix):
                 for upload in page.get("Uploads", []):
                     key = upload["Key"][len(self.prefix):]
-                    if KEY.match(key) and self._last_activity(key, upload) <= cutoff:
-                        client.abort_multipart_upload(Bucket=self.bucket, Key=upload["Key"],
-                                                      UploadId=upload["UploadId"])
+                    if KEY.match(key) and self._abort_if_stale(key, upload, cutoff):
                         removed.append(key)
             for page in client.get_paginator("list_objects_v2").paginate(
                     Bucket=self.bucket, Prefix=self.prefix):
@@ -217,6 +215,23 @@ class S3Storage:
                         removed.append(key)
         return removed
 
+
+    def _abort_if_stale(self, key, upload, cutoff):
+        """Abort ``upload`` if nothing arrived for it since ``cutoff``; whether this sweep
+        aborted it. One that is gone meanwhile (completed, or aborted by the sweep of
+        another worker starting at the same time) is passed over."""
+        from botocore.exceptions import ClientError
+
+        try:
+            if self._last_activity(key, upload) > cutoff:
+                return False
+            self.client.abort_multipart_upload(Bucket=self.bucket, Key=upload["Key"],
+                                               UploadId=upload["UploadId"])
+            return True
+        except ClientError as exc:
+            if exc.response.get("Error", {}).get("Code") == "NoSuchUpload":
+                return False
+            raise
 
     def _last_activity(self, key, upload):
         """When the upload began or its newest part arrived, whichever is later: an upload

@@ -148,3 +148,25 @@ def test_s3_sweep_removes_old_orphans_and_incomplete_uploads(s3_server, s3_prefi
         assert s3_server.objects(f"{s3_prefix}-other") == ["cd" * 16]  # another prefix
     finally:
         s3_server.empty(f"{s3_prefix}-other")
+
+
+@pytest.mark.parametrize("other_sweeps", ["before listing its parts", "before aborting it"])
+def test_two_s3_sweeps_at_once_pass_over_what_the_other_aborted(s3_server, s3_prefix,
+                                                                 other_sweeps):
+    """Every worker of every host sweeps as it starts: an upload the other sweep aborted
+    between this one's listing and its own abort is no error."""
+    other = s3_storage(s3_server, s3_prefix, sweep_after=0)
+
+    class Raced(S3Storage):
+        def _last_activity(self, key, upload):
+            if other_sweeps == "before listing its parts":
+                assert other.sweep(lambda key: False) == [key]
+            newest = super()._last_activity(key, upload)
+            if other_sweeps == "before aborting it":
+                assert other.sweep(lambda key: False) == [key]
+            return newest
+
+    storage = Raced(s3_server.bucket, s3_prefix, endpoint_url=s3_server.url, sweep_after=0)
+    start_multipart_upload(s3_server, s3_prefix)
+    assert storage.sweep(lambda key: False) == []
+    assert s3_server.uploads(s3_prefix) == []
