@@ -229,6 +229,10 @@ def test_presigned_downloads(presigned_app, client, editor, dataset, name, conte
         assert s3.read() == content
         assert s3.headers["Content-Type"] == ours.headers["Content-Type"]
         assert s3.headers["Content-Disposition"] == ours.headers["Content-Disposition"]
+    # A revalidation is answered here, 304, not sent to S3 to get S3's own ETag.
+    cached = client.get(file_url(dataset), headers={
+        **editor.headers, "If-None-Match": ours.headers["ETag"]})
+    assert (cached.status_code, cached.headers["ETag"]) == (304, ours.headers["ETag"])
     # Permissions are checked first.
     assert client.get(file_url(dataset)).status_code == 401
 
@@ -239,8 +243,12 @@ def test_an_unreachable_s3_is_503_json_and_logged(app, client, editor, dataset, 
     assert upload(client, editor.headers, dataset["id"], b"a,b\n1,2\n").status_code == 200
     before = client.get(f"/api/v1/datasets/{dataset['id']}", headers=editor.headers).get_json()
     live = app.extensions["datahub.storage"]
+    etag = client.get(file_url(dataset), headers=editor.headers).headers["ETag"]
     app.extensions["datahub.storage"] = S3Storage(
         live.bucket, live.prefix, endpoint_url=f"http://127.0.0.1:{free_port()}")
+    # A revalidation needs no S3: still 304.
+    assert client.get(file_url(dataset), headers={
+        **editor.headers, "If-None-Match": etag}).status_code == 304
     unavailable = {"detail": "Storage unavailable"}
     with caplog.at_level(logging.ERROR, logger="datahub.storage"):
         for response in (
