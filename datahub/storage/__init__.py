@@ -12,7 +12,14 @@ from urllib.parse import urlsplit
 from flask import current_app
 
 from datahub.secrets import ConfigurationError
-from datahub.storage.base import KEY, MIN_PART_SIZE, StoredFile, check_key  # noqa: F401
+from datahub.storage.base import (  # noqa: F401
+    KEY,
+    MAX_PART_SIZE,
+    MAX_PARTS,
+    MIN_PART_SIZE,
+    StoredFile,
+    check_key,
+)
 
 
 def parse_storage_url(url):
@@ -53,8 +60,15 @@ def check_storage_config(config):
     except (TypeError, ValueError):
         raise ConfigurationError("S3_PART_SIZE, S3_UPLOAD_CONCURRENCY, S3_SWEEP_AFTER_SECONDS "
                                  "and STORAGE_PRESIGNED_EXPIRES must be numbers") from None
-    if part_size < MIN_PART_SIZE:
-        raise ConfigurationError(f"S3_PART_SIZE must be at least {MIN_PART_SIZE} (5 MiB)")
+    if not MIN_PART_SIZE <= part_size <= MAX_PART_SIZE:
+        raise ConfigurationError(f"S3_PART_SIZE must be at least {MIN_PART_SIZE} (5 MiB) "
+                                 f"and at most {MAX_PART_SIZE} (5 GiB)")
+    largest = config.get("MAX_CONTENT_LENGTH")
+    if largest and -(-int(largest) // part_size) > MAX_PARTS:
+        raise ConfigurationError(
+            f"S3_PART_SIZE {part_size}: a file of MAX_CONTENT_LENGTH ({largest} bytes) would "
+            f"need more than S3's {MAX_PARTS} parts; use parts of at least "
+            f"{-(-int(largest) // MAX_PARTS)} bytes")
     if concurrency < 1:
         raise ConfigurationError("S3_UPLOAD_CONCURRENCY must be at least 1")
     if sweep_after < 0:
