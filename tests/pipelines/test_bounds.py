@@ -1,6 +1,7 @@
 """Bounds on pipelines: pathological headers, lines and step lists fail fast with a clear
 error or run in bounded time; a cancel or PIPELINE_TIMEOUT_SECONDS interrupts a long
 query within seconds, and the worker goes on to the next run."""
+import os
 import threading
 import time
 
@@ -23,6 +24,7 @@ from tests.pipelines.helpers import (
     wait_for,
 )
 from tests.resources import validation_error
+from tests.small_disk import mounted_tmpfs, unmount
 
 WIDE = 1_000_000
 KEYS = 300  # the 100 steps stay under MAX_JSON_BODY_BYTES
@@ -258,3 +260,27 @@ def test_a_stop_seen_between_two_queries_still_interrupts_the_next_one():
             watch.con = None
     finally:
         con.close()
+
+
+def test_an_output_the_storage_has_no_room_for_fails_the_run_and_keeps_the_old_one(
+        app, client, actors, tmp_path):
+    small = mounted_tmpfs(tmp_path / "small", "size=256k")
+    try:
+        app.config["STORAGE_PATH"] = str(small)  # before the app's first use of storage
+        editor = actors["editor"].headers
+        text = "n\n" + "".join(f"{i}\n" for i in range(400))
+        pipeline = create_pipeline(client, editor, source(client, editor, text)["id"],
+                                   [{"op": "limit", "count": 1}])
+        first = run_now(app, client, editor, pipeline["id"])
+        assert first["status"] == "succeeded", first
+        # 160,000 rows: about 1.4 MB of CSV, on a 256 KiB file system.
+        assert client.patch(f"{PIPELINES}{pipeline['id']}", headers=editor, json={"steps": [
+            {"op": "sql", "query": "SELECT a.n, b.n AS m FROM input a, input b"}]}
+        ).status_code == 200
+        files_before = sorted(os.listdir(small))
+        run = run_now(app, client, editor, pipeline["id"])
+        assert (run["status"], run["error"]) == ("failed", "the storage has no room for the output")
+        assert sorted(os.listdir(small)) == files_before  # nothing partial left
+        assert output_rows(client, editor, first) == [["n"], ["0"]]  # the old output stays
+    finally:
+        unmount(small)
