@@ -231,6 +231,9 @@ def _execute(config, plan, watch, rows):
             try:
                 rows["out"] = _query(con, config, plan, source, joined, output, paths, watch)
                 rows["in"] = engine.rows_scanned(con, source, plan["source_format"])
+            except duckdb.InterruptException:  # a stop during the count that follows
+                watch.raise_if_stopped()
+                raise
             finally:
                 watch.con = None
                 con.close()

@@ -215,7 +215,6 @@ class S3Storage:
                         removed.append(key)
         return removed
 
-
     def _abort_if_stale(self, key, upload, cutoff):
         """Abort ``upload`` if nothing arrived for it since ``cutoff``; whether this sweep
         aborted it. One that is gone meanwhile (completed, or aborted by the sweep of
