@@ -19,8 +19,9 @@ in a thread of a pool (``threads`` per process). What it adds:
 **Internals used** (each checked by ``tests/serving/test_gunicorn_shape.py``, which fails
 when gunicorn changes them, so an upgrade is a visible decision):
 
-* :class:`Worker` overrides ``ThreadWorker.enqueue_req``, ``finish_request`` and
-  ``set_accept_enabled`` and replaces a connection's ``sock`` and ``close``
+* :class:`Worker` overrides ``ThreadWorker.enqueue_req``, ``finish_request``,
+  ``set_accept_enabled`` and ``handle_quit`` and replaces a connection's ``sock`` and
+  ``close``
   (fallback: ``DATAHUB_WORKER_CLASS=gthread`` in gunicorn.conf.py, gunicorn's own threaded
   worker: no idle timeouts, accepting while busy, closes in the main loop, HTML errors).
 * ``gunicorn.util.write_error`` is replaced by :func:`write_json_error`
@@ -44,6 +45,7 @@ from http import HTTPStatus
 
 from gunicorn import util as gunicorn_util
 from gunicorn.http import errors as gunicorn_errors
+from gunicorn.workers.base import Worker as Base
 from gunicorn.workers.gthread import ThreadWorker
 
 from datahub.errors import IncompleteBody
@@ -137,6 +139,15 @@ class Worker(ThreadWorker):
     def init_process(self):
         install_json_errors()
         super().init_process()
+
+    def handle_quit(self, sig, frame):
+        """SIGQUIT, the quick shutdown: gunicorn's base worker's, skipping gthread's
+        ``tpool.shutdown()``. That call runs in the signal handler, in the main thread,
+        which may be inside ``tpool.submit()`` holding the same pool lock: it then waits
+        for itself forever, and the worker outlives its master (seen in the tests).
+        Exiting is enough: at exit Python ends the pool's idle threads and waits for the
+        ones in a request, as after ``shutdown(wait=False)``."""
+        Base.handle_quit(self, sig, frame)
 
     def enqueue_req(self, conn):
         if not isinstance(conn.sock, IdleTimeoutSocket):

@@ -5,7 +5,11 @@ import inspect
 import io
 import pathlib
 import runpy
+import signal
 import socket
+import threading
+import types
+from concurrent import futures
 
 from gunicorn import util
 from gunicorn.http.body import Body, LengthReader
@@ -116,3 +120,32 @@ def _config():
     from gunicorn.config import Config
 
     return Config()
+
+
+def test_the_quick_shutdown_the_worker_calls():
+    assert parameters(base.Worker.handle_quit) == ["self", "sig", "frame"], WORKER
+    assert "exit" in base.Worker.handle_quit.__code__.co_names, WORKER
+    assert base.Worker in Worker.__mro__
+
+
+def test_a_sigquit_inside_a_submit_exits_instead_of_waiting_for_itself():
+    """The signal handler runs in the main thread, maybe inside ``tpool.submit()``, which
+    holds the pool's lock (``_shutdown_lock``, as Python's ThreadPoolExecutor names it):
+    gthread's own handle_quit then waits for that lock forever."""
+    worker = Worker.__new__(Worker)  # only what handle_quit uses
+    worker.alive, worker.tpool = True, futures.ThreadPoolExecutor(1)
+    worker.cfg = types.SimpleNamespace(worker_int=lambda _worker: None)
+    held_by_submit = worker.tpool._shutdown_lock
+    exits = []
+
+    def quit_inside_submit():
+        with held_by_submit:
+            try:
+                worker.handle_quit(signal.SIGQUIT, None)
+            except SystemExit as exc:
+                exits.append(exc.code)
+
+    thread = threading.Thread(target=quit_inside_submit, daemon=True)
+    thread.start()
+    thread.join(5)
+    assert exits == [0] and worker.alive is False
