@@ -1,4 +1,5 @@
 """A real gunicorn (the project's gunicorn.conf.py) on a free loopback port."""
+import contextlib
 import os
 import re
 import signal
@@ -80,9 +81,10 @@ def start_gunicorn(database_url, folder, workers=2, extra_env=None, **options):
     }
     log_path = folder / "gunicorn.log"
     with open(log_path, "wb") as log:
-        process = popen(
+        process = popen(  # a session of its own: stop_gunicorn ends every worker too
             [sys.executable, "-m", "gunicorn", "-c", "gunicorn.conf.py"],
-            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, **options,
+            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+            **{"start_new_session": True, **options},
         )
     server = Server(process, f"http://127.0.0.1:{port}", log_path, env)
     server.instance_path = folder / "instance"
@@ -100,6 +102,10 @@ def stop_gunicorn(server, quick=True):
     except subprocess.TimeoutExpired:
         process.kill()
         process.wait()
+    # A worker that outlived its master (stuck, or the master killed above) would go on
+    # serving and running pipelines against the test database: none may.
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signal.SIGKILL)
 
 
 @pytest.fixture
