@@ -144,7 +144,8 @@ class Worker(ThreadWorker):
         """SIGQUIT, the quick shutdown: gunicorn's base worker's, skipping gthread's
         ``tpool.shutdown()``. That call runs in the signal handler, in the main thread,
         which may be inside ``tpool.submit()`` holding the same pool lock: it then waits
-        for itself forever, and the worker outlives its master (seen in the tests).
+        for itself forever (python/cpython#121649), and the worker outlives its master
+        (seen in the tests).
         Exiting is enough: at exit Python ends the pool's idle threads and waits for the
         ones in a request, as after ``shutdown(wait=False)``."""
         Base.handle_quit(self, sig, frame)
