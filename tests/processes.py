@@ -1,6 +1,7 @@
 """Starting and ending the processes that tests start (gunicorn, workers, nginx, slapd,
 the OIDC provider, the S3 server)."""
 import ctypes
+import os
 import signal
 import subprocess
 
@@ -29,4 +30,17 @@ def stop(process, timeout=10):
         process.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
         process.kill()
+        process.wait()
+
+
+def stop_group(process, timeout):
+    """SIGTERM to ``process``'s whole group (started with ``start_new_session``), then
+    SIGKILL to the group if ``process`` has not ended within ``timeout`` seconds."""
+    if process is None or process.poll() is not None:
+        return
+    os.killpg(process.pid, signal.SIGTERM)
+    try:
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
         process.wait()

@@ -13,7 +13,6 @@ Fixtures (a pytest plugin, registered in tests/conftest.py):
 ``S3Server.env(prefix)`` the same as DATAHUB_* environment variables for gunicorn.
 """
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -22,17 +21,12 @@ import uuid
 
 import pytest
 
+from tests.e2e.conftest import free_port
 from tests.processes import popen, stop
 
 BUCKET = "datahub-tests"
 CREDENTIALS = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
                "AWS_DEFAULT_REGION": "us-east-1", "AWS_EC2_METADATA_DISABLED": "true"}
-
-
-def _free_port():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 class S3Server:
@@ -44,7 +38,7 @@ class S3Server:
     def start(cls, log_path, bucket=BUCKET, timeout=30):
         """Start ``python -m moto.server`` and create ``bucket``; raises RuntimeError when
         the server does not answer within ``timeout`` seconds."""
-        port = _free_port()
+        port = free_port()
         with open(log_path, "wb") as log:
             process = popen(
                 [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],

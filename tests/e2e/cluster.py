@@ -18,7 +18,7 @@ import sqlalchemy as sa
 
 from tests.e2e.conftest import ROOT, free_port, wait_until_ready
 from tests.e2e.nginx_site import Nginx
-from tests.processes import popen
+from tests.processes import popen, stop_group
 
 DATABASE = "datahub_cluster"
 REDIS_DB = 9  # the broker and the auth cache's channel
@@ -74,13 +74,7 @@ class Host:
         self.process.wait()
 
     def stop(self):
-        if self.process is not None and self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGTERM)
-            try:
-                self.process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, signal.SIGKILL)
-                self.process.wait()
+        stop_group(self.process, timeout=20)
 
     def log(self):
         return self.log_path.read_text(errors="replace")
@@ -110,13 +104,7 @@ class CeleryWorker:
         return self
 
     def stop(self):
-        if self.process is not None and self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGTERM)
-            try:
-                self.process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, signal.SIGKILL)
-                self.process.wait()
+        stop_group(self.process, timeout=30)
 
     def log(self):
         return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
