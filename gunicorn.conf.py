@@ -41,6 +41,25 @@ def on_starting(server):
 
     with app.app_context():
         db.engine.dispose()
+    # Runs execute in a worker process of their own, never in a web worker: on the
+    # embedded default (no broker) the master starts one and keeps it alive (when_ready).
+    server.datahub_worker_wanted = bool(app.config["PIPELINE_EMBEDDED_WORKER"]) and \
+        not app.config.get("CELERY_BROKER_URL")
+
+
+def when_ready(server):
+    """Start the supervised pipeline worker process (datahub/pipelines/supervisor.py)."""
+    if getattr(server, "datahub_worker_wanted", False):
+        from datahub.pipelines.supervisor import WorkerSupervisor
+
+        server.datahub_worker = WorkerSupervisor().start()
+
+
+def on_exit(server):
+    """Stop the pipeline worker process: a run in progress fails as shut down."""
+    supervisor = getattr(server, "datahub_worker", None)
+    if supervisor is not None:
+        supervisor.stop(timeout=graceful_timeout)
 
 
 def post_worker_init(worker):
@@ -54,13 +73,3 @@ def post_worker_init(worker):
 
     threading.Thread(target=sweep_storage, args=(worker.wsgi,), name="storage-sweep",
                      daemon=True).start()
-
-
-def worker_exit(server, worker):
-    """Stop the worker's embedded pipeline thread (PIPELINE_EMBEDDED_WORKER): a run it was
-    executing fails as "shut down" now instead of waiting to be found stale."""
-    app = getattr(worker, "wsgi", None)
-    if app is not None and hasattr(app, "extensions"):
-        from datahub.pipelines.worker import stop_embedded_worker
-
-        stop_embedded_worker(app)

@@ -1,14 +1,16 @@
-"""datahub: a data hub service. ``create_app`` is the application factory."""
+"""datahub: a data hub service. ``create_app`` is the application factory.
+
+Nothing is imported at the package's top: the processes that run pipeline queries and
+previews (datahub.isolation) import ``datahub.datasets.tabular`` without Flask.
+"""
 import os
-
-from werkzeug.middleware.proxy_fix import ProxyFix
-
-from datahub.config import DefaultConfig, finish_config
-from datahub.flask_app import DataHub, NoSessions
-from datahub.secrets import configure_secrets
 
 
 def create_app(test_config=None):
+    from datahub.config import DefaultConfig, finish_config
+    from datahub.flask_app import DataHub, NoSessions
+    from datahub.secrets import configure_secrets
+
     # DATAHUB_INSTANCE_PATH moves the instance folder (database, secret, files), for
     # example to /var/lib/datahub; by default it is ./instance beside the package.
     app = DataHub(
@@ -38,6 +40,8 @@ def create_app(test_config=None):
 
 
 def register_extensions(app):
+    from werkzeug.middleware.proxy_fix import ProxyFix
+
     from datahub.database import tune_sqlite
     from datahub.extensions import api, cors, db, jwt, limiter, migrate
 
@@ -132,9 +136,3 @@ def register_request_hooks(app):
     app.before_request(bound_request_body)  # first: before a byte of any body is read
     app.after_request(settle_unread_body)
     configure_audit_log()
-    if app.config["PIPELINE_EMBEDDED_WORKER"]:
-        from datahub.pipelines.worker import ensure_embedded_worker
-
-        # Lazily, so that under gunicorn each worker process starts its own thread after
-        # the fork (a thread started in the master would not survive it).
-        app.before_request(lambda: ensure_embedded_worker(app))

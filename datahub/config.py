@@ -133,8 +133,11 @@ class DefaultConfig:
     PROXY_FIX_X_HOST = 0
 
     # Pipelines (datahub.pipelines): where runs execute and how.
-    PIPELINE_EMBEDDED_WORKER = True  # a worker thread in each web process; False: run
-    # ``flask --app datahub worker`` instead (any number, on any host)
+    # True: gunicorn's master starts and supervises one ``flask --app datahub worker``
+    # process (restarted if it dies); False: start workers yourself (any number, any host).
+    # Runs never execute in a process that answers HTTP.
+    PIPELINE_EMBEDDED_WORKER = True
+    PIPELINE_CONCURRENCY = 1  # runs at once per worker process (each in its own process)
     PIPELINE_POLL_SECONDS = 1.0  # an idle worker looks for queued runs this often
     PIPELINE_HEARTBEAT_SECONDS = 0.5  # a running run's heartbeat (and cancel check)
     PIPELINE_STALE_AFTER_SECONDS = 60  # no heartbeat this long: the run is failed
@@ -142,6 +145,9 @@ class DefaultConfig:
     # PIPELINE_TEMP_DIR (None → the system's temporary folder), and its threads (None →
     # one per CPU).
     PIPELINE_MEMORY_LIMIT = "512MB"
+    # A run's (or preview's) process is killed once its resident memory passes
+    # PIPELINE_MEMORY_LIMIT plus this (DuckDB's limit does not bound every allocation).
+    PIPELINE_MEMORY_MARGIN = "128MB"
     PIPELINE_THREADS = None
     PIPELINE_TEMP_DIR = None
     # Bounds: a pathological file or step list fails fast instead of holding a worker.
@@ -149,7 +155,11 @@ class DefaultConfig:
     PIPELINE_MAX_COLUMNS = 10000  # columns in the source (and in any step's result)
     PIPELINE_MAX_LINE_SIZE = 4194304  # bytes in one line of a CSV source
     PIPELINE_TIMEOUT_SECONDS = 300  # a run still working after this long is failed
+    PIPELINE_MAX_OUTPUT_BYTES = None  # a run's output file (None → MAX_CONTENT_LENGTH)
     PREVIEW_MAX_ROWS = 1000  # the largest ``limit`` of GET /datasets/{id}/preview
+    PREVIEW_MAX_BYTES = 1024 * 1024  # a preview's JSON, long cells cut (else 422)
+    PREVIEW_TIMEOUT_SECONDS = 10  # a preview still working after this long: 422
+    PREVIEW_CONCURRENCY = 2  # previews at once per web process (each in its own process)
 
     # Pipeline runs through Celery (datahub.pipelines.tasks), on when CELERY_BROKER_URL is
     # set (Redis: redis://host:6379/5). Then creating a run sends a task, ``flask --app
@@ -276,6 +286,21 @@ def check_oidc_config(config):
         raise ConfigurationError("OIDC_SCOPES must contain openid")
 
 
+def check_isolation_config(config):
+    """The memory settings must be sizes DuckDB and the process watch read alike."""
+    from datahub.isolation import parse_size
+
+    for key in ("PIPELINE_MEMORY_LIMIT", "PIPELINE_MEMORY_MARGIN"):
+        try:
+            if parse_size(config[key]) <= 0 and key == "PIPELINE_MEMORY_LIMIT":
+                raise ValueError("must be more than 0")
+        except ValueError as exc:
+            raise ConfigurationError(f"{key}: {exc}") from None
+    for key in ("PIPELINE_CONCURRENCY", "PREVIEW_CONCURRENCY"):
+        if int(config[key]) < 1:
+            raise ConfigurationError(f"{key} must be at least 1")
+
+
 def finish_config(config, instance_path):
     """Derive the settings whose defaults depend on the instance folder or other keys."""
     if not config.get("SQLALCHEMY_DATABASE_URI"):
@@ -316,6 +341,7 @@ def finish_config(config, instance_path):
     check_ldap_config(config)
     check_oidc_config(config)
     check_storage_config(config)
+    check_isolation_config(config)
     if str(config["JWT_COOKIE_SAMESITE"]).lower() == "none" and not config["JWT_COOKIE_SECURE"]:
         raise ConfigurationError(
             "JWT_COOKIE_SAMESITE=None needs JWT_COOKIE_SECURE: browsers drop such a cookie"

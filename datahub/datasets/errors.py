@@ -13,6 +13,8 @@ class FileNotFound(NotFound):
 
 class DatasetHasNoFile(NotFound): detail = "Dataset has no file"
 class DatasetNotTabular(UnprocessableContent): detail = "Dataset file is not tabular"
+class PreviewTooLarge(UnprocessableContent): detail = "Preview is too large"
+class PreviewTimedOut(UnprocessableContent): detail = "Preview timed out"
 
 
 class EmptyFile(BadRequest):

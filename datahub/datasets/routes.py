@@ -5,7 +5,6 @@ import os
 import unicodedata
 from urllib.parse import quote
 
-import duckdb
 from flask import current_app, redirect, request, send_file
 from flask.views import MethodView
 from werkzeug.exceptions import RequestedRangeNotSatisfiable
@@ -15,7 +14,7 @@ from werkzeug.wsgi import FileWrapper
 
 from datahub.api import Blueprint
 from datahub.bodies import takes_file
-from datahub.datasets import schemas, services, tabular
+from datahub.datasets import previews, schemas, services
 from datahub.datasets.errors import DatasetHasNoFile, DatasetNotTabular, FileNotFound
 from datahub.datasets.storage import get_storage
 from datahub.datasets.uploads import DEFAULT_CONTENT_TYPE, Upload, clean_filename
@@ -237,7 +236,8 @@ class DatasetFile(MethodView):
 class DatasetPreview(MethodView):
     @operation(blp, "preview_dataset", 401, 403,
                (404, "`Dataset not found`, or `Dataset has no file`"),
-               (422, "Validation error, or `Dataset file is not tabular`"),
+               (422, "Validation error, `Dataset file is not tabular`, `Preview is too "
+                     "large` or `Preview timed out`"),
                STORAGE_UNAVAILABLE, security=BEARER)
     @blp.arguments(schemas.PreviewArgsSchema, location="query")
     @blp.response(200, schemas.PreviewSchema)
@@ -248,7 +248,11 @@ class DatasetPreview(MethodView):
         its bytes) as a table. Column types are inferred by DuckDB. 404 ``Dataset has no
         file`` when none has been uploaded; 422 ``Dataset file is not tabular`` when the
         file cannot be read as a table (binary, empty, ragged rows, duplicate column
-        names...). Any role.
+        names...). Text longer than 1,000 characters (and lists longer than 100 items)
+        is cut and ends with ``…`` (``truncated`` is then true); a preview whose JSON is
+        still over PREVIEW_MAX_BYTES is 422 ``Preview is too large``, as is one that
+        needs more memory than the previews' limit; one that takes longer than
+        PREVIEW_TIMEOUT_SECONDS is 422 ``Preview timed out``. Any role.
         """
         permissions.require_read(current_user)
         dataset = services.get_dataset(dataset_id)
@@ -266,18 +270,12 @@ class DatasetPreview(MethodView):
             except FileNotFoundError:
                 raise DatasetHasNoFile() from None
             try:
-                return tabular.preview(
-                    path, args["limit"], memory_limit=config["PIPELINE_MEMORY_LIMIT"],
-                    threads=config.get("PIPELINE_THREADS"),
-                    temp_dir=config.get("PIPELINE_TEMP_DIR"),
-                    max_line_size=int(config["PIPELINE_MAX_LINE_SIZE"]), name=name)
-            except (tabular.NotTabular, FileNotFoundError, duckdb.Error) as exc:
+                return previews.preview_file(path, args["limit"], name, config)
+            except DatasetNotTabular:
                 # Replaced or deleted by another request since it was looked up (DuckDB
-                # then says the path cannot be accessed, which NotTabular would carry).
+                # then says the path cannot be accessed).
                 if not os.path.isfile(path):
                     raise DatasetHasNoFile() from None
-                if isinstance(exc, tabular.NotTabular):
-                    raise DatasetNotTabular() from None
                 raise
 
 

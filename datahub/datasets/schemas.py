@@ -126,6 +126,9 @@ class PreviewSchema(Schema):
         metadata={"description": "The first rows, each a list of values in column order: "
                                  "numbers and booleans as JSON's, null for an empty cell, "
                                  "dates and times as ISO 8601 text, decimals as text"})
+    truncated = fields.Boolean(required=True, metadata={
+        "description": "True when a cell was cut: text past 1,000 characters, or a list "
+                       "past 100 items, ends with `…`"})
 
 
 DatasetPageSchema = page_schema(DatasetSchema, "DatasetPage")

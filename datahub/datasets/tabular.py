@@ -182,15 +182,22 @@ def json_value(value):
 
 
 def preview(path, limit, memory_limit="512MB", threads=None, temp_dir=None,
-            max_line_size=4194304, name="the file"):
+            max_line_size=4194304, name="the file", cell_chars=None):
     """``{"columns": [{"name", "type"}], "rows": [[...]]}``: the first ``limit`` rows of
-    the file at ``path``; :class:`NotTabular` if it cannot be read as a table."""
+    the file at ``path``; :class:`NotTabular` if it cannot be read as a table. With
+    ``cell_chars``, text cells come out of DuckDB at most one character longer than that
+    (so that the caller can tell which were cut)."""
     fmt = detect_format(path)
     source, params = source_sql(path, fmt, max_line_size)
     con = connect([path], memory_limit=memory_limit, threads=threads, temp_dir=temp_dir)
     try:
         query = f"SELECT * FROM {source}"
         columns = describe(con, query, params)
+        if cell_chars is not None:
+            query = "SELECT " + ", ".join(
+                f"left({quote(column)}, {int(cell_chars) + 1}) AS {quote(column)}"
+                if kind == "VARCHAR" else quote(column) for column, kind in columns
+            ) + f" FROM {source}"
         rows = con.execute(f"{query} LIMIT ?", [*params, int(limit)]).fetchall()
     except (*DATA_ERRORS, duckdb.OutOfMemoryException, duckdb.IOException) as exc:
         raise NotTabular(clean_error(exc, {path: name})) from None

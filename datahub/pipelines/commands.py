@@ -1,21 +1,30 @@
 """``flask --app datahub worker``: execute pipeline runs in their own process."""
 import logging
+import os
 import signal
 import sys
 import threading
+import time
 
 import click
 from flask import current_app
 from flask.cli import with_appcontext
 
-from datahub.pipelines.worker import Worker, notify_queued, reap_stale
+from datahub import isolation
+from datahub.pipelines import wakeups
+from datahub.pipelines.worker import Worker, reap_stale
+
+# Set by the process that supervises this worker (gunicorn's master, gunicorn.conf.py):
+# the worker stops once that process is gone, even if it was killed with SIGKILL.
+PARENT_ENV = "DATAHUB_WORKER_PARENT_PID"
 
 
 @click.command("worker")
 @click.option("--once", is_flag=True, help="Execute the queued runs there are now (claimed "
               "from the database, also with a broker), then exit.")
 @click.option("--concurrency", type=click.IntRange(min=1), default=None,
-              help="With a broker: runs at once in this process (default CELERY_CONCURRENCY).")
+              help="Runs at once in this process (default PIPELINE_CONCURRENCY; with a "
+                   "broker CELERY_CONCURRENCY).")
 @click.option("--loglevel", default="INFO", show_default=True,
               type=click.Choice(["DEBUG", "INFO", "WARNING", "ERROR"], case_sensitive=False),
               help="With a broker: the Celery worker's log level.")
@@ -38,18 +47,31 @@ def worker_command(once, concurrency, loglevel):
     def stop(signum, _frame):
         click.echo(f"worker: signal {signum}, stopping", err=True)
         shutdown.set()
-        notify_queued()  # out of its idle wait at once
+        wakeups.notify(app.instance_path)  # out of its idle wait at once
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
-    worker = Worker(app, shutdown=shutdown)
+    if os.environ.get(PARENT_ENV):
+        threading.Thread(target=_stop_with_parent, args=(int(os.environ[PARENT_ENV]), stop),
+                         daemon=True).start()
+    pool = isolation.ProcessPool(spares=1)
+    worker = Worker(app, shutdown=shutdown, pool=pool)
     reaped = reap_stale(app)
     if reaped:
         click.echo(f"worker: marked {reaped} run(s) with a dead worker as failed", err=True)
     click.echo(f"worker {worker.name}: started", err=True)
-    if once:
-        while not shutdown.is_set() and worker.run_once() is not None:
-            pass
-    else:
-        worker.run_forever()
+    try:
+        if once:
+            while not shutdown.is_set() and worker.run_once() is not None:
+                pass
+        else:
+            worker.run_forever(concurrency or int(app.config["PIPELINE_CONCURRENCY"]))
+    finally:
+        pool.close()
     click.echo(f"worker {worker.name}: stopped", err=True)
+
+
+def _stop_with_parent(parent, stop):
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    stop(signal.SIGTERM, None)

@@ -14,7 +14,7 @@ from datahub.pipelines.errors import (
     RunNotFound,
 )
 from datahub.pipelines.models import ACTIVE_STATUSES, Pipeline, Run
-from datahub.pipelines.worker import notify_queued
+from datahub.pipelines import wakeups
 from datahub.resources import create_named, filter_named, get_or_404, update_named
 
 CANCELLED_BY_USER = "cancelled by a user"
@@ -68,8 +68,8 @@ def delete_pipeline(pipeline):
 def start_run(pipeline):
     """Queue a run. The partial unique index on active runs refuses a second one, also
     when several requests on several hosts race: that IntegrityError is the 409. Once the
-    row is committed: with a broker, its task is sent; without, this process's embedded
-    worker is woken."""
+    row is committed: with a broker, its task is sent; without, the worker processes of
+    this host are woken (the others find it at their next poll)."""
     run = Run(pipeline_id=pipeline.id, status="queued", created_at=utcnow())
     db.session.add(run)
     try:
@@ -85,7 +85,7 @@ def start_run(pipeline):
 
         dispatch(app, run.id)
     else:
-        notify_queued()
+        wakeups.notify(app.instance_path)
     return run
 
 

@@ -1,12 +1,13 @@
 """Pipeline runs dispatched through Celery, on when ``CELERY_BROKER_URL`` is set.
 
 The database stays the truth: a run is a row first. Creating it commits the row
-(``queued``), then sends a task that carries only the run's id. The task claims that one
-run (``Worker.run_by_id``: ``UPDATE ... WHERE id = :id AND status = 'queued'``), so a
-message delivered twice, or redelivered after its worker died, finds the run no longer
-queued and does nothing. A :class:`Sweeper` thread in each Celery worker process covers
-what the broker can lose: it re-sends runs queued for longer than
-``PIPELINE_REDISPATCH_SECONDS`` and fails runs whose heartbeat is stale.
+(``queued``), then sends a task that carries only the run's id. A task is one slot: it
+claims the fairest queued run (``Worker.run_once``, the claim-loop worker's rule: ``UPDATE
+... WHERE id = :id AND status = 'queued'``), which is its own run unless another user's
+run has waited longer, so a message delivered twice, or redelivered after its worker
+died, finds nothing left to claim and does nothing. A :class:`Sweeper` thread in each
+Celery worker process covers what the broker can lose: it re-sends runs queued for longer
+than ``PIPELINE_REDISPATCH_SECONDS`` and fails runs whose heartbeat is stale.
 
 For a queued run, ``heartbeat_at`` records when its task was last re-sent (it is set anew
 when the run is claimed), so that of all the sweepers on all hosts one re-sends it.
@@ -76,10 +77,10 @@ def celery_init_app(app):
     )
 
     @celery_app.task(name=TASK_NAME)
-    def execute_run(run_id):
+    def execute_run(run_id):  # noqa: ARG001  (a slot; the fairest queued run is taken)
         if _shutdown.is_set():
             return  # a task taken during shutdown: the run stays queued, a sweep re-sends it
-        Worker(app, shutdown=_shutdown).run_by_id(int(run_id))
+        Worker(app, shutdown=_shutdown).run_once()
 
     app.extensions["celery"] = celery_app
     # The broker's workers execute runs: no web process runs them as well.

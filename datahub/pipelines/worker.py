@@ -1,41 +1,41 @@
-"""The worker: claims queued runs, executes them off the request path, heartbeats them,
-and fails runs whose worker died.
+"""The worker: claims queued runs fairly, executes them off the request path (each run's
+query in a process of its own, datahub.isolation), heartbeats them, and fails runs whose
+worker died.
 
-Claiming is safe with any number of workers on any number of hosts: PostgreSQL claims with
-``SELECT ... FOR UPDATE SKIP LOCKED``; SQLite with one atomic ``UPDATE ... WHERE id =
-(oldest queued) AND status = 'queued'``. A Celery task (datahub.pipelines.tasks) claims the
-one run it names with ``UPDATE ... WHERE id = :id AND status = 'queued'`` and then
-executes it the same way (``Worker.run_by_id``). A running run's row carries ``worker`` and
-``heartbeat_at``; a run whose heartbeat is older than ``PIPELINE_STALE_AFTER_SECONDS``
-is marked ``failed``. ``cancel`` changes the status; the heartbeat notices and stops.
+Fair: the next run is the oldest queued run of the owner with the fewest runs running,
+ties going to the owner whose last run started longest ago, so one user's queue delays
+another user's run by at most one run's slot. Claiming is safe with any number of
+workers on any number of hosts: a run is taken with one atomic ``UPDATE ... WHERE id = :id
+AND status = 'queued'``, and a worker that loses the race tries the next candidate. A
+Celery task (datahub.pipelines.tasks) claims the same way. A running run's row carries
+``worker`` and ``heartbeat_at``; a run whose heartbeat is older than
+``PIPELINE_STALE_AFTER_SECONDS`` is marked ``failed``. ``cancel`` changes the status; the
+heartbeat notices and the run's process is killed.
+
+Runs never execute in a process that answers HTTP: ``flask --app datahub worker`` is the
+worker process (under gunicorn, its master starts and supervises one: gunicorn.conf.py).
 """
 import logging
 import os
 import socket
 import threading
 import time
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import sqlalchemy as sa
 
+from datahub import isolation
 from datahub.database import utcnow
 from datahub.extensions import db
+from datahub.pipelines import wakeups
 from datahub.pipelines.execute import RunStopped, execute_run
-from datahub.pipelines.models import Run
+from datahub.pipelines.models import Pipeline, Run
 
 log = logging.getLogger("datahub.pipelines.worker")
 
 STALE_ERROR = "the worker running this run stopped responding (no heartbeat for {seconds} s)"
 SHUTDOWN_ERROR = "the worker shut down before the run finished"
-
-
-# Set when a request of this process queues a run: its embedded worker looks at once
-# instead of at its next poll (runs queued on other hosts wait for the poll).
-_queued = threading.Event()
-
-
-def notify_queued():
-    _queued.set()
+CLAIM_TRIES = 5
 
 
 def worker_name():
@@ -63,23 +63,44 @@ def _claimed(name):
     return {"status": "running", "worker": name, "started_at": now, "heartbeat_at": now}
 
 
+def fair_candidates():
+    """Queued run ids in the order a fair worker takes them: per owner its oldest queued
+    run, owners with fewer runs running first, then the one whose last run started
+    longest ago, then the oldest run."""
+    owner = Pipeline.owner_id
+    from_runs = sa.select(owner).select_from(Run).join(Pipeline, Pipeline.id == Run.pipeline_id)
+    first = dict(db.session.execute(
+        from_runs.add_columns(sa.func.min(Run.id)).where(Run.status == "queued")
+        .group_by(owner)).all())
+    if not first:
+        return []
+    owners = list(first)
+    running = dict(db.session.execute(
+        from_runs.add_columns(sa.func.count()).where(Run.status == "running",
+                                                      owner.in_(owners)).group_by(owner)).all())
+    last = dict(db.session.execute(
+        from_runs.add_columns(sa.func.max(Run.started_at))
+        .where(owner.in_(owners), Run.started_at.is_not(None)).group_by(owner)).all())
+    never = datetime.min
+    owners.sort(key=lambda o: (running.get(o, 0), _naive(last.get(o)) or never, first[o]))
+    return [first[o] for o in owners]
+
+
+def _naive(moment):
+    return moment.replace(tzinfo=None) if moment is not None else None
+
+
 def claim(name):
-    """Take the oldest queued run for worker ``name``; its id, or None."""
-    oldest = sa.select(Run.id).where(Run.status == "queued").order_by(Run.id).limit(1)
-    if db.session.get_bind().dialect.name == "postgresql":
-        run_id = db.session.scalar(oldest.with_for_update(skip_locked=True))
-        if run_id is not None and not claim_run(run_id, name):
-            run_id = None  # cannot happen under the row lock; never hold a run twice
-    else:
-        run_id = db.session.scalar(
-            sa.update(Run)
-            .where(Run.id == oldest.scalar_subquery(), Run.status == "queued")
-            .values(**_claimed(name))
-            .returning(Run.id)
-            .execution_options(synchronize_session=False)
-        )
-    db.session.commit()
-    return run_id
+    """Take the fairest queued run for worker ``name``; its id, or None."""
+    for _ in range(CLAIM_TRIES):
+        candidates = fair_candidates()
+        db.session.commit()
+        if not candidates:
+            return None
+        for run_id in candidates:
+            if claim_run(run_id, name):
+                return run_id
+    return None
 
 
 def claim_run(run_id, name):
@@ -141,106 +162,79 @@ class Heartbeat:
 
 
 class Worker:
-    def __init__(self, app, name=None, shutdown=None):
+    """Claims and executes runs in ``concurrency`` threads of this process (``run_forever``)
+    or one at a time (``run_once``); each run's query in a process from ``pool``."""
+
+    def __init__(self, app, name=None, shutdown=None, pool=None):
         self.app = app
         self.name = name or worker_name()
         self.shutdown = shutdown or threading.Event()
+        self.pool = pool or isolation.ProcessPool(spares=0)
         self._last_reap = 0.0
+        self._reap_lock = threading.Lock()
 
-    def run_once(self):
-        """Reap stale runs, claim one queued run and execute it; its id, or None."""
+    def run_once(self, name=None):
+        """Reap stale runs, claim the fairest queued run and execute it; its id, or None."""
+        name = name or self.name
         with self.app.app_context():
             try:
                 self._maybe_reap()
-                run_id = claim(self.name)
+                run_id = claim(name)
                 if run_id is None:
                     return None
-                self._execute(run_id)
+                self._execute(run_id, name)
                 return run_id
             finally:
                 db.session.remove()
 
-    def run_by_id(self, run_id):
-        """Claim run ``run_id`` and execute it (a Celery task's work); False, doing
-        nothing, if it is not queued."""
-        with self.app.app_context():
-            try:
-                if not claim_run(run_id, self.name):
-                    log.info("run %s is not queued (taken, cancelled, finished or deleted): "
-                             "nothing to do", run_id)
-                    return False
-                self._execute(run_id)
-                return True
-            finally:
-                db.session.remove()
-
-    def _execute(self, run_id):
-        log.info("worker %s claimed run %s", self.name, run_id)
-        heartbeat = Heartbeat(db.engine, run_id, self.name,
+    def _execute(self, run_id, name):
+        log.info("worker %s claimed run %s", name, run_id)
+        heartbeat = Heartbeat(db.engine, run_id, name,
                               float(self.app.config["PIPELINE_HEARTBEAT_SECONDS"]),
                               self.shutdown)
         with heartbeat:
-            execute_run(self.app, run_id, self.name, heartbeat.check)
-        log.info("worker %s is done with run %s", self.name, run_id)
+            execute_run(self.app, run_id, name, heartbeat.check, self.pool)
+        log.info("worker %s is done with run %s", name, run_id)
 
     def _maybe_reap(self):
         every = float(self.app.config["PIPELINE_STALE_AFTER_SECONDS"]) / 2
-        if time.monotonic() - self._last_reap >= every:
-            reap_stale(self.app)
+        with self._reap_lock:
+            if time.monotonic() - self._last_reap < every:
+                return
             self._last_reap = time.monotonic()
+        reap_stale(self.app)
 
-    def run_forever(self):
-        """Work until ``shutdown`` is set; database trouble is logged and waited out."""
+    def run_forever(self, concurrency=1):
+        """Work in ``concurrency`` threads until ``shutdown`` is set."""
+        threads = [threading.Thread(target=self._loop, name=f"datahub-run-slot-{slot}",
+                                    daemon=True) for slot in range(max(1, concurrency))]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+
+    def _loop(self):
+        """One slot: database trouble is logged and waited out."""
         poll = float(self.app.config["PIPELINE_POLL_SECONDS"])
-        log.info("pipeline worker %s started", self.name)
-        while not self.shutdown.is_set():
-            try:
-                worked = self.run_once()
-            except (sa.exc.OperationalError, sa.exc.InterfaceError) as exc:
-                # The database is down or unreachable: one line, then wait and retry.
-                log.warning("pipeline worker %s: database unavailable: %s", self.name,
-                            str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
-                worked = None
-            except Exception:
-                log.exception("pipeline worker %s: error between runs", self.name)
-                worked = None
-            if worked is None:
-                _queued.wait(poll)
-                _queued.clear()
-        log.info("pipeline worker %s stopped", self.name)
+        name = worker_name()
+        log.info("pipeline worker %s started", name)
+        with wakeups.Listener(self.app.instance_path) as wake:
+            while not self.shutdown.is_set():
+                try:
+                    worked = self.run_once(name)
+                except (sa.exc.OperationalError, sa.exc.InterfaceError) as exc:
+                    # The database is down or unreachable: one line, then wait and retry.
+                    log.warning("pipeline worker %s: database unavailable: %s", name,
+                                str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+                    worked = None
+                except Exception:
+                    log.exception("pipeline worker %s: error between runs", name)
+                    worked = None
+                if worked is None and not self.shutdown.is_set():
+                    wake.wait(poll)
+        log.info("pipeline worker %s stopped", name)
 
 
 def run_once(app):
     """Execute at most one queued run in this thread (tests, scripts)."""
     return Worker(app).run_once()
-
-
-_embedded_lock = threading.Lock()
-
-
-def ensure_embedded_worker(app):
-    """Start this process's embedded worker thread once (after a fork: again, in the
-    child). Called before each request when ``PIPELINE_EMBEDDED_WORKER`` is true."""
-    state = app.extensions.get("datahub.pipeline_worker")
-    if state is not None and state[0] == os.getpid():
-        return
-    with _embedded_lock:
-        state = app.extensions.get("datahub.pipeline_worker")
-        if state is not None and state[0] == os.getpid():
-            return
-        worker = Worker(app)
-        thread = threading.Thread(target=worker.run_forever, daemon=True,
-                                  name="datahub-pipeline-worker")
-        app.extensions["datahub.pipeline_worker"] = (os.getpid(), worker, thread)
-        thread.start()
-
-
-def stop_embedded_worker(app, timeout=10):
-    """Ask the embedded worker to stop (a run in progress fails as shut down) and wait."""
-    state = app.extensions.get("datahub.pipeline_worker")
-    if state is None or state[0] != os.getpid():
-        return
-    _, worker, thread = state
-    worker.shutdown.set()
-    _queued.set()  # out of its wait at once
-    thread.join(timeout)

@@ -49,6 +49,7 @@ def test_csv_columns_have_inferred_types(client, editor, with_file):
         "columns": [{"name": "name", "type": "VARCHAR"}, {"name": "city", "type": "VARCHAR"},
                     {"name": "age", "type": "BIGINT"}],
         "rows": [["Ann", "Oslo", 31], ["Bob", None, 40]],
+        "truncated": False,
     }
 
 
@@ -59,6 +60,7 @@ def test_semicolon_csv(client, editor, with_file):
         "columns": [{"name": "id", "type": "BIGINT"}, {"name": "label", "type": "VARCHAR"},
                     {"name": "price", "type": "DOUBLE"}],
         "rows": [[1, "a", 2.5], [2, "b", 3.0]],
+        "truncated": False,
     }
 
 
@@ -72,6 +74,7 @@ def test_parquet(client, editor, with_file, tmp_path):
         "format": "parquet",
         "columns": [{"name": "a", "type": "INTEGER"}, {"name": "b", "type": "VARCHAR"}],
         "rows": [[1, "x"]],
+        "truncated": False,
     }
 
 
@@ -83,6 +86,7 @@ def test_json_lines(client, editor, with_file):
         "columns": [{"name": "id", "type": "BIGINT"}, {"name": "ok", "type": "BOOLEAN"},
                     {"name": "note", "type": "VARCHAR"}],
         "rows": [[1, True, "x"], [2, False, None]],
+        "truncated": False,
     }
 
 
@@ -92,6 +96,7 @@ def test_dates_are_iso_text(client, editor, with_file):
         "format": "csv",
         "columns": [{"name": "day", "type": "DATE"}, {"name": "at", "type": "TIMESTAMP"}],
         "rows": [["2024-01-31", "2024-01-31T08:30:00"]],
+        "truncated": False,
     }
 
 
@@ -149,20 +154,19 @@ def test_a_file_missing_from_storage_is_404(app, client, editor, with_file):
     assert response.get_json() == {"detail": "Dataset has no file"}
 
 
-@pytest.mark.parametrize("where", ["preview", "connect"])
-def test_a_file_removed_while_it_is_read_is_404(client, editor, with_file, monkeypatch, where):
-    """Replaced by an upload (or deleted with its dataset) after the lookup: before the
-    file is opened, or after its header was read (DuckDB then cannot access the path)."""
-    from datahub.datasets import tabular
+def test_a_file_removed_while_it_is_read_is_404(client, editor, with_file, monkeypatch):
+    """Replaced by an upload (or deleted with its dataset) after the lookup, before the
+    preview's process reads it (DuckDB then cannot access the path)."""
+    from datahub.datasets import previews
 
-    original = getattr(tabular, where)
+    original = previews.isolation.run_job
 
-    def removed_first(paths, *args, **kwargs):
-        os.unlink(paths if where == "preview" else paths[0])
-        return original(paths, *args, **kwargs)
+    def removed_first(pool, job, args, *rest, **kwargs):
+        os.unlink(args["path"])
+        return original(pool, job, args, *rest, **kwargs)
 
     dataset = with_file(b"a\n1\n")
-    monkeypatch.setattr(tabular, where, removed_first)
+    monkeypatch.setattr(previews.isolation, "run_job", removed_first)
     response = preview(client, editor.headers, dataset)
     assert response.status_code == 404
     assert response.get_json() == {"detail": "Dataset has no file"}

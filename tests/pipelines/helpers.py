@@ -1,6 +1,8 @@
 """Helpers for the pipeline tests: a source dataset with a CSV, pipelines, runs."""
+import contextlib
 import csv
 import io
+import threading
 import time
 
 import pytest
@@ -90,3 +92,23 @@ SLOW = [{"op": "sql", "query": "SELECT sum(a.n * b.n + c.n) AS s FROM input a, i
 
 def slow_source(client, headers, rows=3000, name="slow"):
     return source(client, headers, "n\r\n" + "".join(f"{i}\r\n" for i in range(rows)), name=name)
+
+
+@contextlib.contextmanager
+def background_worker(app, concurrency=1):
+    """A worker claiming runs in threads of the test process (each run's query still in a
+    process of its own), stopped on exit: as ``flask --app datahub worker`` does."""
+    shutdown = threading.Event()
+    runner = worker.Worker(app, shutdown=shutdown)
+    thread = threading.Thread(target=runner.run_forever, args=(concurrency,), daemon=True)
+    thread.start()
+    try:
+        yield runner
+    finally:
+        shutdown.set()
+        from datahub.pipelines import wakeups
+
+        wakeups.notify(app.instance_path)
+        thread.join(30)
+        assert not thread.is_alive(), "the worker did not stop"
+

@@ -5,15 +5,13 @@ import os
 import threading
 import time
 
-import duckdb
 import pytest
 
 from datahub.pipelines import worker
-from datahub.pipelines.execute import WATCH_SECONDS, RunStopped, Watch
-from datahub.pipelines.worker import SHUTDOWN_ERROR
 from tests.pipelines.helpers import (
     PIPELINES,
     SLOW,
+    background_worker,
     create_pipeline,
     get_run,
     output_rows,
@@ -195,8 +193,7 @@ def test_cancel_interrupts_the_query_within_two_seconds(app, client, actors):
     pipeline = create_pipeline(client, editor, slow_source(client, editor)["id"], SLOW)
     probe = create_pipeline(client, editor, source(client, editor)["id"], name="probe",
                             output="probe out")
-    worker.ensure_embedded_worker(app)
-    try:
+    with background_worker(app):
         slow = start(client, editor, pipeline["id"])
         wait_for(client, editor, pipeline["id"], slow["id"], {"running"}, 30)
         time.sleep(0.5)  # into the query, which would take minutes
@@ -209,8 +206,6 @@ def test_cancel_interrupts_the_query_within_two_seconds(app, client, actors):
         after = wait_for(client, editor, probe["id"], after["id"], {"succeeded", "failed"}, 30)
         assert after["status"] == "succeeded"
         assert time.monotonic() - cancelled_at < 2
-    finally:
-        worker.stop_embedded_worker(app)
     slow = get_run(client, editor, pipeline["id"], slow["id"])
     assert (slow["status"], slow["error"], slow["output_dataset_id"]) == \
         ("cancelled", "cancelled by a user", None)
@@ -229,37 +224,6 @@ def test_a_run_over_the_timeout_fails_and_the_next_one_runs(app, client, actors)
     light = create_pipeline(client, editor, source(client, editor)["id"], name="light",
                             output="light out")
     assert run_now(app, client, editor, light["id"])["status"] == "succeeded"
-
-
-def test_a_stop_seen_between_two_queries_still_interrupts_the_next_one():
-    """DuckDB forgets an interrupt that reaches an idle connection: a stop noticed between
-    two of a run's queries must still end the next one (a SIGTERM just before the long
-    query once left a worker running it to its end)."""
-    stop = threading.Event()
-
-    def check():
-        if stop.is_set():
-            raise RunStopped(SHUTDOWN_ERROR)
-
-    con = duckdb.connect()
-    try:
-        with Watch(check, 300) as watch:
-            watch.con = con
-            stop.set()
-            time.sleep(20 * WATCH_SECONDS)  # seen, and the idle connection interrupted
-            started = time.monotonic()
-            with pytest.raises(duckdb.InterruptException):  # about 3 s if not interrupted
-                con.execute("SELECT count(*) FROM range(40000) a, range(40000) b "
-                            "WHERE a.range + b.range = 7").fetchall()
-            assert time.monotonic() - started < 1
-            with pytest.raises(RunStopped, match="shut down"):
-                watch.raise_if_stopped()
-            con.close()  # as the run does, racing the watch's next interrupt
-            time.sleep(5 * WATCH_SECONDS)
-            assert watch.thread.is_alive()  # an interrupt of a closed connection is no error
-            watch.con = None
-    finally:
-        con.close()
 
 
 def test_an_output_the_storage_has_no_room_for_fails_the_run_and_keeps_the_old_one(

@@ -1,5 +1,6 @@
 """The worker's building blocks in-process: claiming, stale heartbeats, shutdown."""
 import threading
+import time
 from datetime import timedelta
 
 import pytest
@@ -9,7 +10,14 @@ from datahub.database import utcnow
 from datahub.extensions import db
 from datahub.pipelines import worker
 from datahub.pipelines.models import Run
-from tests.pipelines.helpers import create_pipeline, get_run, source, start
+from tests.pipelines.helpers import (
+    background_worker,
+    create_pipeline,
+    get_run,
+    source,
+    start,
+    wait_for,
+)
 
 
 @pytest.fixture
@@ -68,21 +76,14 @@ def test_a_worker_shutting_down_fails_its_run(app, client, actors):
     assert run["output_dataset_id"] is None
 
 
-def test_embedded_worker_starts_once_per_process(app, client, actors):
-    app.config["PIPELINE_POLL_SECONDS"] = 0.05
+def test_a_background_worker_executes_a_queued_run_at_once(app, client, actors):
+    """Queuing a run wakes the idle workers of this host: the run starts long before the
+    next poll."""
+    app.config["PIPELINE_POLL_SECONDS"] = 30
     editor = actors["editor"].headers
     pipeline = create_pipeline(client, editor, source(client, editor)["id"])
-    worker.ensure_embedded_worker(app)
-    state = app.extensions["datahub.pipeline_worker"]
-    worker.ensure_embedded_worker(app)
-    assert app.extensions["datahub.pipeline_worker"] is state
-    try:
+    with background_worker(app):
+        time.sleep(0.5)  # idle, waiting on its poll
         run = start(client, editor, pipeline["id"])
-        for _ in range(200):
-            if get_run(client, editor, pipeline["id"], run["id"])["status"] == "succeeded":
-                break
-            threading.Event().wait(0.05)
-        assert get_run(client, editor, pipeline["id"], run["id"])["status"] == "succeeded"
-    finally:
-        worker.stop_embedded_worker(app)
-    assert not state[2].is_alive()
+        run = wait_for(client, editor, pipeline["id"], run["id"], {"succeeded", "failed"}, 10)
+    assert run["status"] == "succeeded"

@@ -1,0 +1,69 @@
+"""Previews, executed in isolated processes (datahub.isolation; the job itself is
+datahub.datasets.previews_job), never in the web process: at most
+``PREVIEW_CONCURRENCY`` at once per web process, each within ``PREVIEW_TIMEOUT_SECONDS``
+(waiting for a turn included) and ``PIPELINE_MEMORY_LIMIT`` + ``PIPELINE_MEMORY_MARGIN``;
+the answer at most ``PREVIEW_MAX_BYTES`` of JSON, long cells cut."""
+import os
+import threading
+import time
+
+from datahub import isolation
+from datahub.datasets.errors import (
+    DatasetHasNoFile,
+    DatasetNotTabular,
+    PreviewTimedOut,
+    PreviewTooLarge,
+)
+
+_lock = threading.Lock()
+_state = {}  # pid → (pool, semaphore): a forked web worker builds its own
+
+
+def _pool_and_turns(config):
+    with _lock:
+        state = _state.get(os.getpid())
+        if state is None:
+            state = (isolation.ProcessPool(spares=1),
+                     threading.BoundedSemaphore(int(config["PREVIEW_CONCURRENCY"])))
+            _state.clear()
+            _state[os.getpid()] = state
+        return state
+
+
+def preview_file(path, limit, name, config):
+    """The preview of the file at ``path``; 422 ``Dataset file is not tabular``,
+    ``Preview is too large`` or ``Preview timed out``."""
+    seconds = float(config["PREVIEW_TIMEOUT_SECONDS"])
+    started = time.monotonic()
+    pool, turns = _pool_and_turns(config)
+    if not turns.acquire(timeout=seconds):
+        raise PreviewTimedOut()
+    try:
+        limits = isolation.Limits(
+            memory=isolation.parse_size(config["PIPELINE_MEMORY_LIMIT"]),
+            margin=isolation.parse_size(config["PIPELINE_MEMORY_MARGIN"]),
+            seconds=max(0.0, seconds - (time.monotonic() - started)))
+        args = {"path": path, "limit": int(limit), "name": name,
+                "memory_limit": str(config["PIPELINE_MEMORY_LIMIT"]),
+                "threads": config.get("PIPELINE_THREADS"),
+                "temp_dir": config.get("PIPELINE_TEMP_DIR"),
+                "max_line_size": int(config["PIPELINE_MAX_LINE_SIZE"]),
+                "max_bytes": int(config["PREVIEW_MAX_BYTES"])}
+        try:
+            return isolation.run_job(pool, "preview", args, limits)
+        except isolation.JobError as exc:
+            if exc.kind == "not_tabular":
+                raise DatasetNotTabular() from None
+            if exc.kind == "missing":
+                raise DatasetHasNoFile() from None
+            if exc.kind == "too_large":
+                raise PreviewTooLarge() from None
+            raise
+        except isolation.JobKilled as exc:
+            if exc.reason == "timeout":
+                raise PreviewTimedOut() from None
+            if exc.reason in ("memory", "output"):
+                raise PreviewTooLarge() from None
+            raise
+    finally:
+        turns.release()

@@ -1,0 +1,54 @@
+"""A run's query, as executed in an isolated process (datahub.isolation): compile the steps
+into one DuckDB query over the input files and ``COPY`` its result to the output file.
+Answers ``{"rows_in", "rows_out"}``; a problem the user can fix is a ``JobError`` of kind
+``pipeline`` whose message the run shows. It knows no database and no storage: the worker
+(datahub.pipelines.execute) prepared the files and publishes the output."""
+import duckdb
+
+from datahub.datasets import tabular
+from datahub.isolation import JobError
+from datahub.pipelines import engine
+from datahub.pipelines.engine import PipelineError
+
+
+def run_query_job(args):
+    try:
+        return _run(args)
+    except PipelineError as exc:
+        raise JobError("pipeline", str(exc)) from None
+    except FileNotFoundError:
+        raise JobError("pipeline", "an input dataset's file is missing from storage") from None
+
+
+def _run(args):
+    paths = dict(args["names"])  # input and output paths → what a user calls them
+    source, output = args["source"], args["output"]
+    joined = {int(dataset_id): path for dataset_id, path in args["joins"].items()}
+    max_line, max_columns = int(args["max_line_size"]), int(args["max_columns"])
+
+    def read(path):
+        """``(format, sql, params)`` of an input file."""
+        try:
+            fmt = tabular.detect_format(path)
+            return (fmt, *tabular.source_sql(path, fmt, max_line, max_columns))
+        except tabular.NotTabular as exc:
+            raise PipelineError(f"{paths[path]} cannot be read as a table: {exc}") from None
+
+    source_format, source_sql, params = read(source)
+    joins = {dataset_id: read(path)[1:] for dataset_id, path in joined.items()}
+    con = tabular.connect([source, *joined.values()], [output],
+                          memory_limit=args["memory_limit"], threads=args.get("threads"),
+                          temp_dir=args["spill"])
+    try:
+        query = engine.compile_steps(con, source_sql, params, args["steps"], joins,
+                                     max_columns, paths)
+        rows_out = engine.write(query, output, args["output_format"])
+        rows_in = engine.rows_scanned(con, source, source_format)
+    except duckdb.IOException as exc:
+        raise PipelineError("the run could not read or write a file: "
+                            f"{tabular.clean_error(exc, paths)}") from None
+    except tabular.DATA_ERRORS as exc:
+        raise PipelineError(f"the run failed: {tabular.clean_error(exc, paths)}") from None
+    finally:
+        con.close()
+    return {"rows_in": rows_in, "rows_out": rows_out}
