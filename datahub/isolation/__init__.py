@@ -169,6 +169,13 @@ def _file_size(path):
         return 0
 
 
+_running = set()  # the pids of this process's jobs in progress (tests, operators)
+
+
+def running_jobs():
+    return set(_running)
+
+
 def run_job(pool, job, args, limits, check=None):
     """Run ``job`` (a name in :data:`datahub.isolation.child.JOBS`) with ``args`` in a
     process of ``pool``; its result. Raises :class:`JobError` for what the job reported,
@@ -179,6 +186,7 @@ def run_job(pool, job, args, limits, check=None):
     process = pool.take()
     deadline = None if limits.seconds is None else time.monotonic() + limits.seconds
     killed = None
+    _running.add(process.pid)
     try:
         try:  # the child reads its job before it does anything else
             process.stdin.write(request)
@@ -209,6 +217,7 @@ def run_job(pool, job, args, limits, check=None):
     finally:
         if process.poll() is None:
             stop_process(process)
+        _running.discard(process.pid)
     return _outcome(process, out, err)
 
 

@@ -77,10 +77,12 @@ def celery_init_app(app):
     )
 
     @celery_app.task(name=TASK_NAME)
-    def execute_run(run_id):  # noqa: ARG001  (a slot; the fairest queued run is taken)
+    def execute_run(run_id):  # a slot: the fairest queued run is taken
         if _shutdown.is_set():
             return  # a task taken during shutdown: the run stays queued, a sweep re-sends it
-        Worker(app, shutdown=_shutdown).run_once()
+        if Worker(app, shutdown=_shutdown).run_once() is None:
+            log.info("run %s is not queued (taken, cancelled, finished or deleted) and no "
+                     "other run waits: nothing to do", run_id)
 
     app.extensions["celery"] = celery_app
     # The broker's workers execute runs: no web process runs them as well.

@@ -75,7 +75,7 @@ def test_readme_examples_run(app, gunicorn_server, tmp_path):
     assert lines.count("204") == 3  # the dataset, the user and the other session deleted
     assert ('{"format":"csv","columns":[{"name":"date","type":"DATE"},{"name":"temp",'
             '"type":"BIGINT"},{"name":"note","type":"VARCHAR"}],'
-            '"rows":[["2024-01-01",-3,null],["2024-01-02",-5,"windy"]]}') in lines  # preview
+            '"rows":[["2024-01-01",-3,null],["2024-01-02",-5,"windy"]],"truncated":false}') in lines  # preview
     assert '{"message":"Successfully logged out"}' in lines
     # The only error on the way: the refresh after logout.
     assert output.count('"detail"') == 1 and '{"detail":"Not authenticated"}' in lines
