@@ -65,9 +65,10 @@ def lock_user(user_id):
 
 def stored_bytes(user_id):
     """The bytes of every stored file of the datasets ``user_id`` owns."""
-    return db.session.scalar(
+    total = db.session.scalar(
         sa.select(sa.func.coalesce(sa.func.sum(Dataset.file_size), 0))
         .where(Dataset.owner_id == user_id, Dataset.file_key.is_not(None)))
+    return int(total)  # PostgreSQL's sum of a bigint is a numeric (a Decimal)
 
 
 def owned_datasets(user_id):
