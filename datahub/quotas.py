@@ -4,7 +4,7 @@ Usage is counted from the rows themselves, never kept in a counter. A check that
 under concurrent requests runs inside the write transaction that would exceed it: call
 :func:`lock_user` first (before locking any dataset or run row, so that every path takes
 the locks in one order), then the ``check_*`` function, then write and commit. On
-PostgreSQL the lock is ``SELECT ... FOR UPDATE`` on the user's row; SQLite serialises
+PostgreSQL the lock is ``SELECT ... FOR NO KEY UPDATE`` on the user's row; SQLite serialises
 writers already (a writing request, and the pipeline worker, begins with ``BEGIN
 IMMEDIATE``), so there the row is only read. A limit of ``None`` is no limit.
 """
@@ -59,8 +59,11 @@ def _limit(value):
 
 def lock_user(user_id):
     """Lock the user's row until the transaction ends (see the module's docstring)."""
-    # SQLite has no FOR UPDATE (SQLAlchemy leaves it out): its BEGIN IMMEDIATE is the lock.
-    db.session.execute(sa.select(User.id).where(User.id == user_id).with_for_update())
+    # FOR NO KEY UPDATE: it excludes another lock_user, not the inserts of rows that refer
+    # to the user (a login's session). SQLite has none (SQLAlchemy leaves it out): its
+    # BEGIN IMMEDIATE is the lock.
+    db.session.execute(
+        sa.select(User.id).where(User.id == user_id).with_for_update(key_share=True))
 
 
 def stored_bytes(user_id):

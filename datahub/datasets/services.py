@@ -75,7 +75,7 @@ def attach_file(dataset_id, stored, filename, content_type):
 
 def replaced_bytes(dataset):
     """The bytes an upload to ``dataset`` frees: those of the file it replaces."""
-    return dataset.file_size or 0 if dataset.file_key else 0
+    return (dataset.file_size or 0) if dataset.file_key else 0
 
 
 def set_file(dataset, stored, filename, content_type, now):
