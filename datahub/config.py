@@ -125,6 +125,12 @@ class DefaultConfig:
     CLIENT_IDLE_TIMEOUT = 60
     SOCKET_UPLOADS = True  # under gunicorn, read upload bodies from the socket directly
     STORAGE_PATH = None  # None → <instance>/storage
+    # Per-user quotas (datahub.quotas); None → no limit. Bytes of the files of the datasets
+    # a user owns (507), datasets a user owns (403), runs queued or running over a user's
+    # pipelines (429).
+    QUOTA_STORAGE_BYTES = None
+    QUOTA_DATASETS = None
+    QUOTA_QUEUED_RUNS = 5
     CORS_ORIGINS: list = []
     ADMIN_EMAIL = None
     ADMIN_PASSWORD = None

@@ -52,6 +52,8 @@ def to_api_error(exc):
             k: v for k, v in exc.get_headers() if k.lower() != "content-type"
         }
         headers.update(data.get("headers") or {})
+        if exc.code in (429, 503) and "Retry-After" not in headers:  # the contract's promise
+            headers["Retry-After"] = "1"
         messages = data.get("messages")
         if exc.code == 422 and messages:
             return RequestValidationError(pydantic_errors(messages, location=None), headers)

@@ -90,8 +90,13 @@ class RequestValidationError(APIError):
 
 
 class TooManyRequests(APIError):
+    """Always with ``Retry-After`` (1 second unless told)."""
+
     code = 429
     detail = "Too many requests"
+
+    def __init__(self, detail=None, headers=None):
+        super().__init__(detail, {"Retry-After": "1", **(headers or {})})
 
 
 class ServiceUnavailable(APIError):

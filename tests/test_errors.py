@@ -5,7 +5,14 @@ import os
 import pytest
 import sqlalchemy as sa
 
-from datahub.errors import Forbidden, NameAlreadyExists, NotFound
+from werkzeug import exceptions as wz
+
+from datahub.errors import Forbidden, NameAlreadyExists, NotFound, TooManyRequests
+from datahub.quotas import (
+    DatasetQuotaExceeded,
+    QueuedRunsQuotaExceeded,
+    StorageQuotaExceeded,
+)
 
 
 def assert_json_error(response, status, detail):
@@ -74,6 +81,26 @@ def test_app_errors_carry_their_status_and_detail(app, client, exc, status, deta
 
     app.add_url_rule("/raise", view_func=raise_it)
     assert_json_error(client.get("/raise"), status, detail)
+
+
+@pytest.mark.parametrize(
+    "exc, status, detail, retry_after",
+    [(StorageQuotaExceeded(), 507, "Storage quota exceeded", None),
+     (DatasetQuotaExceeded(), 403, "Dataset quota exceeded", None),
+     (QueuedRunsQuotaExceeded(), 429, "Too many queued runs", "10"),
+     (TooManyRequests(), 429, "Too many requests", "1"),
+     (wz.TooManyRequests(), 429, "Too Many Requests", "1"),
+     (wz.TooManyRequests(retry_after=7), 429, "Too Many Requests", "7")],
+)
+def test_quota_and_throttling_errors_are_json_with_retry_after(app, client, exc, status,
+                                                                detail, retry_after):
+    def raise_it():
+        raise exc
+
+    app.add_url_rule("/raise", view_func=raise_it)
+    response = client.get("/raise")
+    assert_json_error(response, status, detail)
+    assert response.headers.get("Retry-After") == retry_after
 
 
 def test_request_id_is_honoured_or_generated(client):

@@ -20,7 +20,7 @@ import pytest
 PACKAGE = pathlib.Path(__file__).resolve().parents[1] / "datahub"
 
 FEATURES = ("datasets", "collections", "pipelines", "users", "ops", "docs", "spa",
-            "resource_views")
+            "resource_views", "quotas")
 LAYERS = {
     "identity": 2,
     **{feature: 3 for feature in FEATURES},
@@ -30,11 +30,12 @@ LAYERS = {
 }
 FOUNDATION = 1
 # Which features a feature may import: collections hold datasets, pipelines read them;
-# the three share their views.
+# the three share their views; quotas count datasets and runs, which check them.
 FEATURE_USES = {
-    "datasets": {"resource_views"},
+    "datasets": {"resource_views", "quotas"},
     "collections": {"datasets", "resource_views"},
-    "pipelines": {"datasets", "resource_views"},
+    "pipelines": {"datasets", "resource_views", "quotas"},
+    "quotas": {"datasets", "pipelines"},
 }
 
 

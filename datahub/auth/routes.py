@@ -1,4 +1,4 @@
-"""/api/v1/auth: login, refresh, logout, me, the caller's sessions and password."""
+"""/api/v1/auth: login, refresh, logout, me, the caller's sessions, usage and password."""
 import functools
 import json
 
@@ -6,6 +6,7 @@ import sqlalchemy as sa
 from flask import current_app, request
 from flask.views import MethodView
 
+from datahub import quotas
 from datahub.api import Blueprint
 from datahub.audit import audit
 from datahub.auth import cookies, limits
@@ -16,6 +17,7 @@ from datahub.auth.schemas import (
     PasswordChangeSchema,
     SessionPageSchema,
     TokenSchema,
+    UsageSchema,
 )
 from datahub.database import utcnow
 from datahub.extensions import db
@@ -244,6 +246,19 @@ class Me(MethodView):
         # the two equal, byte for byte.
         return current_app.response_class(_me_body(current_user),
                                           mimetype="application/json")
+
+
+@blp.route("/me/usage")
+class MyUsage(MethodView):
+    @operation(blp, "get_my_usage", 401, security=BEARER)
+    @blp.response(200, UsageSchema)
+    @auth_required
+    def get(self):
+        """Get the caller's usage and quotas
+
+        What the caller owns, counted as its quotas count it (stored bytes, datasets,
+        runs queued or running), and the limits (``QUOTA_*``; null: no limit). Any role."""
+        return quotas.usage(current_user.id)
 
 
 @blp.route("/me/password")

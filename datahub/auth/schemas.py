@@ -63,3 +63,27 @@ class ProvidersSchema(Schema):
         "description": "POST /auth/login with email and password (local and LDAP users)"})
     oidc = fields.Nested(OIDCProviderSchema, required=True, allow_none=True, metadata={
         "description": "OpenID Connect logins; null when not configured"})
+
+
+_NO_LIMIT = "; null: no limit"
+
+
+class UsageLimitsSchema(Schema):
+    storage_bytes = fields.Integer(required=True, allow_none=True, metadata={
+        "description": "QUOTA_STORAGE_BYTES" + _NO_LIMIT})
+    datasets = fields.Integer(required=True, allow_none=True, metadata={
+        "description": "QUOTA_DATASETS" + _NO_LIMIT})
+    queued_runs = fields.Integer(required=True, allow_none=True, metadata={
+        "description": "QUOTA_QUEUED_RUNS" + _NO_LIMIT})
+
+
+class UsageSchema(Schema):
+    """What the caller uses of its quotas, and the quotas."""
+
+    storage_bytes = fields.Integer(required=True, metadata={
+        "description": "Bytes of the files of the datasets the caller owns"})
+    datasets = fields.Integer(required=True, metadata={
+        "description": "Datasets the caller owns"})
+    queued_runs = fields.Integer(required=True, metadata={
+        "description": "Runs queued or running, over the pipelines the caller owns"})
+    limits = fields.Nested(UsageLimitsSchema, required=True)

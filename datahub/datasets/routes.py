@@ -7,22 +7,25 @@ from urllib.parse import quote
 
 from flask import current_app, redirect, request, send_file
 from flask.views import MethodView
-from werkzeug.exceptions import RequestedRangeNotSatisfiable
+from werkzeug.exceptions import RequestedRangeNotSatisfiable, RequestEntityTooLarge
 from werkzeug.http import dump_options_header, is_resource_modified
 from werkzeug.utils import get_content_type
 from werkzeug.wsgi import FileWrapper
 
+from datahub import quotas
 from datahub.api import Blueprint
 from datahub.bodies import takes_file
 from datahub.datasets import previews, schemas, services
 from datahub.datasets.errors import DatasetHasNoFile, DatasetNotTabular, FileNotFound
 from datahub.datasets.storage import get_storage
 from datahub.datasets.uploads import DEFAULT_CONTENT_TYPE, Upload, clean_filename
+from datahub.errors import FileTooLarge
 from datahub.extensions import db
 from datahub.identity import permissions
 from datahub.identity.guard import authenticate, current_user
 from datahub.openapi import BEARER, operation
 from datahub.resource_views import changeable, owned_named_views
+from datahub.serving.gunicorn_worker import close_connection
 from datahub.validation import media_type_error
 
 blp = Blueprint(
@@ -119,7 +122,8 @@ owned_named_views(
     delete_doc=("Delete a dataset", "Delete a dataset and its file (the owner, if an "
                 "editor, or an admin); it leaves its collections."),
     deleted="Deleted; its file is removed and it leaves its collections",
-    create_errors=(401, 403, 409),
+    create_errors=(401, (403, "Forbidden: the role does not allow this, or `Dataset quota "
+                              "exceeded` (the caller owns `QUOTA_DATASETS` datasets)"), 409),
 )
 
 
@@ -136,7 +140,11 @@ class DatasetFile(MethodView):
               "multipart/form-data"),
         (422, "Validation error: a Content-Type that is not a media type, a multipart body "
               "without its `file` part, or a bad `filename`"),
-        STORAGE_UNAVAILABLE, 507, security=BEARER, requestBody=UPLOAD_BODY)
+        STORAGE_UNAVAILABLE,
+        (507, "`Storage quota exceeded` (the owner's files would pass `QUOTA_STORAGE_BYTES`; "
+              "the file replaced counts as freed), or `Insufficient storage` (the storage "
+              "is full); the previous file stays"),
+        security=BEARER, requestBody=UPLOAD_BODY)
     @blp.arguments(schemas.UploadArgsSchema, location="query")
     @blp.response(200, schemas.DatasetSchema, description="The dataset with its new file")
     def put(self, args, dataset_id):
@@ -152,13 +160,28 @@ class DatasetFile(MethodView):
         400 ``File is empty`` or ``File too large``, the previous file untouched). A
         form-encoded body (``curl -d @file``, which drops the file's line breaks) is
         refused with 415 before it is read. The owner, if an editor, or an admin.
+
+        A file that would bring the dataset owner's stored bytes over
+        ``QUOTA_STORAGE_BYTES`` (the file it replaces counting as freed) is refused with
+        507 ``Storage quota exceeded``, cut off as soon as it passes the room left.
         """
         dataset = changeable(services.get_dataset(dataset_id))
         limit = current_app.config.get("MAX_CONTENT_LENGTH")
+        room = quotas.storage_room(dataset.owner_id, services.replaced_bytes(dataset))
+        quota_binds = room is not None and (limit is None or room < limit)
+        if quota_binds:
+            limit = max(room, 0)
         upload = Upload(limit, default_name=f"dataset-{dataset.id}")
         # End the transaction before streaming: no lock is held while the body arrives.
         db.session.commit()
-        stored = get_storage().save(upload.chunks(), max_size=limit)
+        try:
+            stored = get_storage().save(upload.chunks(), max_size=limit)
+        except (FileTooLarge, RequestEntityTooLarge) as exc:
+            if not quota_binds:
+                raise
+            if isinstance(exc, RequestEntityTooLarge):  # its declared length: left unread
+                close_connection(request.environ)
+            raise quotas.StorageQuotaExceeded() from None
         try:
             return services.attach_file(dataset_id, stored, upload.filename, upload.content_type)
         finally:

@@ -1,6 +1,7 @@
 """What can be done to datasets, independent of HTTP."""
 import sqlalchemy as sa
 
+from datahub import quotas
 from datahub.database import utcnow
 from datahub.datasets.errors import DatasetNotFound
 from datahub.datasets.models import Dataset, DatasetTag
@@ -26,7 +27,14 @@ def list_datasets(args, user):
 
 
 def create_dataset(owner, values):
-    return create_named(Dataset, owner, values, FIELDS)
+    """A new dataset; 403 ``Dataset quota exceeded`` when the owner has
+    ``QUOTA_DATASETS`` already (counted under the owner's lock, see datahub.quotas)."""
+
+    def within_quota(_values):
+        quotas.lock_user(owner.id)
+        quotas.check_datasets(owner.id)
+
+    return create_named(Dataset, owner, values, FIELDS, check=within_quota)
 
 
 def update_dataset(dataset, values):
@@ -45,10 +53,17 @@ def attach_file(dataset_id, stored, filename, content_type):
     """Point the dataset at a newly stored file and drop the one it replaces.
 
     The row is re-read under a lock: the upload was streamed outside any transaction, and
-    the dataset may have been deleted or given another file meanwhile.
+    the dataset may have been deleted or given another file meanwhile. The owner's storage
+    quota is checked under the owner's lock (the file replaced counts as freed):
+    :class:`~datahub.quotas.StorageQuotaExceeded`, the new file deleted.
     """
     try:
+        owner_id = db.session.scalar(sa.select(Dataset.owner_id).where(Dataset.id == dataset_id))
+        if owner_id is None:
+            raise DatasetNotFound()
+        quotas.lock_user(owner_id)  # the owner first, then the dataset: one lock order
         dataset = get_dataset(dataset_id, for_update=True)
+        quotas.check_storage(owner_id, stored.size, freeing_bytes=replaced_bytes(dataset))
         previous = set_file(dataset, stored, filename, content_type, utcnow())
         db.session.commit()
     except BaseException:
@@ -56,6 +71,11 @@ def attach_file(dataset_id, stored, filename, content_type):
         raise
     drop_replaced(previous, stored)
     return dataset
+
+
+def replaced_bytes(dataset):
+    """The bytes an upload to ``dataset`` frees: those of the file it replaces."""
+    return (dataset.file_size or 0) if dataset.file_key else 0
 
 
 def set_file(dataset, stored, filename, content_type, now):

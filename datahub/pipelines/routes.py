@@ -45,7 +45,10 @@ class Runs(MethodView):
 
     @operation(blp, "start_pipeline_run", 401, 403, NOT_FOUND,
                (409, "`Pipeline is already running`: another run of it is queued or running"),
-               422, security=BEARER)
+               422,
+               (429, "`Too many queued runs`: the pipeline's owner has `QUOTA_QUEUED_RUNS` "
+                     "runs queued or running; try again after `Retry-After` seconds"),
+               security=BEARER)
     @blp.response(201, schemas.RunSchema, headers={"Location": "Location"})
     def post(self, pipeline_id):
         """Start a run
@@ -53,7 +56,9 @@ class Runs(MethodView):
         Queue a run of the pipeline (the owner, if an editor, or an admin); a worker
         executes it. The run's URL is in ``Location``: poll it until its ``status`` is
         ``succeeded``, ``failed`` or ``cancelled``. 409 ``Pipeline is already running``
-        while another run of it is queued or running."""
+        while another run of it is queued or running; 429 ``Too many queued runs`` while
+        the pipeline's owner has ``QUOTA_QUEUED_RUNS`` runs queued or running (over all
+        of the owner's pipelines), with ``Retry-After``."""
         pipeline = changeable(services.get_pipeline(pipeline_id))
         run = services.start_run(pipeline)
         location = url_for("pipelines.RunById", pipeline_id=pipeline.id, run_id=run.id)

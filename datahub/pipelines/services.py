@@ -2,6 +2,7 @@
 import sqlalchemy as sa
 from flask import current_app
 
+from datahub import quotas
 from datahub.database import utcnow
 from datahub.datasets.errors import DatasetNotFound
 from datahub.datasets.models import Dataset
@@ -13,8 +14,8 @@ from datahub.pipelines.errors import (
     PipelineNotFound,
     RunNotFound,
 )
-from datahub.pipelines.models import ACTIVE_STATUSES, Pipeline, Run
 from datahub.pipelines import wakeups
+from datahub.pipelines.models import ACTIVE_STATUSES, Pipeline, Run
 from datahub.resources import create_named, filter_named, get_or_404, update_named
 
 CANCELLED_BY_USER = "cancelled by a user"
@@ -69,7 +70,17 @@ def start_run(pipeline):
     """Queue a run. The partial unique index on active runs refuses a second one, also
     when several requests on several hosts race: that IntegrityError is the 409. Once the
     row is committed: with a broker, its task is sent; without, the worker processes of
-    this host are woken (the others find it at their next poll)."""
+    this host are woken (the others find it at their next poll).
+
+    Under the owner's lock (datahub.quotas): 409 if this pipeline has an active run (it
+    wins over the quota), else 429 ``Too many queued runs`` when the owner has
+    ``QUOTA_QUEUED_RUNS`` runs queued or running."""
+    quotas.lock_user(pipeline.owner_id)
+    active = sa.select(Run.id).where(Run.pipeline_id == pipeline.id,
+                                     Run.status.in_(ACTIVE_STATUSES))
+    if db.session.scalar(active.limit(1)) is not None:
+        raise PipelineAlreadyRunning()
+    quotas.check_queued_runs(pipeline.owner_id)
     run = Run(pipeline_id=pipeline.id, status="queued", created_at=utcnow())
     db.session.add(run)
     try:

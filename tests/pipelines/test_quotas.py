@@ -1,0 +1,98 @@
+"""The queued runs quota (``QUOTA_QUEUED_RUNS``): 429 with Retry-After, through HTTP."""
+import threading
+
+import pytest
+
+from datahub.pipelines import worker
+from datahub.quotas import RUNS_RETRY_AFTER_SECONDS
+from tests.pipelines.helpers import PIPELINES, create_pipeline, source, start
+
+TOO_MANY = {"detail": "Too many queued runs"}
+ALREADY_RUNNING = {"detail": "Pipeline is already running"}
+
+
+@pytest.fixture
+def config_overrides():
+    return {"QUOTA_QUEUED_RUNS": 2}
+
+
+def pipelines(client, headers, count, prefix="p"):
+    dataset = source(client, headers, name=f"{prefix} source")
+    return [create_pipeline(client, headers, dataset["id"], name=f"{prefix}{i}",
+                            output=f"{prefix} out {i}") for i in range(count)]
+
+
+def post_run(client, headers, pipeline):
+    return client.post(f"{PIPELINES}{pipeline['id']}/runs", headers=headers)
+
+
+def queued_runs(client, headers):
+    return client.get("/api/v1/auth/me/usage", headers=headers).get_json()["queued_runs"]
+
+
+def test_queued_runs_quota_at_its_boundary(app, client, actors):
+    editor, other = actors["editor"].headers, actors["other_editor"].headers
+    first, second, third = pipelines(client, editor, 3)
+    start(client, editor, first["id"])
+    start(client, editor, second["id"])
+    assert queued_runs(client, editor) == 2
+    response = post_run(client, editor, third)
+    assert (response.status_code, response.get_json()) == (429, TOO_MANY)
+    assert response.mimetype == "application/json"
+    assert response.headers["Retry-After"] == str(RUNS_RETRY_AFTER_SECONDS)
+    # A second run of a pipeline that has one is still the 409, not the quota's 429.
+    response = post_run(client, editor, first)
+    assert (response.status_code, response.get_json()) == (409, ALREADY_RUNNING)
+    # Another owner's runs do not count.
+    start(client, other, pipelines(client, other, 1, prefix="o")[0]["id"])
+    # A run that finishes (or is cancelled) makes room.
+    assert worker.run_once(app) is not None
+    start(client, editor, third["id"])
+    response = post_run(client, editor, first)
+    assert (response.status_code, response.get_json()) == (429, TOO_MANY)
+
+
+def test_runs_started_by_an_admin_count_against_the_pipeline_owner(client, actors):
+    editor, admin = actors["editor"].headers, actors["admin"].headers
+    first, second, third = pipelines(client, editor, 3)
+    start(client, admin, first["id"])
+    start(client, admin, second["id"])
+    assert queued_runs(client, editor) == 2
+    assert queued_runs(client, admin) == 0
+    response = post_run(client, admin, third)
+    assert (response.status_code, response.get_json()) == (429, TOO_MANY)
+    # The owner cancels one of them: room for the admin's.
+    run_id = client.get(f"{PIPELINES}{second['id']}/runs", headers=editor).get_json()[
+        "items"][0]["id"]
+    assert client.post(f"{PIPELINES}{second['id']}/runs/{run_id}/cancel",
+                       headers=editor).status_code == 200
+    start(client, admin, third["id"])
+
+
+def test_without_a_queued_runs_quota_there_is_no_limit(app, client, actors):
+    app.config["QUOTA_QUEUED_RUNS"] = None
+    editor = actors["editor"].headers
+    for pipeline in pipelines(client, editor, 4):
+        start(client, editor, pipeline["id"])
+    assert queued_runs(client, editor) == 4
+
+
+def test_concurrent_starts_queue_exactly_the_quota(app, client, actors):
+    editor = actors["editor"].headers
+    targets = pipelines(client, editor, 6)
+    barrier = threading.Barrier(len(targets))
+    results = [None] * len(targets)
+
+    def run(i):
+        test_client = app.test_client()
+        barrier.wait(30)
+        results[i] = post_run(test_client, editor, targets[i])
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(targets))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    codes = sorted(response.status_code for response in results)
+    assert codes == [201] * 2 + [429] * 4, [r.get_json() for r in results]
+    assert queued_runs(client, editor) == 2
