@@ -18,8 +18,9 @@ import time
 from dataclasses import dataclass, field
 
 import sqlalchemy as sa
+from flask import current_app
 
-from datahub import isolation
+from datahub import isolation, quotas
 from datahub.database import utcnow
 from datahub.datasets import tabular
 from datahub.datasets.models import Dataset
@@ -257,11 +258,29 @@ def _run_query(config, plan, local, output, spill, check, pool):
     return result
 
 
+def _check_quotas(owner_id, dataset, stored):
+    """PipelineError when the output would take the owner over a quota."""
+    config = current_app.config
+    try:
+        if dataset is None:
+            quotas.check_datasets(owner_id)
+        replaced = (dataset.file_size or 0) if dataset is not None else 0
+        quotas.check_storage(owner_id, stored.size, freeing_bytes=replaced)
+    except quotas.DatasetQuotaExceeded:
+        raise PipelineError(f"Dataset quota exceeded (QUOTA_DATASETS is "
+                            f"{config['QUOTA_DATASETS']})") from None
+    except quotas.StorageQuotaExceeded:
+        raise PipelineError(f"Storage quota exceeded (QUOTA_STORAGE_BYTES is "
+                            f"{config['QUOTA_STORAGE_BYTES']} bytes)") from None
+
+
 def _publish(run_id, name, plan, stored, rows_in, rows_out):
     """In one transaction: point the output dataset at the new file and mark the run
-    succeeded. If the run is no longer ours, or the name belongs to someone else's
-    dataset, the new file is removed and the previous output stays."""
+    succeeded. If the run is no longer ours, the name belongs to someone else's dataset,
+    or the owner's quotas (datahub.quotas, checked under the owner's lock) have no room,
+    the new file is removed and the previous output stays."""
     try:
+        quotas.lock_user(plan.owner_id)  # first: the quotas' lock order
         run = db.session.scalar(sa.select(Run).where(Run.id == run_id).with_for_update())
         if run is None or run.status != "running" or run.worker != name:
             discard(stored)
@@ -271,6 +290,7 @@ def _publish(run_id, name, plan, stored, rows_in, rows_out):
             sa.select(Dataset).where(Dataset.name_key == name_key(output_name)).with_for_update()
         )
         now = utcnow()
+        _check_quotas(plan.owner_id, dataset, stored)
         if dataset is None:
             dataset = Dataset(name=output_name, name_key=name_key(output_name),
                               description=f"Output of pipeline {plan.pipeline_name}",
