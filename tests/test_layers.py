@@ -35,6 +35,7 @@ FEATURE_USES = {
     "datasets": {"resource_views"},
     "collections": {"datasets", "resource_views"},
     "pipelines": {"datasets", "resource_views"},
+    "ops": {"datasets", "pipelines"},  # the /metrics gauges read their tables
 }
 
 
