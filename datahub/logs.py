@@ -28,7 +28,7 @@ class JsonFormatter(logging.Formatter):
         }
         request_id = current_request_id()
         if record.name == "gunicorn.access" and isinstance(record.args, dict):
-            line.update(_access_fields(record.args))
+            line.update(_access_fields(record.args), pid=record.process)
             request_id = _atom(record.args, "{x-request-id}o")
         if request_id:
             line["request_id"] = request_id
@@ -57,7 +57,6 @@ def _access_fields(atoms):
         "duration": atoms.get("D", 0) / 1e6,  # seconds, from gunicorn's microseconds
         "bytes": atoms.get("B"),
         "client_address": _atom(atoms, "h"),
-        "pid": atoms.get("p"),
     }
 
 
