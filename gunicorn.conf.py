@@ -27,10 +27,29 @@ errorlog = "-"
 # gunicorn >= 24 opens a control socket at one fixed path per user; several services
 # (or test servers) on one host would fight over it. We manage it with signals instead.
 control_socket_disable = True
+# DATAHUB_LOG_FORMAT=json: gunicorn's own lines (access and error log) as JSON objects too,
+# like the app's (datahub/logs.py). Only the environment variable counts here.
+if os.environ.get("DATAHUB_LOG_FORMAT", "").strip().lower() == "json":
+    logconfig_dict = {
+        "root": {"level": "INFO", "handlers": ["json_stderr"]},
+        "loggers": {
+            "gunicorn.error": {"level": "INFO", "handlers": ["json_stderr"], "propagate": False},
+            "gunicorn.access": {"level": "INFO", "handlers": ["json_stdout"],
+                                "propagate": False},
+        },
+        "handlers": {
+            "json_stderr": {"class": "logging.StreamHandler", "formatter": "json",
+                            "stream": "ext://sys.stderr"},
+            "json_stdout": {"class": "logging.StreamHandler", "formatter": "json",
+                            "stream": "ext://sys.stdout"},
+        },
+        "formatters": {"json": {"()": "datahub.logs.JsonFormatter"}},
+    }
 
 
 def on_starting(server):
     """Runs once in the master, before any worker forks: migrations, first admin."""
+    prepare_metrics_folder()
     from datahub import create_app
     from datahub.bootstrap import prepare
 
@@ -60,6 +79,39 @@ def on_exit(server):
     supervisor = getattr(server, "datahub_worker", None)
     if supervisor is not None:
         supervisor.stop(timeout=graceful_timeout)
+
+
+def prepare_metrics_folder():
+    """prometheus_client's multiprocess mode (datahub/metrics.py): every process of this
+    server writes its counts to files in PROMETHEUS_MULTIPROC_DIR, which must be set before
+    prometheus_client is first imported (create_app imports it), and be empty at start.
+    An operator's folder is emptied; otherwise a new temporary one, removed at exit."""
+    import atexit
+    import glob
+    import shutil
+    import sys
+    import tempfile
+
+    if "prometheus_client" in sys.modules:
+        raise RuntimeError("prometheus_client was imported before on_starting: its metrics "
+                           "would not be shared by the workers")
+    given = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+    if given and given != os.environ.get("_DATAHUB_METRICS_TEMP"):  # not a parent master's
+        os.makedirs(given, exist_ok=True)
+        for path in glob.glob(os.path.join(given, "*.db")):
+            os.unlink(path)
+        return
+    folder = tempfile.mkdtemp(prefix="datahub-metrics-")
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = os.environ["_DATAHUB_METRICS_TEMP"] = folder
+    master = os.getpid()  # a worker runs the atexit handlers it inherits too: not there
+    atexit.register(lambda: os.getpid() == master and shutil.rmtree(folder, True))
+
+
+def child_exit(server, worker):
+    """A worker ended: prometheus_client drops its live gauges (its counts are kept)."""
+    from prometheus_client import multiprocess
+
+    multiprocess.mark_process_dead(worker.pid)
 
 
 def post_worker_init(worker):

@@ -24,16 +24,24 @@ def audit(event, **fields):
     else:
         record["via"] = "cli"
     record.update({key: value for key, value in fields.items() if value is not None})
-    log.info(json.dumps(record, sort_keys=False, default=str))
+    # As JSON lines (LOG_FORMAT=json, datahub.logs) the fields are the line's own keys.
+    log.info(json.dumps(record, sort_keys=False, default=str),
+             extra={"datahub_message": event, "datahub_fields": record})
 
 
-def configure_audit_log():
+def configure_audit_log(json_lines=False):
     """Audit events are INFO. When the process has configured no logging at all (gunicorn
-    configures only its own loggers), write them to stderr, next to the access log."""
+    configures only its own loggers), write them to stderr, next to the access log. As
+    JSON lines they go to the ``datahub`` logger's handler (datahub.logs) instead."""
     if log.level == logging.NOTSET:
         log.setLevel(logging.INFO)
-    if not log.handlers and not logging.getLogger().handlers:
+    if json_lines:
+        for handler in [h for h in log.handlers if getattr(h, "datahub_audit", False)]:
+            log.removeHandler(handler)
+        log.propagate = True
+    elif not log.handlers and not logging.getLogger().handlers:
         handler = logging.StreamHandler(sys.stderr)
         handler.setFormatter(logging.Formatter("%(message)s"))
+        handler.datahub_audit = True
         log.addHandler(handler)
         log.propagate = False  # a root handler configured later must not print it twice

@@ -1,4 +1,5 @@
 """Start-up work done once, before serving: migrate the schema, create the first admin."""
+import logging
 import secrets
 import sys
 
@@ -25,16 +26,22 @@ def ensure_first_admin(app, out=sys.stderr):
     user = services.create_user(email=email, password=password, name="Administrator",
                                 roles=["admin"])
     if generated:
-        print(
-            f"datahub: created the first admin {email} with password {password}\n"
-            "datahub: it is shown only once; change it with "
-            f"`flask --app datahub users set-password {email}`",
-            file=out, flush=True,
-        )
+        _tell(app, out, f"datahub: created the first admin {email} with password {password}",
+              "datahub: it is shown only once; change it with "
+              f"`flask --app datahub users set-password {email}`")
     else:
-        print(f"datahub: created the first admin {email} (password from ADMIN_PASSWORD)",
-              file=out, flush=True)
+        _tell(app, out,
+              f"datahub: created the first admin {email} (password from ADMIN_PASSWORD)")
     return user
+
+
+def _tell(app, out, *lines):
+    """Print to ``out``; with LOG_FORMAT=json, a log line (JSON) instead."""
+    if app.config["LOG_FORMAT"] == "json":
+        for line in lines:
+            logging.getLogger("datahub.bootstrap").warning("%s", line)
+    else:
+        print("\n".join(lines), file=out, flush=True)
 
 
 # pg_advisory_lock key held while a host prepares the database ("datahub" in ASCII).

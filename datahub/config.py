@@ -1,4 +1,5 @@
 """Default settings. Overridden by instance/config.py, then DATAHUB_* env, then test_config."""
+import ipaddress
 import os
 import re
 from datetime import timedelta
@@ -137,6 +138,11 @@ class DefaultConfig:
     PROXY_FIX_X_FOR = 0
     PROXY_FIX_X_PROTO = 0
     PROXY_FIX_X_HOST = 0
+    # Operations (datahub.metrics, datahub.logs): who may read GET /metrics (client
+    # addresses as the app sees them, after PROXY_FIX_X_FOR), and the log lines' format,
+    # "text" or "json" (one JSON object per line, gunicorn's lines too).
+    METRICS_ALLOWED_NETWORKS: list = ["127.0.0.0/8", "::1/128"]
+    LOG_FORMAT = "text"
 
     # Pipelines (datahub.pipelines): where runs execute and how.
     # True: gunicorn's master starts and supervises one ``flask --app datahub worker``
@@ -259,6 +265,26 @@ def normalise_origin(origin):
     return f"{parts.scheme}://{host}:{port}"
 
 
+def parse_networks(value):
+    """METRICS_ALLOWED_NETWORKS as ``ip_network`` objects, from a list or a comma-separated
+    string of CIDR networks; anything else stops start-up."""
+    if isinstance(value, str):
+        value = [item for item in value.split(",") if item.strip()]
+    if not isinstance(value, (list, tuple)):
+        raise ConfigurationError(
+            "METRICS_ALLOWED_NETWORKS must be a list of CIDR networks, e.g. "
+            '["127.0.0.0/8", "10.0.0.0/8"]')
+    networks = []
+    for item in value:
+        try:
+            networks.append(ipaddress.ip_network(str(item).strip()))
+        except ValueError as exc:
+            raise ConfigurationError(
+                f"METRICS_ALLOWED_NETWORKS entry {item!r} is not a CIDR network like "
+                f"10.0.0.0/8 or ::1/128 ({exc})") from None
+    return tuple(networks)
+
+
 def check_ldap_config(config):
     """LDAP settings that cannot work are refused at start-up, not at the first login."""
     if not config.get("LDAP_URL"):
@@ -344,6 +370,10 @@ def finish_config(config, instance_path):
         config.get("REFRESH_ABSOLUTE_LIFETIME") or config["JWT_REFRESH_TOKEN_EXPIRES"]
     )
     config["CORS_ORIGINS"] = normalise_origins(config.get("CORS_ORIGINS"))
+    config["METRICS_ALLOWED_NETWORKS"] = parse_networks(config.get("METRICS_ALLOWED_NETWORKS"))
+    config["LOG_FORMAT"] = str(config.get("LOG_FORMAT") or "text").strip().lower()
+    if config["LOG_FORMAT"] not in ("text", "json"):
+        raise ConfigurationError("LOG_FORMAT must be text or json")
     check_ldap_config(config)
     check_oidc_config(config)
     check_storage_config(config)

@@ -1,10 +1,18 @@
-"""Operations: health and readiness probes (request ids: ``datahub.request_ids``)."""
+"""Operations: health and readiness probes, and the Prometheus metrics (request ids:
+``datahub.request_ids``; the counters: ``datahub.metrics``)."""
+import logging
+
 import sqlalchemy as sa
-from flask import Blueprint
+from flask import Blueprint, Response, request
+from prometheus_client.core import GaugeMetricFamily
 
-from datahub.errors import ServiceUnavailable
+from datahub import metrics as counters
+from datahub.datasets.models import Dataset
+from datahub.errors import NotFound, ServiceUnavailable
 from datahub.extensions import db
+from datahub.pipelines.models import Run
 
+log = logging.getLogger("datahub.ops")
 blp = Blueprint("ops", __name__)
 
 
@@ -24,3 +32,34 @@ def readyz():
         raise ServiceUnavailable("Database unavailable") from exc
     return {"status": "ok", "database": "ok"}
 
+
+
+@blp.get("/metrics")
+def metrics():
+    """Prometheus metrics, for clients in METRICS_ALLOWED_NETWORKS only (not in the OpenAPI
+    document); anyone else gets the 404 of an unknown path."""
+    if not counters.allowed(request.remote_addr):
+        raise NotFound()
+    body, content_type = counters.exposition(database_gauges())
+    return Response(body, content_type=content_type, headers={"Cache-Control": "no-store"})
+
+
+def database_gauges():
+    """Read at scrape time, so every host answers the same: runs waiting for a worker and
+    bytes stored. An unreachable database leaves them out rather than failing the scrape."""
+    try:
+        queued = db.session.scalar(
+            sa.select(sa.func.count()).select_from(Run).where(Run.status == "queued"))
+        stored = db.session.scalar(
+            sa.select(sa.func.coalesce(sa.func.sum(Dataset.file_size), 0))
+            .where(Dataset.file_key.is_not(None)))
+    except sa.exc.SQLAlchemyError as exc:
+        db.session.rollback()
+        log.warning("metrics: the database gauges are left out: %s", exc)
+        return []
+    return [
+        GaugeMetricFamily("datahub_runs_queued", "Pipeline runs waiting for a worker",
+                          value=queued),
+        GaugeMetricFamily("datahub_storage_bytes", "Bytes of the stored dataset files",
+                          value=int(stored or 0)),
+    ]

@@ -36,6 +36,7 @@ FEATURE_USES = {
     "collections": {"datasets", "resource_views"},
     "pipelines": {"datasets", "resource_views", "quotas"},
     "quotas": {"datasets", "pipelines"},
+    "ops": {"datasets", "pipelines"},  # the /metrics gauges read their tables
 }
 
 

@@ -1,10 +1,12 @@
 """The rate limits of the login routes (settings ``RATE_LIMIT_*``)."""
-from flask import current_app
+from flask import current_app, request
 
 from datahub.bodies import json_body
 from datahub.extensions import client_address, limiter
+from datahub.identity import ldap
 from datahub.identity.guard import current_claims
 from datahub.identity.models import normalise_email
+from datahub.metrics import count_login
 
 
 def _login_email():
@@ -20,12 +22,23 @@ def _config_limit(key):
     return lambda: current_app.config[key]
 
 
+def _login_refused(request_limit):
+    """Count a login refused by a limit (datahub_logins_total). A password login names no
+    provider yet: "local" when LDAP is off (every password login is then), else "password"."""
+    if request.endpoint == "oidc.OIDCCallback":
+        count_login("oidc", "rate_limited")
+    else:
+        count_login("password" if ldap.enabled() else "local", "rate_limited")
+
+
 login_per_email = limiter.limit(
     _config_limit("RATE_LIMIT_LOGIN_PER_EMAIL"), scope="email",
     key_func=lambda: f"email:{_login_email()}", exempt_when=lambda: _login_email() is None,
+    on_breach=_login_refused,
 )
 login_per_address = limiter.limit(
     _config_limit("RATE_LIMIT_LOGIN_PER_ADDRESS"), scope="address", key_func=client_address,
+    on_breach=_login_refused,
 )
 refresh_per_address = limiter.limit(
     _config_limit("RATE_LIMIT_REFRESH_PER_ADDRESS"), scope="address", key_func=client_address,

@@ -15,9 +15,13 @@ from datahub.identity.errors import (
 )
 from datahub.identity.models import User, normalise_email
 from datahub.identity.passwords import check_password
+from datahub.metrics import count_login
+
+_UNAVAILABLE = frozenset({"directory_unavailable", "provider_unavailable"})
 
 
 def _audit_failure(reason, provider=None, email=None, user=None, error=None):
+    count_login(provider or "local", "unavailable" if reason in _UNAVAILABLE else "failure")
     audit("login_failed", email=email[:320] if email else None,
           user_id=user.id if user else None, reason=reason, provider=provider,
           error=str(error)[:200] if error else None)
@@ -45,6 +49,7 @@ def _local(email, password, user):
         reason = ("unknown_email" if user is None else "wrong_password" if not password_ok
                   else "inactive" if not user.is_active else "not_local")
         _fail(email, reason, user)
+    count_login("local", "success")
     return user
 
 
@@ -66,6 +71,7 @@ def _from_directory(email, password, user):
         raise
     if not user.is_active:
         _fail(email, "inactive", user, "ldap")
+    count_login("ldap", "success")
     return user
 
 
@@ -95,4 +101,5 @@ def authenticate_oidc(code, pending):
         raise
     if not user.is_active:
         oidc_failed("inactive", found.email, user)
+    count_login("oidc", "success")
     return user

@@ -92,6 +92,15 @@ def test_an_error_from_the_app_passes_through_unchanged(nginx):
     assert (status, json.loads(body)) == (404, {"detail": "Not Found"})
 
 
+@pytest.mark.parametrize("path", ["/metrics", "/metrics?x=1", "//metrics", "/%6Detrics"])
+def test_metrics_are_not_served_through_nginx(nginx, gunicorn_server, path):
+    status, head, body = curl(f"{nginx}{path}")  # from loopback, which the app would allow
+    assert (status, json.loads(body)) == (404, {"detail": "Not Found"})
+    assert "content-type: application/json" in head
+    status, _, body = curl(f"{gunicorn_server.url}/metrics")  # gunicorn's bind: served
+    assert status == 200 and "datahub_http_requests_total" in body
+
+
 def test_nginx_serves_the_single_page_app_itself(nginx, gunicorn_server):
     gunicorn_server.process.terminate()  # static files: gunicorn is not involved
     gunicorn_server.process.wait(timeout=20)
