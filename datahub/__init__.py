@@ -136,15 +136,5 @@ def register_request_hooks(app):
     app.wsgi_app = RequestIds(app.wsgi_app)
     app.before_request(bound_request_body)  # first: before a byte of any body is read
     app.after_request(settle_unread_body)
-<<<<<<< HEAD
-    configure_audit_log()
-=======
     configure_logging(app)
     metrics.init_app(app)
-    if app.config["PIPELINE_EMBEDDED_WORKER"]:
-        from datahub.pipelines.worker import ensure_embedded_worker
-
-        # Lazily, so that under gunicorn each worker process starts its own thread after
-        # the fork (a thread started in the master would not survive it).
-        app.before_request(lambda: ensure_embedded_worker(app))
->>>>>>> metrics

@@ -26,6 +26,7 @@ LAYERS = {
     **{feature: 3 for feature in FEATURES},
     "auth": 4,
     "bootstrap": 5,
+    "jobs": 5,  # the isolated processes' program: it imports the features' jobs
     "": 5,  # datahub/__init__.py
 }
 FOUNDATION = 1

@@ -116,6 +116,25 @@ def test_runs_are_counted_when_the_executor_reports_them(client):
     assert delta("datahub_run_duration_seconds_bucket", le="60.0") == 3
 
 
+def test_a_worker_counts_the_runs_it_finishes(app, client, auth_headers):
+    from datahub.pipelines import worker
+
+    headers = auth_headers(roles=("editor",))
+    good = create_pipeline(client, headers, source(client, headers)["id"])
+    bad = create_pipeline(client, headers, good["source_dataset_id"], name="bad",
+                          output="bad out", steps=[{"op": "select", "columns": ["nope"]}])
+    before = scrape(client)
+    for pipeline in (good, bad):
+        start(client, headers, pipeline["id"])
+        assert worker.run_once(app) is not None
+    after = scrape(client)
+    for status in ("succeeded", "failed"):
+        assert value(after, "datahub_runs_total", status=status) - \
+            value(before, "datahub_runs_total", status=status) == 1
+    assert value(after, "datahub_run_duration_seconds_count") - \
+        value(before, "datahub_run_duration_seconds_count") == 2
+
+
 def test_gauges_are_read_from_the_database(client, auth_headers):
     found = scrape(client)
     assert value(found, "datahub_runs_queued") == 0

@@ -4,7 +4,7 @@ process watching it, not by DuckDB's settings alone.
 
 One job, one process: :class:`ProcessPool` keeps ``spares`` processes started ahead (each
 has imported DuckDB and waits for its job on stdin), hands one to :func:`run_job` and
-starts the next. The child (:mod:`datahub.isolation.child`) limits its own address space
+starts the next. The child (``python -m datahub.jobs``) limits its own address space
 (``RLIMIT_AS``) to a generous backstop; this side watches its resident memory every
 ``POLL_SECONDS`` and kills it at ``memory + margin`` bytes, at the deadline, when an output
 file grows past its bound, or when ``check()`` raises (a cancel). A killed process gives
@@ -100,7 +100,7 @@ def start_process():
     env.setdefault("MALLOC_ARENA_MAX", "2")  # fewer 64 MiB reservations per thread
     env["DATAHUB_ISOLATION_PARENT"] = str(os.getpid())
     return subprocess.Popen(
-        [sys.executable, "-m", "datahub.isolation.child"],
+        [sys.executable, "-m", "datahub.jobs"],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         env=env, close_fds=True)
 
@@ -177,7 +177,7 @@ def running_jobs():
 
 
 def run_job(pool, job, args, limits, check=None):
-    """Run ``job`` (a name in :data:`datahub.isolation.child.JOBS`) with ``args`` in a
+    """Run ``job`` (a name in :data:`datahub.jobs.JOBS`) with ``args`` in a
     process of ``pool``; its result. Raises :class:`JobError` for what the job reported,
     :class:`JobKilled` when it was stopped, and whatever ``check()`` raised (the process
     killed first)."""

@@ -1,7 +1,7 @@
-"""The isolated process (``python -m datahub.isolation.child``): imports the jobs, waits
-for one request on stdin, limits its own address space, runs the job and writes
-``{"ok": true, "result": ...}`` or ``{"ok": false, "kind": ..., "message": ...}`` to
-stdout. It exits as soon as the process that started it is gone."""
+"""The isolated process's side: :func:`serve` waits for one request on stdin, limits its
+own address space, runs the job it names and writes ``{"ok": true, "result": ...}`` or
+``{"ok": false, "kind": ..., "message": ...}`` to stdout. It exits as soon as the process
+that started it is gone. The program that calls it with the jobs is datahub.jobs."""
 import json
 import os
 import resource
@@ -12,11 +12,7 @@ import traceback
 
 import duckdb
 
-from datahub.datasets.previews_job import preview_job
 from datahub.isolation import JobError
-from datahub.pipelines.query_job import run_query_job
-
-JOBS = {"preview": preview_job, "pipeline_run": run_query_job}
 
 
 def _exit_with_parent(parent):
@@ -32,7 +28,8 @@ def _answer(payload):
     sys.stdout.buffer.flush()
 
 
-def main():
+def serve(jobs):
+    """Run one job of ``jobs`` (name → function of its arguments), then exit."""
     parent = int(os.environ.get("DATAHUB_ISOLATION_PARENT") or os.getppid())
     threading.Thread(target=_exit_with_parent, args=(parent,), daemon=True).start()
     raw = sys.stdin.buffer.read()
@@ -42,7 +39,7 @@ def main():
     limit = int(request["address_space"])
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     try:
-        _answer({"ok": True, "result": JOBS[request["job"]](request["args"])})
+        _answer({"ok": True, "result": jobs[request["job"]](request["args"])})
     except JobError as exc:
         _answer({"ok": False, "kind": exc.kind, "message": exc.message})
     except (MemoryError, duckdb.OutOfMemoryException) as exc:
@@ -50,9 +47,5 @@ def main():
     except Exception as exc:  # noqa: BLE001  (the parent logs it and fails the job)
         traceback.print_exc()
         _answer({"ok": False, "kind": "crashed", "message": type(exc).__name__})
-
-
-if __name__ == "__main__":
-    main()
     sys.stdout.flush()
     os._exit(0)  # no interpreter teardown: DuckDB's threads may still hold memory

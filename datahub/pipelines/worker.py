@@ -24,7 +24,7 @@ from datetime import datetime, timedelta
 
 import sqlalchemy as sa
 
-from datahub import isolation
+from datahub import isolation, metrics
 from datahub.database import utcnow
 from datahub.extensions import db
 from datahub.pipelines import wakeups
@@ -36,6 +36,7 @@ log = logging.getLogger("datahub.pipelines.worker")
 STALE_ERROR = "the worker running this run stopped responding (no heartbeat for {seconds} s)"
 SHUTDOWN_ERROR = "the worker shut down before the run finished"
 CLAIM_TRIES = 5
+FINISHED_STATUSES = frozenset({"succeeded", "failed", "cancelled"})
 
 
 def worker_name():
@@ -192,9 +193,14 @@ class Worker:
         heartbeat = Heartbeat(db.engine, run_id, name,
                               float(self.app.config["PIPELINE_HEARTBEAT_SECONDS"]),
                               self.shutdown)
+        began = time.monotonic()
         with heartbeat:
             execute_run(self.app, run_id, name, heartbeat.check, self.pool)
-        log.info("worker %s is done with run %s", name, run_id)
+        status = db.session.scalar(sa.select(Run.status).where(Run.id == run_id))
+        db.session.commit()
+        if status in FINISHED_STATUSES:
+            metrics.observe_run(status, time.monotonic() - began)
+        log.info("worker %s is done with run %s (%s)", name, run_id, status or "deleted")
 
     def _maybe_reap(self):
         every = float(self.app.config["PIPELINE_STALE_AFTER_SECONDS"]) / 2
