@@ -278,7 +278,9 @@ def test_created_resources_and_downloads_declare_their_headers(spec):
     assert "Content-Range" in responses["206"]["headers"]
     assert "content" not in responses["304"]
     assert {p["name"] for p in download["parameters"]} == {
-        "Range", "If-Range", "If-None-Match", "If-Modified-Since"}
+        "Range", "If-Range", "If-None-Match", "If-Modified-Since", "If-Match",
+        "If-Unmodified-Since"}
+    assert "Precondition Failed" in responses["412"]["description"]
 
 
 def test_a_raw_upload_takes_any_media_type(spec):
@@ -346,27 +348,53 @@ def test_no_request_string_may_hold_a_nul_character(spec):
         assert not jsonschema_rs.validator_for(schema).is_valid("a\x00b"), where
 
 
+PASSWORD_SCHEMAS = (("NewUser", "password"), ("UserUpdate", "password"),
+                    ("PasswordChange", "new_password"))
+
+
 def test_password_bounds_are_in_bytes(spec):
-    """The bounds in bytes are stated; those in characters are the same numbers, which the
-    server agrees with for ASCII (what JSON Schema can say)."""
+    """The bounds in bytes are stated; those in characters are the widest ones (2 to 72),
+    so the document never refuses a password the server accepts."""
     import jsonschema_rs
 
     from datahub.users.schemas import NewUserSchema
 
     schemas = spec["components"]["schemas"]
-    for schema in (schemas["NewUser"]["properties"]["password"],
-                   schemas["UserUpdate"]["properties"]["password"],
-                   schemas["PasswordChange"]["properties"]["new_password"]):
+    for name, field in PASSWORD_SCHEMAS:
+        schema = schemas[name]["properties"][field]
         assert (schema["x-minBytes"], schema["x-maxBytes"]) == (8, 72)
-        assert (schema["minLength"], schema["maxLength"]) == (8, 72)
-        assert "bytes" in schema["description"]
+        assert (schema["minLength"], schema["maxLength"]) == (2, 72)
+        assert "8 to 72 bytes of UTF-8" in schema["description"]
         assert "x-minimum" not in schema  # what apispec would make of a min/max validator
         valid = jsonschema_rs.validator_for(schema).is_valid
-        for count in range(0, 80):
-            password = "a" * count
-            accepted = not NewUserSchema().validate(
-                {"email": "a@example.com", "password": password}).get("password")
-            assert valid(password) == accepted, count
+        for character in ("a", "é", "密", "😀"):
+            for count in range(0, 80):
+                password = character * count
+                accepted = not NewUserSchema().validate(
+                    {"email": "a@example.com", "password": password}).get("password")
+                assert valid(password) or not accepted, (character, count)
+        assert valid("😀😀") and not valid("😀") and not valid("a" * 73)
         # In bytes, not characters: 4 characters of 3 bytes are enough, 25 are too many.
         assert not NewUserSchema().validate({"email": "a@example.com", "password": "密" * 4})
         assert NewUserSchema().validate({"email": "a@example.com", "password": "密" * 25})
+
+
+def test_a_password_of_two_emoji_is_accepted(client, spec, auth_headers):
+    """Two emoji are 8 bytes: valid for the document and for the server."""
+    admin = auth_headers("admin@example.com", roles=["admin"])
+    created = client.post("/api/v1/users/", headers=admin, json={
+        "email": "emoji@example.com", "password": "😀😀"})
+    assert created.status_code == 201, created.get_json()
+    changed = client.patch(f"/api/v1/users/{created.get_json()['id']}", headers=admin,
+                           json={"password": "🙂🙂"})
+    assert changed.status_code == 200, changed.get_json()
+    login = client.post("/api/v1/auth/login",
+                        json={"email": "emoji@example.com", "password": "🙂🙂"})
+    assert login.status_code == 200, login.get_json()
+    own = client.put("/api/v1/auth/me/password", headers={
+        "Authorization": f"Bearer {login.get_json()['access_token']}"},
+        json={"current_password": "🙂🙂", "new_password": "😀😀"})
+    assert own.status_code < 300, own.get_json()
+    short = client.post("/api/v1/users/", headers=admin, json={
+        "email": "short@example.com", "password": "😀"})
+    assert short.status_code == 422
