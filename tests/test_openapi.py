@@ -1,7 +1,10 @@
 """The OpenAPI document describes every resource endpoint, parameter, body and error."""
+import io
 import re
 
 import pytest
+
+from tests.resources import actors  # noqa: F401  (fixture)
 
 
 @pytest.fixture
@@ -398,3 +401,65 @@ def test_a_password_of_two_emoji_is_accepted(client, spec, auth_headers):
     short = client.post("/api/v1/users/", headers=admin, json={
         "email": "short@example.com", "password": "😀"})
     assert short.status_code == 422
+
+
+def request_body_examples(spec):
+    """(path, method, media type, example) of every operation's request body: the media
+    type's own example, else its schema's."""
+    schemas = spec["components"]["schemas"]
+    for path, method, operation in operations(spec):
+        for media_type, media in operation.get("requestBody", {}).get("content", {}).items():
+            schema = media.get("schema", {})
+            if "$ref" in schema:
+                schema = schemas[schema["$ref"].rsplit("/", 1)[1]]
+            yield path, method, media_type, media.get("example", schema.get("example"))
+
+
+def test_every_request_body_has_an_example(spec):
+    found = list(request_body_examples(spec))
+    assert len(found) >= 13
+    for path, method, media_type, example in found:
+        assert example, (path, method, media_type)
+    login = spec["components"]["schemas"]["Login"]["example"]
+    assert login["email"].endswith("@example.com")
+
+
+def test_every_request_body_example_is_accepted(client, spec, actors):
+    """Each example sent as it is (ids in the path are resources of the test's own; a
+    pipeline's source is an existing dataset): well-formed, never a 400 or 422."""
+    from tests.resources import create_collection, create_dataset
+
+    admin = actors["admin"]
+    ids = {"dataset_id": create_dataset(client, admin.headers, "Example source")["id"],
+           "collection_id": create_collection(client, admin.headers, "Example")["id"],
+           "user_id": actors["viewer"].id}
+    pipeline = client.post("/api/v1/pipelines/", headers=admin.headers, json={
+        "name": "Example", "source_dataset_id": ids["dataset_id"],
+        "output_dataset_name": "Example output"})
+    ids["pipeline_id"] = pipeline.get_json()["id"]
+    for path, method, media_type, example in request_body_examples(spec):
+        if path == "/api/v1/auth/me/password":
+            continue  # below: it needs the caller's own current password
+        url = path.format(**ids)
+        if isinstance(example, dict) and "source_dataset_id" in example:
+            example = {**example, "source_dataset_id": ids["dataset_id"]}
+        if media_type == "application/json":
+            kwargs = {"json": example}
+        elif media_type == "multipart/form-data":
+            kwargs = {"data": {"file": (io.BytesIO(example["file"].encode()), "weather.csv")},
+                      "content_type": media_type}
+        else:
+            kwargs = {"data": example.encode(),
+                      "content_type": "text/csv" if media_type == "*/*" else media_type}
+        response = client.open(url, method=method.upper(), headers=admin.headers, **kwargs)
+        assert response.status_code < 300 or (path, response.status_code) == (
+            "/api/v1/auth/login", 401), (path, method, media_type, response.get_json())
+    change = spec["components"]["schemas"]["PasswordChange"]["example"]
+    email = "changer@example.com"
+    client.post("/api/v1/users/", headers=admin.headers, json={
+        "email": email, "password": change["current_password"]})
+    token = client.post("/api/v1/auth/login", json={
+        "email": email, "password": change["current_password"]}).get_json()["access_token"]
+    response = client.put("/api/v1/auth/me/password", json=change,
+                          headers={"Authorization": f"Bearer {token}"})
+    assert response.status_code < 300, response.get_json()

@@ -38,6 +38,7 @@ blp = Blueprint(
 _BINARY_SCHEMA = {"type": "string", "format": "binary"}
 _STORED_TYPE = ("The body is the file; its `Content-Type` is stored as the file's "
                 "`content_type` and sent back with every download")
+_EXAMPLE_FILE = "date,temp\n2024-01-01,-3\n2024-01-02,-5\n"
 UPLOAD_BODY = {
     "description": "The file: the raw body, of any media type (its Content-Type is kept), "
                    "or the part `file` of a multipart/form-data body (the part's Content-Type "
@@ -48,11 +49,14 @@ UPLOAD_BODY = {
     "content": {
         "application/octet-stream": {
             "schema": {**_BINARY_SCHEMA, "minLength": 1, "description": _STORED_TYPE},
+            "example": _EXAMPLE_FILE,
         },
         "*/*": {
             "schema": {**_BINARY_SCHEMA, "minLength": 1, "description": _STORED_TYPE},
+            "example": _EXAMPLE_FILE,
         },
         "multipart/form-data": {
+            "example": {"file": _EXAMPLE_FILE},
             "schema": {
                 "type": "object",
                 "required": ["file"],
