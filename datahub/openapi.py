@@ -5,6 +5,7 @@ flask-smorest only."""
 from apispec import BasePlugin
 
 from datahub import fields
+from datahub.openapi_examples import RequestExamples
 from datahub.validation import Schema
 
 
@@ -78,7 +79,7 @@ class ResponsesInOrder(BasePlugin):
 # the paths are absolute (``/api/v1/...``) on whichever host serves this document.
 SPEC_KWARGS = {
     "info": {"description": API_DESCRIPTION},
-    "extra_plugins": [ResponsesInOrder()],
+    "extra_plugins": [ResponsesInOrder(), RequestExamples()],
     "servers": [{"url": "/", "description": "The server that serves this document"}],
 }
 

@@ -1,7 +1,10 @@
 """The OpenAPI document describes every resource endpoint, parameter, body and error."""
+import io
 import re
 
 import pytest
+
+from tests.resources import actors  # noqa: F401  (fixture)
 
 
 @pytest.fixture
@@ -278,7 +281,9 @@ def test_created_resources_and_downloads_declare_their_headers(spec):
     assert "Content-Range" in responses["206"]["headers"]
     assert "content" not in responses["304"]
     assert {p["name"] for p in download["parameters"]} == {
-        "Range", "If-Range", "If-None-Match", "If-Modified-Since"}
+        "Range", "If-Range", "If-None-Match", "If-Modified-Since", "If-Match",
+        "If-Unmodified-Since"}
+    assert "Precondition Failed" in responses["412"]["description"]
 
 
 def test_a_raw_upload_takes_any_media_type(spec):
@@ -346,27 +351,115 @@ def test_no_request_string_may_hold_a_nul_character(spec):
         assert not jsonschema_rs.validator_for(schema).is_valid("a\x00b"), where
 
 
+PASSWORD_SCHEMAS = (("NewUser", "password"), ("UserUpdate", "password"),
+                    ("PasswordChange", "new_password"))
+
+
 def test_password_bounds_are_in_bytes(spec):
-    """The bounds in bytes are stated; those in characters are the same numbers, which the
-    server agrees with for ASCII (what JSON Schema can say)."""
+    """The bounds in bytes are stated; those in characters are the widest ones (2 to 72),
+    so the document never refuses a password the server accepts."""
     import jsonschema_rs
 
     from datahub.users.schemas import NewUserSchema
 
     schemas = spec["components"]["schemas"]
-    for schema in (schemas["NewUser"]["properties"]["password"],
-                   schemas["UserUpdate"]["properties"]["password"],
-                   schemas["PasswordChange"]["properties"]["new_password"]):
+    for name, field in PASSWORD_SCHEMAS:
+        schema = schemas[name]["properties"][field]
         assert (schema["x-minBytes"], schema["x-maxBytes"]) == (8, 72)
-        assert (schema["minLength"], schema["maxLength"]) == (8, 72)
-        assert "bytes" in schema["description"]
+        assert (schema["minLength"], schema["maxLength"]) == (2, 72)
+        assert "8 to 72 bytes of UTF-8" in schema["description"]
         assert "x-minimum" not in schema  # what apispec would make of a min/max validator
         valid = jsonschema_rs.validator_for(schema).is_valid
-        for count in range(0, 80):
-            password = "a" * count
-            accepted = not NewUserSchema().validate(
-                {"email": "a@example.com", "password": password}).get("password")
-            assert valid(password) == accepted, count
+        for character in ("a", "é", "密", "😀"):
+            for count in range(0, 80):
+                password = character * count
+                accepted = not NewUserSchema().validate(
+                    {"email": "a@example.com", "password": password}).get("password")
+                assert valid(password) or not accepted, (character, count)
+        assert valid("😀😀") and not valid("😀") and not valid("a" * 73)
         # In bytes, not characters: 4 characters of 3 bytes are enough, 25 are too many.
         assert not NewUserSchema().validate({"email": "a@example.com", "password": "密" * 4})
         assert NewUserSchema().validate({"email": "a@example.com", "password": "密" * 25})
+
+
+def test_a_password_of_two_emoji_is_accepted(client, spec, auth_headers):
+    """Two emoji are 8 bytes: valid for the document and for the server."""
+    admin = auth_headers("admin@example.com", roles=["admin"])
+    created = client.post("/api/v1/users/", headers=admin, json={
+        "email": "emoji@example.com", "password": "😀😀"})
+    assert created.status_code == 201, created.get_json()
+    changed = client.patch(f"/api/v1/users/{created.get_json()['id']}", headers=admin,
+                           json={"password": "🙂🙂"})
+    assert changed.status_code == 200, changed.get_json()
+    login = client.post("/api/v1/auth/login",
+                        json={"email": "emoji@example.com", "password": "🙂🙂"})
+    assert login.status_code == 200, login.get_json()
+    own = client.put("/api/v1/auth/me/password", headers={
+        "Authorization": f"Bearer {login.get_json()['access_token']}"},
+        json={"current_password": "🙂🙂", "new_password": "😀😀"})
+    assert own.status_code < 300, own.get_json()
+    short = client.post("/api/v1/users/", headers=admin, json={
+        "email": "short@example.com", "password": "😀"})
+    assert short.status_code == 422
+
+
+def request_body_examples(spec):
+    """(path, method, media type, example) of every operation's request body: the media
+    type's own example, else its schema's."""
+    schemas = spec["components"]["schemas"]
+    for path, method, operation in operations(spec):
+        for media_type, media in operation.get("requestBody", {}).get("content", {}).items():
+            schema = media.get("schema", {})
+            if "$ref" in schema:
+                schema = schemas[schema["$ref"].rsplit("/", 1)[1]]
+            yield path, method, media_type, media.get("example", schema.get("example"))
+
+
+def test_every_request_body_has_an_example(spec):
+    found = list(request_body_examples(spec))
+    assert len(found) >= 13
+    for path, method, media_type, example in found:
+        assert example, (path, method, media_type)
+    login = spec["components"]["schemas"]["Login"]["example"]
+    assert login["email"].endswith("@example.com")
+
+
+def test_every_request_body_example_is_accepted(client, spec, actors):
+    """Each example sent as it is (ids in the path are resources of the test's own; a
+    pipeline's source is an existing dataset): well-formed, never a 400 or 422."""
+    from tests.resources import create_collection, create_dataset
+
+    admin = actors["admin"]
+    ids = {"dataset_id": create_dataset(client, admin.headers, "Example source")["id"],
+           "collection_id": create_collection(client, admin.headers, "Example")["id"],
+           "user_id": actors["viewer"].id}
+    pipeline = client.post("/api/v1/pipelines/", headers=admin.headers, json={
+        "name": "Example", "source_dataset_id": ids["dataset_id"],
+        "output_dataset_name": "Example output"})
+    ids["pipeline_id"] = pipeline.get_json()["id"]
+    for path, method, media_type, example in request_body_examples(spec):
+        if path == "/api/v1/auth/me/password":
+            continue  # below: it needs the caller's own current password
+        url = path.format(**ids)
+        if isinstance(example, dict) and "source_dataset_id" in example:
+            example = {**example, "source_dataset_id": ids["dataset_id"]}
+        if media_type == "application/json":
+            kwargs = {"json": example}
+        elif media_type == "multipart/form-data":
+            kwargs = {"data": {"file": (io.BytesIO(example["file"].encode()), "weather.csv")},
+                      "content_type": media_type}
+        else:
+            kwargs = {"data": example.encode(),
+                      "content_type": "text/csv" if media_type == "*/*" else media_type}
+        response = client.open(url, method=method.upper(), headers=admin.headers, **kwargs)
+        assert response.status_code < 300 or (path, response.status_code) == (
+            "/api/v1/auth/login", 401), (path, method, media_type, response.get_json())
+    change = spec["components"]["schemas"]["PasswordChange"]["example"]
+    email = "changer@example.com"
+    client.post("/api/v1/users/", headers=admin.headers, json={
+        "email": email, "password": change["current_password"]})
+    token = client.post("/api/v1/auth/login", json={
+        "email": email, "password": change["current_password"]}).get_json()["access_token"]
+    response = client.put("/api/v1/auth/me/password", json=change,
+                          headers={"Authorization": f"Bearer {token}"})
+    assert response.status_code < 300, response.get_json()

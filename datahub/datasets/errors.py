@@ -11,6 +11,13 @@ class FileNotFound(NotFound):
     detail = "File not found"
 
 
+class PreconditionFailed(APIError):
+    """A download's ``If-Match`` or ``If-Unmodified-Since`` does not hold."""
+
+    code = 412
+    detail = "Precondition Failed"
+
+
 class DatasetHasNoFile(NotFound): detail = "Dataset has no file"
 class DatasetNotTabular(UnprocessableContent): detail = "Dataset file is not tabular"
 class PreviewTooLarge(UnprocessableContent): detail = "Preview is too large"

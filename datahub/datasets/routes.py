@@ -8,15 +8,19 @@ from urllib.parse import quote
 from flask import current_app, redirect, request, send_file
 from flask.views import MethodView
 from werkzeug.exceptions import RequestedRangeNotSatisfiable, RequestEntityTooLarge
-from werkzeug.http import dump_options_header, is_resource_modified
-from werkzeug.utils import get_content_type
+from werkzeug.http import dump_options_header
 from werkzeug.wsgi import FileWrapper
 
 from datahub import quotas
 from datahub.api import Blueprint
 from datahub.bodies import takes_file
-from datahub.datasets import previews, schemas, services
-from datahub.datasets.errors import DatasetHasNoFile, DatasetNotTabular, FileNotFound
+from datahub.datasets import conditional, previews, schemas, services
+from datahub.datasets.errors import (
+    DatasetHasNoFile,
+    DatasetNotTabular,
+    FileNotFound,
+    PreconditionFailed,
+)
 from datahub.datasets.storage import get_storage
 from datahub.datasets.uploads import DEFAULT_CONTENT_TYPE, Upload, clean_filename
 from datahub.errors import FileTooLarge
@@ -36,6 +40,7 @@ blp = Blueprint(
 _BINARY_SCHEMA = {"type": "string", "format": "binary"}
 _STORED_TYPE = ("The body is the file; its `Content-Type` is stored as the file's "
                 "`content_type` and sent back with every download")
+_EXAMPLE_FILE = "date,temp\n2024-01-01,-3\n2024-01-02,-5\n"
 UPLOAD_BODY = {
     "description": "The file: the raw body, of any media type (its Content-Type is kept), "
                    "or the part `file` of a multipart/form-data body (the part's Content-Type "
@@ -46,11 +51,14 @@ UPLOAD_BODY = {
     "content": {
         "application/octet-stream": {
             "schema": {**_BINARY_SCHEMA, "minLength": 1, "description": _STORED_TYPE},
+            "example": _EXAMPLE_FILE,
         },
         "*/*": {
             "schema": {**_BINARY_SCHEMA, "minLength": 1, "description": _STORED_TYPE},
+            "example": _EXAMPLE_FILE,
         },
         "multipart/form-data": {
+            "example": {"file": _EXAMPLE_FILE},
             "schema": {
                 "type": "object",
                 "required": ["file"],
@@ -83,9 +91,14 @@ _DOWNLOAD = {
 DOWNLOAD_PARAMETERS = [
     {"in": "header", "name": "Range", "schema": {"type": "string"}, "required": False,
      "description": "One range of bytes, as `bytes=0-1023` (206), or `bytes=-500` for the "
-                    "last 500; beyond the file: 416"},
+                    "last 500; beyond the file: 416. Several ranges: 200 with the whole file"},
     {"in": "header", "name": "If-Range", "schema": {"type": "string"}, "required": False,
-     "description": "An ETag or date: the Range applies only while the file is unchanged"},
+     "description": "A strong ETag or the exact Last-Modified date: the Range applies only "
+                    "while the file is unchanged (else 200 with the whole file)"},
+    {"in": "header", "name": "If-Match", "schema": {"type": "string"}, "required": False,
+     "description": "ETags (strong comparison) or `*`: 412 unless the file has one of them"},
+    {"in": "header", "name": "If-Unmodified-Since", "schema": {"type": "string"},
+     "required": False, "description": "An HTTP date: 412 if the file is newer"},
     {"in": "header", "name": "If-None-Match", "schema": {"type": "string"}, "required": False,
      "description": "An ETag from an earlier download: 304 while the file is unchanged"},
     {"in": "header", "name": "If-Modified-Since", "schema": {"type": "string"},
@@ -187,15 +200,19 @@ class DatasetFile(MethodView):
         finally:
             stored.release()  # until here a storage sweep leaves the new file alone
 
-    @operation(blp, "download_dataset_file", 401, 403, FILE_NOT_FOUND, 416, 422,
+    @operation(blp, "download_dataset_file", 401, 403, FILE_NOT_FOUND,
+               (412, "`Precondition Failed`: `If-Match` or `If-Unmodified-Since` does not hold"),
+               416, 422,
                STORAGE_UNAVAILABLE, security=BEARER, parameters=DOWNLOAD_PARAMETERS,
                responses=DOWNLOAD_RESPONSES)
     def get(self, dataset_id):
         """Download a dataset's file
 
         The file's bytes, with the Content-Type, name (``Content-Disposition``) and
-        ETag it was uploaded with. Supports ``Range`` (one range: 206), ``If-Range``,
-        ``If-None-Match`` and ``If-Modified-Since`` (304). With
+        ETag it was uploaded with. Preconditions come first (RFC 9110): ``If-Match`` and
+        ``If-Unmodified-Since`` (412), ``If-None-Match`` and ``If-Modified-Since`` (304);
+        then ``Range`` (one range: 206; several: the whole file) under ``If-Range`` (a
+        strong match, else the whole file). With
         ``STORAGE_PRESIGNED_DOWNLOADS`` (S3 storage), 302 to a presigned URL of the
         object instead. Any role."""
         permissions.require_read(current_user)
@@ -210,15 +227,17 @@ class DatasetFile(MethodView):
         download_name = clean_filename(dataset.file_name, f"dataset-{dataset.id}")
         storage = get_storage()
         config = current_app.config
-        # A revalidation that will be 304 needs neither the storage nor a redirect: the
-        # row has the ETag and date (and a 304 still works while S3 is down).
-        unchanged = "HTTP_IF_MATCH" not in request.environ and not is_resource_modified(
-            request.environ, etag=dataset.file_sha256, last_modified=dataset.file_uploaded_at)
+        etag, modified = dataset.file_sha256, dataset.file_uploaded_at
+        # Preconditions first (RFC 9110 13.2.2). A 412 or 304 needs neither the storage nor
+        # a redirect: the row has the ETag and date (and a 304 still works while S3 is down).
+        status = conditional.precondition_status(request, etag, modified)
+        if status == 412:
+            raise PreconditionFailed()
+        unchanged = status == 304
         if config["STORAGE_PRESIGNED_DOWNLOADS"] and not unchanged:
             url = storage.presigned_url(
                 dataset.file_key, config["STORAGE_PRESIGNED_EXPIRES"],
-                # As our own response writes them (text/* with "; charset=utf-8").
-                content_type=get_content_type(mimetype, "utf-8"),
+                content_type=mimetype,
                 content_disposition=attachment_disposition(download_name))
             if url is not None:
                 response = redirect(url, 302)
@@ -234,18 +253,24 @@ class DatasetFile(MethodView):
             as_attachment=True,
             download_name=download_name,
             conditional=False,
-            etag=dataset.file_sha256,
-            last_modified=dataset.file_uploaded_at,
+            etag=etag,
+            last_modified=modified,
         )
+        # The stored type unchanged: send_file would add "; charset=utf-8" to a text/* one.
+        response.content_type = mimetype
         response.content_length = dataset.file_size
-        if request.range is not None or not _is_os_file(handle):
+        environ = conditional.range_environ(request, etag, modified)
+        if unchanged:
+            environ.pop("HTTP_RANGE", None)
+            response.status_code = 304
+        elif "HTTP_RANGE" in environ or not _is_os_file(handle):
             # gunicorn's wsgi.file_wrapper (which send_file used) cannot seek, so a Range
             # would read every byte before it (from S3: download them); werkzeug's wrapper
             # seeks. A full download of a local file keeps gunicorn's (sendfile).
             response.response = FileWrapper(handle, CHUNK_BYTES)
         try:
             response = response.make_conditional(
-                request.environ, accept_ranges=True, complete_length=dataset.file_size
+                environ, accept_ranges=True, complete_length=dataset.file_size
             )
         except RequestedRangeNotSatisfiable:
             handle.close()

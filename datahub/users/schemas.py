@@ -37,25 +37,29 @@ class UserSchema(Schema):
     created_at = fields.DateTime(required=True, format="iso")
 
 
+# The fewest characters that can make MIN_PASSWORD_BYTES: UTF-8 has at most 4 per character.
+MIN_PASSWORD_CHARACTERS = -(-MIN_PASSWORD_BYTES // 4)
 PASSWORD_DESCRIPTION = (
     f"{MIN_PASSWORD_BYTES} to {MAX_PASSWORD_BYTES} bytes of UTF-8 (bcrypt's limit), "
-    "counted in bytes, not characters: up to 72 ASCII characters, but only 36 of "
-    "U+0080 to U+07FF (é, ß, ж...), 24 of the rest of the BMP (CJK...) and 18 beyond it "
-    "(emoji). `x-minBytes` and `x-maxBytes` state it; `minLength` and `maxLength` are "
-    "the same numbers in characters, exact for ASCII (JSON Schema counts characters). "
-    "The server counts bytes (422 `ensure this value has at most 72 bytes`). No NUL "
+    "counted in bytes, not characters: 8 to 72 ASCII characters, but only 4 to 36 of "
+    "U+0080 to U+07FF (é, ß, ж...), 3 to 24 of the rest of the BMP (CJK...) and 2 to 18 "
+    "beyond it (emoji). `x-minBytes` and `x-maxBytes` state it; `minLength` (2) and "
+    "`maxLength` (72) are the widest bounds in characters (JSON Schema counts characters), "
+    "so a schema check never refuses a password the server accepts. The server counts "
+    "bytes (422 `ensure this value has at least 8 bytes`, `... at most 72 bytes`). No NUL "
     "character.")
 
 
 def password_field(**kwargs):
     """A new password: 8 to 72 bytes of UTF-8 (bcrypt's limit). JSON Schema counts
     characters: the document states the bounds in bytes as ``x-minBytes`` and
-    ``x-maxBytes`` and in its description, and as ``minLength`` and ``maxLength`` the same
-    numbers, which count right for ASCII (a schema-driven fuzzer's boundary values). Only
-    request bodies have one, so it is not ``load_only`` (datahub.auth.schemas says why)."""
+    ``x-maxBytes`` and in its description, and as ``minLength`` and ``maxLength`` the
+    widest bounds in characters (2: two 4-byte characters are 8 bytes; 72), so no
+    validating client refuses what the server accepts. Only request bodies have one, so
+    it is not ``load_only`` (datahub.auth.schemas says why)."""
     return fields.String(
         validate=ByteLength(min=MIN_PASSWORD_BYTES, max=MAX_PASSWORD_BYTES),
-        metadata={"minLength": MIN_PASSWORD_BYTES, "maxLength": MAX_PASSWORD_BYTES,
+        metadata={"minLength": MIN_PASSWORD_CHARACTERS, "maxLength": MAX_PASSWORD_BYTES,
                   "x-minBytes": MIN_PASSWORD_BYTES, "x-maxBytes": MAX_PASSWORD_BYTES,
                   "pattern": NO_NUL_PATTERN, "description": PASSWORD_DESCRIPTION},
         **kwargs,

@@ -337,6 +337,74 @@ def test_if_range_with_a_stale_etag_sends_everything(client, editor, dataset):
     assert (response.status_code, response.data) == (200, b"0123456789")
 
 
+
+PAST = "Wed, 21 Oct 2015 07:28:00 GMT"
+FUTURE = "Fri, 01 Jan 2100 00:00:00 GMT"
+SIXTEEN = b"0123456789abcdef"
+
+
+@pytest.mark.parametrize("headers, status, body", [
+    # Preconditions come before the Range (RFC 9110 13.2.2).
+    ({"If-None-Match": "*", "Range": "bytes=4-4"}, 304, b""),
+    ({"If-None-Match": "ETAG", "Range": "bytes=4-4"}, 304, b""),
+    ({"If-None-Match": '"other"', "Range": "bytes=4-4"}, 206, b"4"),
+    ({"If-Modified-Since": FUTURE, "Range": "bytes=4-4"}, 304, b""),
+    ({"If-Unmodified-Since": PAST}, 412, None),
+    ({"If-Unmodified-Since": PAST, "Range": "bytes=0-1"}, 412, None),
+    ({"If-Unmodified-Since": FUTURE, "Range": "bytes=0-1"}, 206, b"01"),
+    ({"If-Match": '"other"'}, 412, None),
+    ({"If-Match": "W/ETAG"}, 412, None),  # If-Match compares strongly
+    ({"If-Match": '"other"', "If-None-Match": "*"}, 412, None),
+    ({"If-Match": "ETAG", "If-Unmodified-Since": PAST}, 200, SIXTEEN),  # If-Match wins
+    ({"If-Match": "*", "Range": "bytes=-2"}, 206, b"ef"),
+    ({"If-None-Match": '"other"', "If-Modified-Since": FUTURE}, 200, SIXTEEN),
+    # Several ranges: the whole file, not a 416.
+    ({"Range": "bytes=0-1,2-3"}, 200, SIXTEEN),
+    ({"Range": "bytes=0-1,1-3"}, 200, SIXTEEN),
+    ({"Range": "bytes=4-4"}, 206, b"4"),
+    # If-Range compares strongly: a weak ETag never matches.
+    ({"Range": "bytes=0-1", "If-Range": "W/ETAG"}, 200, SIXTEEN),
+    ({"Range": "bytes=0-1", "If-Range": "ETAG"}, 206, b"01"),
+    ({"Range": "bytes=0-1", "If-Range": PAST}, 200, SIXTEEN),
+    ({"Range": "bytes=0-1", "If-Range": "LAST_MODIFIED"}, 206, b"01"),
+    ({"If-Range": '"stale"'}, 200, SIXTEEN),
+])
+def test_preconditions_come_before_the_range(client, editor, dataset, headers, status, body):
+    """Every combination answers a body of its Content-Length (on both backends)."""
+    upload(client, editor.headers, dataset["id"], SIXTEEN)
+    plain = client.get(file_url(dataset), headers=editor.headers)
+    values = {"ETAG": plain.headers["ETag"], "W/ETAG": "W/" + plain.headers["ETag"],
+              "LAST_MODIFIED": plain.headers["Last-Modified"]}
+    headers = {name: values.get(value, value) for name, value in headers.items()}
+    response = client.get(file_url(dataset), headers={**editor.headers, **headers})
+    assert response.status_code == status
+    if status == 412:
+        assert response.get_json() == {"detail": "Precondition Failed"}
+    else:
+        assert response.data == body
+    if status != 304:
+        assert response.headers["Content-Length"] == str(len(response.data))
+    if status == 206:
+        start = SIXTEEN.index(body)
+        assert response.headers["Content-Range"] == f"bytes {start}-{start + len(body) - 1}/16"
+    else:
+        assert "Content-Range" not in response.headers
+    head = client.head(file_url(dataset), headers={**editor.headers, **headers})
+    assert head.status_code == status and head.data == b""
+
+
+@pytest.mark.parametrize("content_type", [
+    "text/csv; charset=ISO-8859-1", "text/csv", "text/plain", "text/csv;charset=utf-8",
+])
+def test_a_text_content_type_is_sent_back_unchanged(client, editor, dataset, content_type):
+    """No "; charset=utf-8" added to a text/* type: clients would decode by it."""
+    upload(client, editor.headers, dataset["id"], "Tromsø".encode("latin-1"),
+           content_type=content_type)
+    download = client.get(file_url(dataset), headers=editor.headers)
+    assert download.headers.getlist("Content-Type") == [content_type]
+    ranged = client.get(file_url(dataset), headers={**editor.headers, "Range": "bytes=0-1"})
+    assert (ranged.status_code, ranged.headers["Content-Type"]) == (206, content_type)
+
 # --- the size limit --------------------------------------------------------------------
 
 @pytest.mark.parametrize("kind", ["raw", "multipart"])

@@ -357,10 +357,15 @@ def test_clicking_a_dataset_shows_its_preview(gunicorn_server, browser, screensh
     assert page.text_content("#preview-title") == "People"
     page.screenshot(path=str(screenshots / "preview.png"), full_page=True)
 
-    # A dataset without a file is not clickable; a file that is not a table shows the
-    # service's detail where the table was.
-    assert "previewable" not in (page.get_attribute(
-        f"#datasets tr[data-id='{empty['id']}']", "class") or "")
+    # A dataset without a file says so where the table was (and asks the service nothing);
+    # a file that is not a table shows the service's detail there.
+    previews = []
+    page.on("request", lambda r: previews.append(r.url) if "/preview" in r.url else None)
+    page.click(f"#datasets tr[data-id='{empty['id']}']")
+    page.wait_for_selector("#preview-error:has-text('This dataset has no file yet.')")
+    assert page.text_content("#preview-title") == "Nothing yet"
+    assert page.locator("#preview-rows tr").count() == 0 and previews == []
+    assert page.is_visible(f"#datasets tr.selected[data-id='{empty['id']}']")
     api.dataset_upload(empty["id"], io.BytesIO(b"\x89PNG\r\n\x1a\n\x00\x00"),
                        filename="x.png", content_type="image/png")
     page.click("#reload")
@@ -400,5 +405,38 @@ def test_a_runs_output_is_previewed_the_same_way(gunicorn_server, browser):
     assert [name for name, _ in header] == ["name", "city", "age"]
     assert rows == [["Ann", "Oslo", "31"], ["Bob", "", "40"]]
     assert page.text_content("#preview-title") == "First two people (output of First two)"
+    assert errors == []
+    context.close()
+
+
+def test_a_viewer_sees_every_pipeline_and_no_create_form(gunicorn_server, browser):
+    """A viewer reads everything but creates nothing: the pipelines of others are listed,
+    and the create form is not shown (it would only answer Forbidden)."""
+    api = api_client(gunicorn_server)
+    source = api.dataset_create("Viewer source")
+    pipeline = json.loads(api.request("POST", "/api/v1/pipelines/", json_body={
+        "name": "Admin's pipeline", "source_dataset_id": source["id"],
+        "output_dataset_name": "Admin's output"}).data)
+    api.request("POST", "/api/v1/users/", json_body={
+        "email": "viewer@example.com", "password": "viewer password", "roles": ["viewer"]})
+    context = browser.new_context(viewport={"width": 1000, "height": 900})
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(spa_url(gunicorn_server))
+    page.wait_for_selector("#login-view:not([hidden])")
+    page.fill("#email", "viewer@example.com")
+    page.fill("#password", "viewer password")
+    page.click("#login-form button")
+    page.wait_for_selector("#user-email:has-text('viewer@example.com')")
+    assert page.text_content("#user-roles") == "viewer"
+    page.wait_for_selector(f"#pipelines tr[data-id='{pipeline['id']}']")
+    total = api.pipelines_list(limit=1)["total"]
+    assert page.text_content("#pipelines-total") == f"({total})" and total >= 1
+    assert page.is_hidden("#create-area") and page.is_hidden("#create-form")
+    page.click("#logout")
+    page.wait_for_selector("#login-view:not([hidden])")
+    log_in(page, gunicorn_server)  # an admin (and an editor) may create
+    page.wait_for_selector("#create-form", state="visible")
     assert errors == []
     context.close()

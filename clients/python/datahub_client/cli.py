@@ -40,7 +40,15 @@ class Context:
         )
 
     def require_session(self):
+        """Without a session: "Not logged in" only if the service answers at all (any
+        answer will do); one that cannot be reached says so (``UnreachableError``)."""
         if not self.client.refresh_cookie:
+            try:
+                self.client.request("GET", "/healthz", authenticated=False)
+            except UnreachableError:
+                raise
+            except DatahubError:
+                pass
             raise AuthenticationError(401, f"Not logged in to {self.url}; run: datahub login")
 
     def output(self, data, columns=None, rows=None):

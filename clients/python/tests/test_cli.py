@@ -47,18 +47,30 @@ class QuietHandler(WSGIRequestHandler):
 
 
 @pytest.fixture
-def fake_datahub(tmp_path):
-    """The command, configured for ``fake_datahub`` and logged in to it."""
+def fake_url():
+    """The URL of a running ``fake_datahub``."""
     server = make_server("127.0.0.1", 0, make_app(), handler_class=QuietHandler)
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
                               daemon=True)
     thread.start()
-    run = command(f"http://127.0.0.1:{server.server_port}", tmp_path / "session.json")
-    run.save_session()
-    yield run
+    yield f"http://127.0.0.1:{server.server_port}"
     server.shutdown()
     server.server_close()
     thread.join(timeout=10)
+
+
+@pytest.fixture
+def fake_datahub(tmp_path, fake_url):
+    """The command, configured for ``fake_datahub`` and logged in to it."""
+    run = command(fake_url, tmp_path / "session.json")
+    run.save_session()
+    return run
+
+
+@pytest.fixture
+def logged_out(tmp_path, fake_url):
+    """The command, configured for ``fake_datahub`` (which answers), never logged in."""
+    return command(fake_url, tmp_path / "session.json")
 
 
 def test_help_names_every_command(datahub):
@@ -72,21 +84,29 @@ def test_help_names_every_command(datahub):
         assert command in result.stdout
 
 
-def test_without_a_session_every_resource_command_asks_for_a_login(datahub):
+def test_without_a_session_every_resource_command_asks_for_a_login(logged_out):
     for args in (["whoami"], ["datasets", "list"], ["datasets", "delete", "1"],
                  ["collections", "list"], ["pipelines", "run", "1"]):
-        result = datahub(*args)
+        result = logged_out(*args)
         assert (result.exit_code, result.stdout) == (1, "")
-        assert result.stderr == f"Error: Not logged in to {datahub.url}; run: datahub login\n"
+        assert result.stderr == f"Error: Not logged in to {logged_out.url}; run: datahub login\n"
 
 
-def test_a_session_for_another_url_is_not_used(datahub):
-    datahub.session_file.write_text(json.dumps({
+def test_without_a_session_an_unreachable_service_is_named_not_a_login(datahub):
+    """Never logged in and the service down: the service cannot be reached, whatever the
+    missing session (after the retries: about 7 seconds)."""
+    result = datahub("datasets", "list")
+    assert (result.exit_code, result.stdout) == (1, "")
+    assert result.stderr == f"Error: cannot reach {datahub.url}\n"
+
+
+def test_a_session_for_another_url_is_not_used(logged_out):
+    logged_out.session_file.write_text(json.dumps({
         "url": "http://elsewhere:8000", "cookie_name": "refresh_token",
         "refresh_token": "secret"}))
-    result = datahub("whoami")
+    result = logged_out("whoami")
     assert result.exit_code == 1 and result.stderr.startswith("Error: Not logged in to")
-    assert json.loads(datahub.session_file.read_text())["refresh_token"] == "secret"
+    assert json.loads(logged_out.session_file.read_text())["refresh_token"] == "secret"
 
 
 def test_logout_without_a_session_says_so(datahub):

@@ -1,10 +1,11 @@
 // The datahub single-page app: log in, show the user, list and upload datasets, preview
-// a dataset's file, list the user's pipelines and preview a run's output.
+// a dataset's file, list the pipelines and preview a run's output.
 // Everything that talks to the service goes through datahub-client.js.
 import { DatahubClient, DatahubError } from "./datahub-client.js";
 
 const $ = (id) => document.getElementById(id);
 const PREVIEW_ROWS = 50;
+const CREATING_ROLES = ["editor", "admin"]; // a viewer only reads: no create form
 let sessionEnded = false;
 let previewTicket = 0; // the preview asked for last: an older answer arriving late is dropped
 const api = new DatahubClient("", {
@@ -108,6 +109,17 @@ async function showPreview(datasetId, title, selectedRow) {
   $("preview-note").textContent = `${rowCount(preview.rows.length)} · ${preview.format}`;
 }
 
+// A dataset without a file: said where its preview would be.
+function showNoFile(title, selectedRow) {
+  clearPreview();
+  selectedRow.classList.add("selected");
+  $("preview-area").hidden = false;
+  $("preview-title").textContent = title;
+  $("preview-note").textContent = "";
+  $("preview-error").textContent = "This dataset has no file yet.";
+  $("preview-error").hidden = false;
+}
+
 function datasetRow(dataset) {
   const row = document.createElement("tr");
   row.dataset.id = dataset.id;
@@ -117,14 +129,15 @@ function datasetRow(dataset) {
   cell(row, dataset.file ? dataset.file.filename : "—");
   cell(row, dataset.file ? size(dataset.file.size_bytes) : "—");
   cell(row, dataset.file ? new Date(dataset.file.uploaded_at).toLocaleString() : "—");
+  row.tabIndex = 0;
   if (dataset.file) {
     row.classList.add("previewable");
-    row.tabIndex = 0;
     row.title = "Show the first rows";
-    const open = () => showPreview(dataset.id, dataset.name, row);
-    row.addEventListener("click", open);
-    row.addEventListener("keydown", (event) => { if (event.key === "Enter") open(); });
   }
+  const open = () => (dataset.file
+    ? showPreview(dataset.id, dataset.name, row) : showNoFile(dataset.name, row));
+  row.addEventListener("click", open);
+  row.addEventListener("keydown", (event) => { if (event.key === "Enter") open(); });
   return row;
 }
 
@@ -168,12 +181,13 @@ async function latestRun(pipeline) {
 // a 401 at once and share one refresh.
 async function showMain() {
   const [user, page, pipelines] = await Promise.all([
-    api.me(), api.listDatasets({ limit: 100 }), api.listPipelines({ owner: "me", limit: 100 }),
+    api.me(), api.listDatasets({ limit: 100 }), api.listPipelines({ limit: 100 }),
   ]);
   const runs = await Promise.all(pipelines.items.map(latestRun));
   $("user-email").textContent = user.email;
   $("user-roles").textContent = user.roles.join(", ");
   $("user").hidden = false;
+  $("create-area").hidden = !user.roles.some((role) => CREATING_ROLES.includes(role));
   $("login-view").hidden = true;
   $("datasets-view").hidden = false;
   $("datasets").replaceChildren(...page.items.map(datasetRow));
