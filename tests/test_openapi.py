@@ -97,7 +97,7 @@ def test_preview_parameters_and_shape(spec):
                                          "maximum": 1000}
     assert {"200", "401", "403", "404", "422"} <= set(operation["responses"])
     preview = spec["components"]["schemas"]["Preview"]
-    assert set(preview["properties"]) == {"format", "columns", "rows"}
+    assert set(preview["properties"]) == {"format", "columns", "rows", "truncated"}
     assert preview["properties"]["format"]["allOf"] == [
         {"$ref": "#/components/schemas/FileFormat"}]
     assert spec["components"]["schemas"]["FileFormat"]["enum"] == ["csv", "parquet", "jsonl"]

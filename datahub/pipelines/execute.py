@@ -14,7 +14,6 @@ import logging
 import os
 import shutil
 import tempfile
-import time
 from dataclasses import dataclass, field
 
 import sqlalchemy as sa
