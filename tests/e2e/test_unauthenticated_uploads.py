@@ -86,7 +86,7 @@ def me(server, token):
 def test_many_slow_unauthenticated_uploads_hold_no_thread(gunicorn_server):
     """Twice as many as the two workers have threads: each holds one for at most
     DRAIN_UNREAD_SECONDS after its 401, so an authenticated request waits two such turns
-    at worst (before, until the tricklers ended), and nothing once they are answered."""
+    at worst, and nothing once they are answered."""
     token = login(gunicorn_server)
     dataset = create_dataset(gunicorn_server, token, "target")
     with trickling(gunicorn_server, None, dataset, 4 * THREADS) as tricklers:
@@ -97,4 +97,5 @@ def test_many_slow_unauthenticated_uploads_hold_no_thread(gunicorn_server):
         assert all(map(closed_by_server, tricklers.sockets))  # answered, and released
         status, after = me(gunicorn_server, token)
         assert status == 200
-    assert during < 2 * DRAIN_UNREAD_SECONDS + 1 and after < 0.5, (during, after)
+    # Two turns and the machine's load; before, until the tricklers' bodies ended.
+    assert during < 2 * DRAIN_UNREAD_SECONDS + 4 and after < 0.5, (during, after)
