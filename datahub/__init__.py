@@ -92,6 +92,7 @@ def register_blueprints(app):
     from datahub.collections.routes import blp as collections_blp
     from datahub.datasets.routes import blp as datasets_blp
     from datahub.docs import blp as docs_blp
+    from datahub.docs import serve_docs_with_slash
     from datahub.extensions import api
     from datahub.ops import blp as ops_blp
     from datahub.pipelines.routes import blp as pipelines_blp
@@ -109,6 +110,7 @@ def register_blueprints(app):
     app.register_blueprint(ops_blp)
     app.register_blueprint(spa_blp)
     app.register_blueprint(docs_blp)
+    serve_docs_with_slash(app)
 
 
 def register_error_handlers(app):

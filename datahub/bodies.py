@@ -8,6 +8,7 @@ the connection closes with the body unread; a chunked body is cut off as soon as
 the limit. A JSON body is then parsed once, by :func:`json_body`, whoever asks first (the
 login rate limit's key, the view's schema).
 """
+import functools
 import json
 import math
 
@@ -31,6 +32,9 @@ MAX_JSON_DEPTH = 64
 # A body left unread by an answer given before it (401, 403, 404...) is read and dropped
 # up to this size, so that a client still sending it gets the answer rather than a reset.
 DRAIN_UNREAD_BYTES = 1024 * 1024
+# ...for at most this many seconds after the answer: a client trickling it (unauthenticated
+# as likely as not) holds a thread no longer than that.
+DRAIN_UNREAD_SECONDS = 2
 NO_BODY = object()
 _UNSET = object()
 
@@ -84,9 +88,10 @@ def bound_request_body():
 def settle_unread_body(response):
     """``after_request``: an error answered before the body was read. A client that sends
     the whole body before reading the answer (most do) would see the connection reset
-    if the server closed it with the body unread. A small body is read and dropped, so
-    the answer arrives and the connection stays usable; a larger one closes it at once
-    rather than being drained for nothing."""
+    if the server closed it with the body unread. A small body is read and dropped once
+    the answer is out, for at most ``DRAIN_UNREAD_SECONDS``, so the answer arrives and the
+    connection stays usable; a larger one, or one still coming after that, closes it
+    rather than being drained for nothing (or by a client trickling it to hold a thread)."""
     if response.status_code < 400 or body_stream_opened(request):
         return response  # success, or the body was (being) read
     environ = request.environ
@@ -99,10 +104,25 @@ def settle_unread_body(response):
         close_connection(environ)
         return response
     try:
-        request.stream.exhaust()
-    except Exception:  # the client went away or idle meanwhile: nothing left to keep
+        stream = request.stream
+    except Exception:  # a body over its limit (413): it is never read
         close_connection(environ)
+        return response
+    response.call_on_close(functools.partial(_drain, stream, environ))
     return response
+
+
+def _drain(stream, environ):
+    """Read and drop the rest of the body, after the answer was sent; close the
+    connection when it is not all in within ``DRAIN_UNREAD_SECONDS``."""
+    from datahub.serving.gunicorn_worker import close_connection, read_deadline
+
+    try:
+        with read_deadline(environ, DRAIN_UNREAD_SECONDS):
+            while stream.read(64 * 1024):
+                pass
+    except Exception:  # the deadline, or the client went away: nothing left to keep
+        close_connection(environ)
 
 
 def too_large_error():

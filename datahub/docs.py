@@ -11,7 +11,8 @@ blp = Blueprint("docs", __name__)
 
 # flask-smorest's docs page loads ``<OPENAPI_SWAGGER_UI_URL>swagger-ui-bundle.js``; this
 # relative URL resolves against the page (``/api/v1/docs``) to the route below, under
-# whatever prefix the service is mounted at.
+# whatever prefix the service is mounted at. The page is also served at ``/api/v1/docs/``
+# (see ``serve_docs_with_slash``), where the same URL resolves one level deeper.
 SWAGGER_UI_URL = "docs/assets/"
 
 
@@ -37,6 +38,14 @@ def links():
     }
 
 
+def serve_docs_with_slash(app):
+    """``/api/v1/docs/`` answers flask-smorest's docs page, as ``/api/v1/docs`` does (as
+    lists take both forms); ``url_for`` keeps giving the form without the slash."""
+    endpoint = "api-docs.openapi_swagger_ui"
+    rule = next(app.url_map.iter_rules(endpoint)).rule
+    app.add_url_rule(rule + "/", endpoint=endpoint)
+
+
 @blp.get("/")
 def root():
     return links()
@@ -48,6 +57,7 @@ def api_root():
 
 
 @blp.get("/api/v1/docs/assets/<path:name>")
+@blp.get("/api/v1/docs/docs/assets/<path:name>")  # the same, from the page at /api/v1/docs/
 def swagger_ui_asset(name):
     # The files change only with the pinned package; a day of caching is safe.
     return send_from_directory(swagger_ui_path, name, max_age=86400)

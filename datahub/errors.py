@@ -60,6 +60,16 @@ class NotFound(APIError):
     detail = "Not Found"
 
 
+class PermanentRedirect(APIError):
+    """A 308 to ``location`` with the contract's body, not Werkzeug's HTML page."""
+
+    code = 308
+    detail = "Permanent Redirect"
+
+    def __init__(self, location):
+        super().__init__(headers={"Location": location})
+
+
 class Conflict(APIError):
     code = 409
     detail = "Conflict"

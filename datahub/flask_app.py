@@ -20,6 +20,7 @@ from types import FunctionType, MethodType
 import flask.globals
 from flask import Flask, current_app
 from flask.sessions import SessionInterface
+from werkzeug.routing import RequestRedirect
 
 
 class DataHub(Flask):
@@ -34,6 +35,20 @@ class DataHub(Flask):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.coroutine_functions = None
+        # Werkzeug would answer a path with an empty segment (``/datasets//file``) with a
+        # redirect to the path without it, another resource: it is a 404 instead.
+        self.url_map.merge_slashes = False
+
+    def raise_routing_exception(self, request):
+        """A routing redirect (``/app`` to ``/app/``) goes through the error handlers like
+        any other answer, instead of Flask returning it as Werkzeug's HTML page: a
+        ``{"detail": ...}`` body with its ``Location``."""
+        exc = request.routing_exception
+        if isinstance(exc, RequestRedirect):  # always a 308
+            from datahub.errors import PermanentRedirect
+
+            raise PermanentRedirect(exc.new_url) from None
+        super().raise_routing_exception(request)
 
     def configure(self):
         """Apply the settings of this module, once the configuration is loaded."""

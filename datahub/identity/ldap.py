@@ -133,20 +133,26 @@ class Directory:
         return connection
 
     def _with_service(self, operation):
-        """``operation(connection)`` on a pooled service connection. A reused one the
-        directory has closed since (idle timeout, restart) is replaced once; a timeout is
-        not retried, so a silent directory costs one receive timeout."""
+        """``operation(connection)`` on a pooled service connection. A pooled one that
+        fails (the directory closed it at a restart or idle timeout, or it went silent, as
+        behind a load balancer that failed over) is dropped with every other idle one, all
+        as old, and the operation is retried once on a new connection, whose failure is
+        final. So a directory that went silent with connections pooled costs the first
+        login two receive timeouts, and each later one a single timeout."""
         if not self.slots.acquire(timeout=self.receive_timeout):
             raise DirectoryUnavailable("every LDAP service connection is busy")
         try:
             try:
-                return self._run(operation, self.idle.get_nowait())
+                pooled = self.idle.get_nowait()
             except queue.Empty:
-                pass
-            except LDAPException as exc:
-                if isinstance(exc, TimeoutError):
-                    raise DirectoryUnavailable(str(exc)) from exc
-                self._drain()
+                pooled = None
+            if pooled is not None:
+                try:
+                    return self._run(operation, pooled)
+                except LDAPException as exc:
+                    log.warning("LDAP: a pooled service connection failed (%s); retrying "
+                                "on a new connection", exc)
+                    self._drain()
             return self._run(operation, None)
         except LDAPException as exc:
             raise DirectoryUnavailable(str(exc)) from exc

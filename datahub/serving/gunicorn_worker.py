@@ -40,6 +40,7 @@ import functools
 import json
 import logging
 import socket
+import time
 from concurrent import futures
 from http import HTTPStatus
 
@@ -70,12 +71,13 @@ class IdleTimeoutSocket(socket.socket):
     and blocking (in a request thread) with ``setblocking``; here blocking means the
     timeout."""
 
-    __slots__ = ("idle_timeout",)
+    __slots__ = ("idle_timeout", "deadline")
 
     @classmethod
     def wrap(cls, sock, idle_timeout):
         wrapped = cls(sock.family, sock.type, sock.proto, fileno=sock.detach())
         wrapped.idle_timeout = idle_timeout
+        wrapped.deadline = None  # time.monotonic() after which reads fail (read_deadline)
         wrapped.setblocking(False)  # as gunicorn had it when the connection was accepted
         return wrapped
 
@@ -95,13 +97,22 @@ class IdleTimeoutSocket(socket.socket):
         log.info("dropped client %s: idle for %s s", peer, self.idle_timeout)
         return ClientIdle(errno.ECONNRESET, f"client idle for {self.idle_timeout} s")
 
+    def _before_read(self):
+        if self.deadline is not None:
+            remaining = self.deadline - time.monotonic()
+            if remaining <= 0:
+                raise TimeoutError("read deadline passed")
+            self.settimeout(min(remaining, self.idle_timeout))
+
     def recv(self, *args):
+        self._before_read()
         try:
             return super().recv(*args)
         except TimeoutError as error:
             raise self._idle(error) from None
 
     def recv_into(self, *args):
+        self._before_read()
         try:
             return super().recv_into(*args)
         except TimeoutError as error:
@@ -230,6 +241,24 @@ MALFORMED_BODY_ERRORS = (
     gunicorn_errors.InvalidChunkExtension,
 )
 BROKEN_BODY_ERRORS = (gunicorn_errors.NoMoreData,)
+
+
+@contextlib.contextmanager
+def read_deadline(environ, seconds):
+    """Within the block, reads from this request's client fail (``TimeoutError``) once
+    ``seconds`` have passed, however steadily the client sends. Under another worker or
+    server, reads keep their usual timeouts."""
+    sock = environ.get("gunicorn.socket")
+    if not isinstance(sock, IdleTimeoutSocket):
+        yield
+        return
+    sock.deadline = time.monotonic() + seconds
+    try:
+        yield
+    finally:
+        sock.deadline = None
+        with contextlib.suppress(OSError):
+            sock.setblocking(True)  # the idle timeout again
 
 
 def close_connection(environ):

@@ -2,7 +2,9 @@
 development (nginx serves the same folder in a deployment). No build step."""
 from pathlib import Path
 
-from flask import Blueprint, redirect, send_from_directory
+from flask import Blueprint, send_from_directory
+
+from datahub.errors import PermanentRedirect
 
 STATIC = Path(__file__).resolve().parent / "static"
 
@@ -18,7 +20,7 @@ blp = Blueprint("spa", __name__)
 
 @blp.get("/app")
 def app_root():
-    return redirect("/app/", code=308)
+    raise PermanentRedirect("/app/")
 
 
 @blp.get("/app/", defaults={"name": "index.html"})

@@ -10,6 +10,7 @@ class TcpProxy:
         self.port = None
         self._listener = None
         self._connections = set()
+        self._silent = set()  # clients forget() left open and unanswered
         self._lock = threading.Lock()
 
     def up(self):
@@ -31,13 +32,27 @@ class TcpProxy:
                 pass
             listener.close()
         with self._lock:
-            connections, self._connections = self._connections, set()
+            connections, self._connections = self._connections | self._silent, set()
+            self._silent = set()
         for conn in connections:
             try:
                 conn.shutdown(socket.SHUT_RDWR)
             except OSError:
                 pass
             conn.close()
+
+    def forget(self):
+        """Close every open connection's upstream but leave its client open and never
+        answered, as a load balancer or NAT that lost its state does: the client learns
+        of it only through its own timeout. New connections are relayed as before."""
+        with self._lock:
+            connections, self._connections = self._connections, set()
+            self._silent |= {conn for conn in connections if conn.getsockname()[1] == self.port}
+        for conn in connections - self._silent:
+            try:
+                conn.shutdown(socket.SHUT_RDWR)  # wakes the thread relaying from it
+            except OSError:
+                pass
 
     def _accept(self, listener):
         while True:
@@ -62,7 +77,7 @@ class TcpProxy:
         except OSError:
             pass
         finally:
-            for sock in (src, dst):
+            for sock in {src, dst} - self._silent:
                 try:
                     sock.shutdown(socket.SHUT_RDWR)
                 except OSError:

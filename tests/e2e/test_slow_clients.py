@@ -333,12 +333,14 @@ class _Crowd:
 
 
 def trickling(server, token, dataset, count):
-    """``count`` uploads (authorised: the server reads their bodies) that send one byte
-    every half second."""
+    """``count`` uploads (authorised: the server reads their bodies; without ``token``,
+    answered 401 first) that send one byte every half second."""
+    authorization = f"Authorization: Bearer {token}\r\n" if token else ""
+
     def open_one():
         sock = socket.create_connection(address(server), timeout=10)
         sock.sendall(f"PUT /api/v1/datasets/{dataset}/file HTTP/1.1\r\nHost: x\r\n"
-                     f"Authorization: Bearer {token}\r\nContent-Type: text/csv\r\n"
+                     f"{authorization}Content-Type: text/csv\r\n"
                      f"Content-Length: 1000000\r\n\r\n".encode())
         return sock
 

@@ -66,7 +66,8 @@ def settle(app, body, *, read, status):
         assert request.environ["wsgi.input"] is stream
         if read:
             request.get_data()
-        settle_unread_body(Response(status=status))
+        response = settle_unread_body(Response(status=status))
+        response.close()  # the answer is out: what is left of the body is drained now
         return stream.tell() == len(body), stream.failed
 
 

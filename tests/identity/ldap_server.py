@@ -133,10 +133,15 @@ class Slapd:
                                     root_dn=ROOT_DN, root_password=ROOT_PASSWORD,
                                     ca_file=self.ca_file, cert_file=cert_file,
                                     key_file=key_file))
-        with open(self.log_path, "wb") as log:
+        self._launch()
+        self._fill()
+        return self
+
+    def _launch(self):
+        with open(self.log_path, "ab") as log:
             self.process = processes.popen(
-                [slapd_binary(), "-f", config, "-h", f"{self.url}/ {self.ldaps_url}/",
-                 "-d", "256"],
+                [slapd_binary(), "-f", os.path.join(self.folder, "slapd.conf"),
+                 "-h", f"{self.url}/ {self.ldaps_url}/", "-d", "256"],
                 stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
             )
         try:
@@ -146,8 +151,12 @@ class Slapd:
         except RuntimeError:
             self.stop()
             raise
-        self._fill()
-        return self
+
+    def restart(self):
+        """Stop slapd (it closes every client connection) and start it again on the same
+        ports with the same data."""
+        self.stop()
+        self._launch()
 
     def _wait_for(self, port):
         deadline = time.monotonic() + 10

@@ -5,6 +5,7 @@ import re
 import socket
 import statistics
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -12,6 +13,7 @@ from datahub.extensions import db
 from datahub.identity import ldap
 from datahub.identity.models import User
 from tests.conftest import PASSWORD, bearer, login
+from tests.e2e.tcp_proxy import TcpProxy
 from tests.identity.conftest import directory_password, ldap_settings
 from tests.identity.ldap_server import EDITORS, PEOPLE, SERVICE_DN, free_port
 
@@ -307,3 +309,52 @@ def test_refresh_and_logout_work_for_a_directory_user(client):
     assert client.post("/api/v1/auth/logout", headers=bearer(token)).status_code == 200
     assert client.get("/api/v1/auth/me", headers=bearer(token)).status_code == 401
     assert client.post("/api/v1/auth/refresh").status_code == 401
+
+
+
+def pool_service_connections(app):
+    """Concurrent logins, so that the pool holds several service connections."""
+    logins = app.config["LDAP_POOL_SIZE"] * 8
+    with ThreadPoolExecutor(app.config["LDAP_POOL_SIZE"] * 2) as executor:
+        statuses = list(executor.map(
+            lambda _: ldap_login(app.test_client(), "alice@example.org").status_code,
+            range(logins)))
+    assert statuses == [200] * logins
+
+
+def test_a_directory_restart_costs_no_login_a_503(app, client, slapd):
+    pool_service_connections(app)
+    slapd.restart()  # slapd closes the pooled connections
+    statuses = [ldap_login(client, "alice@example.org").status_code for _ in range(25)]
+    assert statuses == [200] * 25
+
+
+@pytest.fixture
+def proxy(slapd):
+    proxy = TcpProxy("127.0.0.1", slapd.port)
+    proxy.up()
+    yield proxy
+    proxy.down()
+
+
+@pytest.mark.parametrize("concurrent", [False, True], ids=["one-by-one", "concurrent"])
+def test_a_restart_behind_a_load_balancer_costs_no_login_a_503(app, slapd, proxy,
+                                                                 concurrent):
+    """The directory restarts behind something that never tells the pooled connections
+    (a load balancer failing over): each one goes silent, costs one receive timeout and
+    is dropped with the rest of the pool, never handed to the next login."""
+    app.config["LDAP_URL"] = f"ldap://127.0.0.1:{proxy.port}"
+    pool_service_connections(app)
+    proxy.forget()
+    slapd.restart()
+    started = time.perf_counter()
+    if concurrent:
+        with ThreadPoolExecutor(app.config["LDAP_POOL_SIZE"]) as executor:
+            statuses = list(executor.map(
+                lambda _: ldap_login(app.test_client(), "alice@example.org").status_code,
+                range(25)))
+    else:
+        statuses = [ldap_login(app.test_client(), "alice@example.org").status_code
+                    for _ in range(25)]
+    assert statuses == [200] * 25
+    assert time.perf_counter() - started < 5  # a receive timeout (1 s) per stale connection
