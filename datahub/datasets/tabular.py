@@ -39,6 +39,17 @@ DATA_ERRORS = (duckdb.InvalidInputException, duckdb.ConversionException,
                duckdb.PermissionException)
 
 
+def unreadable(exc):
+    """Whether the DuckDB error ``exc`` means a file cannot be read although it is none of
+    ``DATA_ERRORS``: the Parquet reader's own errors on a damaged file (Thrift's
+    ``TProtocolException``, ``don't know what type``, corrupt metadata) come as a bare
+    ``duckdb.Error``, and one may trip an internal check. Interrupts, running out of memory
+    and I/O errors have their own messages."""
+    return isinstance(exc, duckdb.Error) and not isinstance(exc, (
+        *DATA_ERRORS, duckdb.InterruptException, duckdb.OutOfMemoryException,
+        duckdb.IOException))
+
+
 class NotTabular(Exception):
     """The file cannot be read as a table; the message says why."""
 
@@ -192,7 +203,9 @@ def preview(path, limit, memory_limit="512MB", threads=None, temp_dir=None,
         query = f"SELECT * FROM {source}"
         columns = describe(con, query, params)
         rows = con.execute(f"{query} LIMIT ?", [*params, int(limit)]).fetchall()
-    except (*DATA_ERRORS, duckdb.OutOfMemoryException, duckdb.IOException) as exc:
+    except duckdb.InterruptException:
+        raise
+    except duckdb.Error as exc:  # whatever the reader raises (see unreadable)
         raise NotTabular(clean_error(exc, {path: name})) from None
     finally:
         con.close()
