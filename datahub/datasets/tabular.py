@@ -130,6 +130,10 @@ def connect(readable, writable=(), memory_limit="512MB", threads=None, temp_dir=
                     [[os.path.join(temp_dir, "")] if temp_dir else []])
         con.execute("SET enable_external_access = false")
         con.execute("PRAGMA enable_profiling = 'no_output'")
+        # Type pushdown reads a CSV column cast to a number straight from its text, which
+        # rounds otherwise than casting the column's inferred type ('2.5' → 3, but
+        # 2.5::DOUBLE → 2): a CAST must give the same whatever the file's format.
+        con.execute("SET disabled_optimizers = 'type_pushdown'")
         con.execute("SET lock_configuration = true")
     except BaseException:
         con.close()
