@@ -16,9 +16,11 @@ import csv
 import datetime
 import decimal
 import io
+import itertools
 import json
 import math
 import os
+import re
 import uuid
 
 import duckdb
@@ -37,6 +39,17 @@ DATA_ERRORS = (duckdb.InvalidInputException, duckdb.ConversionException,
                duckdb.OutOfRangeException, duckdb.TypeMismatchException,
                duckdb.NotImplementedException, duckdb.SyntaxException,
                duckdb.PermissionException)
+
+
+def unreadable(exc):
+    """Whether the DuckDB error ``exc`` means a file cannot be read although it is none of
+    ``DATA_ERRORS``: the Parquet reader's own errors on a damaged file (Thrift's
+    ``TProtocolException``, ``don't know what type``, corrupt metadata) come as a bare
+    ``duckdb.Error``, and one may trip an internal check. Interrupts, running out of memory
+    and I/O errors have their own messages."""
+    return isinstance(exc, duckdb.Error) and not isinstance(exc, (
+        *DATA_ERRORS, duckdb.InterruptException, duckdb.OutOfMemoryException,
+        duckdb.IOException))
 
 
 class NotTabular(Exception):
@@ -119,6 +132,10 @@ def connect(readable, writable=(), memory_limit="512MB", threads=None, temp_dir=
                     [[os.path.join(temp_dir, "")] if temp_dir else []])
         con.execute("SET enable_external_access = false")
         con.execute("PRAGMA enable_profiling = 'no_output'")
+        # Type pushdown reads a CSV column cast to a number straight from its text, which
+        # rounds otherwise than casting the column's inferred type ('2.5' → 3, but
+        # 2.5::DOUBLE → 2): a CAST must give the same whatever the file's format.
+        con.execute("SET disabled_optimizers = 'type_pushdown'")
         con.execute("SET lock_configuration = true")
     except BaseException:
         con.close()
@@ -199,7 +216,9 @@ def preview(path, limit, memory_limit="512MB", threads=None, temp_dir=None,
                 if kind == "VARCHAR" else quote(column) for column, kind in columns
             ) + f" FROM {source}"
         rows = con.execute(f"{query} LIMIT ?", [*params, int(limit)]).fetchall()
-    except (*DATA_ERRORS, duckdb.OutOfMemoryException, duckdb.IOException) as exc:
+    except duckdb.InterruptException:
+        raise
+    except duckdb.Error as exc:  # whatever the reader raises (see unreadable)
         raise NotTabular(clean_error(exc, {path: name})) from None
     finally:
         con.close()
@@ -208,9 +227,40 @@ def preview(path, limit, memory_limit="512MB", threads=None, temp_dir=None,
             "rows": [[json_value(value) for value in row] for row in rows]}
 
 
-# Scalar functions a sql step may not call: they read the engine's settings (which name
-# server paths) or its variables.
-DENIED_FUNCTIONS = frozenset({"current_setting", "getvariable", "getenv"})
+# Functions a sql step may not call (see README "Steps"): they tell about the server, not
+# the data.
+DENIED_FUNCTIONS = frozenset({
+    # settings (which name server paths), variables, the environment
+    "current_setting", "getvariable", "getenv",
+    # the query's own text, which names the run's files and folders
+    "current_query",
+    # the engine: its version, and its process's counters of connections, queries and
+    # transactions (how much else it ran)
+    "version", "current_connection_id", "current_query_id", "current_transaction_id",
+    "txid_current",
+    # the databases and their catalog (macros that read the catalog's table functions
+    # included); json_serialize_plan binds a query given as text, past this check
+    "current_database", "current_catalog", "current_schema", "current_schemas",
+    "in_search_path", "get_block_size", "pg_get_viewdef", "pg_get_constraintdef",
+    "format_type", "json_serialize_plan",
+})
+# Of those, the ones an unqualified name without parentheses calls when no column has it.
+BARE_FUNCTIONS = frozenset({"current_catalog", "current_schema"})
+# The table functions a sql step may call: they generate rows and read nothing.
+GENERATORS = frozenset({"range", "generate_series"})
+# How deep a query's parse tree (as JSON) may nest: deeper, json.loads would recurse past
+# Python's limit. 300 levels hold about 100 nested function calls or 90 nested subqueries.
+MAX_TREE_DEPTH = 300
+TOO_DEEP = ("the query nests too deeply (parentheses, function calls, CASE or subqueries "
+            "within each other)")
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+_NOT_BRACKET = re.compile(r"[^\[\]{}]")
+
+
+def json_depth(text):
+    """How deeply the JSON ``text`` nests, found without recursion."""
+    brackets = _NOT_BRACKET.sub("", _JSON_STRING.sub("", text))
+    return max(itertools.accumulate(1 if char in "[{" else -1 for char in brackets), default=0)
 
 
 def check_select(query):
@@ -218,21 +268,26 @@ def check_select(query):
 
     DuckDB's own parser decides what the query is: exactly one statement, a SELECT (a
     set operation of SELECTs included), whose tables are ``input`` or the query's own
-    common table expressions, and which calls no table function (``read_csv``, ``glob``,
-    ...) and none of ``DENIED_FUNCTIONS``. The run's connection is sandboxed as well.
+    common table expressions, and which calls no table function but ``GENERATORS`` and
+    none of ``DENIED_FUNCTIONS``. The run's connection is sandboxed as well.
     """
     if "\x00" in query:
         return "the query must not contain NUL characters"
     con = duckdb.connect(":memory:", config={"autoinstall_known_extensions": False,
                                              "autoload_known_extensions": False})
     try:
-        parsed = json.loads(con.execute("SELECT json_serialize_sql(?)", [query]).fetchone()[0])
+        text = con.execute("SELECT json_serialize_sql(?)", [query]).fetchone()[0]
     finally:
         con.close()
+    if json_depth(text) > MAX_TREE_DEPTH:
+        return TOO_DEEP
+    parsed = json.loads(text)
     if parsed.get("error"):
         message = str(parsed.get("error_message", ""))
         if "Only SELECT statements" in message:
             return "the query must be a single SELECT statement"
+        if "Max expression depth" in message:
+            return TOO_DEEP
         return f"the query does not parse: {message.splitlines()[0][:300] if message else ''}"
     statements = parsed.get("statements", [])
     if len(statements) != 1:
@@ -244,22 +299,37 @@ def check_select(query):
     if shadowed:
         return f"the query must not name a WITH table {shadowed[0]!r} (a system view)"
     for node in json_nodes(statements[0]):
-        kind = node.get(NODE_KIND)
-        if kind == "SHOW_REF":
-            return "the query must not SHOW or DESCRIBE tables"
-        if kind == "TABLE_FUNCTION":
-            return "the query must not call table functions; it can read only input"
-        if kind == "BASE_TABLE":
-            table = str(node.get("table_name", "")).lower()
-            if node.get("schema_name") or node.get("catalog_name") or \
-                    (table != "input" and table not in ctes):
-                return (f"the query can read only the table input (and its own WITH "
-                        f"names), not {node.get('table_name')!r}")
-        if node.get("class") == "PARAMETER" or node.get(NODE_KIND) == "VALUE_PARAMETER":
-            return "the query must not have parameters (? or $1); write values in it"
-        if node.get("class") == "FUNCTION" and \
-                str(node.get("function_name", "")).lower() in DENIED_FUNCTIONS:
-            return f"the query must not call {node.get('function_name')}()"
+        problem = _check_node(node, ctes)
+        if problem:
+            return problem
+    return None
+
+
+def _check_node(node, ctes):
+    kind = node.get(NODE_KIND)
+    if kind == "SHOW_REF":
+        return "the query must not SHOW or DESCRIBE tables"
+    if kind == "TABLE_FUNCTION":
+        function = node.get("function") or {}
+        if str(function.get("function_name", "")).lower() not in GENERATORS:
+            return ("the query must not call table functions other than range and "
+                    "generate_series; it can read only input")
+    if kind == "BASE_TABLE":
+        table = str(node.get("table_name", "")).lower()
+        if node.get("schema_name") or node.get("catalog_name") or \
+                (table != "input" and table not in ctes):
+            return (f"the query can read only the table input (and its own WITH "
+                    f"names), not {node.get('table_name')!r}")
+    if node.get("class") == "PARAMETER" or kind == "VALUE_PARAMETER":
+        return "the query must not have parameters (? or $1); write values in it"
+    if node.get("class") == "FUNCTION" and \
+            str(node.get("function_name", "")).lower() in DENIED_FUNCTIONS:
+        return f"the query must not call {node.get('function_name')}()"
+    if node.get("class") == "COLUMN_REF":
+        names = node.get("column_names") or []
+        if len(names) == 1 and str(names[0]).lower() in BARE_FUNCTIONS:
+            return (f"the query must not call {names[0]} (for a column of that name, "
+                    f"write input.{names[0]})")
     return None
 
 

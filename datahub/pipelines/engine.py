@@ -13,6 +13,8 @@ import itertools
 import json
 import re
 
+import duckdb
+
 from datahub.datasets.tabular import (
     DATA_ERRORS,
     NODE_KIND,
@@ -20,6 +22,7 @@ from datahub.datasets.tabular import (
     describe,
     json_nodes,
     quote,
+    unreadable,
 )
 
 SHOWN_NAMES = 20  # column names quoted in an error message
@@ -76,7 +79,13 @@ class Query:
     def __init__(self, con, sql, params, max_columns, paths):
         self.con, self.sql, self.params = con, sql, list(params)
         self.max_columns, self.paths = max_columns, paths
-        self.columns = dict(self._describe("the source file"))
+        try:
+            self.columns = dict(self._describe("the source file"))
+        except duckdb.Error as exc:
+            if not unreadable(exc):
+                raise
+            raise PipelineError("the source file cannot be read as a table: "
+                                f"{clean_error(exc, paths)}") from None
 
     def _describe(self, where):
         try:
@@ -246,7 +255,9 @@ def _join(query, position, step, joins):
     other_sql, other_params = joins[step["dataset_id"]]
     try:
         other = dict(describe(query.con, f"SELECT * FROM {other_sql}", other_params))
-    except DATA_ERRORS as exc:
+    except duckdb.Error as exc:
+        if not isinstance(exc, DATA_ERRORS) and not unreadable(exc):
+            raise
         raise PipelineError(f"{where}: dataset {step['dataset_id']}'s file cannot be read: "
                             f"{clean_error(exc, query.paths)}") from None
     keys = [query.column(name, position, "join") for name in dict.fromkeys(step["on"])]
@@ -283,10 +294,20 @@ COPY_OPTIONS = {"csv": "FORMAT csv, HEADER", "parquet": "FORMAT parquet",
 
 
 def write(query, path, fmt):
-    """Execute the query into the file ``path`` in ``fmt``; the number of rows written."""
+    """Execute the query into the file ``path`` in ``fmt``; the number of rows written.
+    A damaged input found only now (a Parquet data page) fails with a
+    :class:`PipelineError`."""
     target = path.replace("'", "''")
-    row = query.con.execute(f"COPY ({query.sql}) TO '{target}' ({COPY_OPTIONS[fmt]})",
-                            query.params).fetchone()
+    try:
+        row = query.con.execute(f"COPY ({query.sql}) TO '{target}' ({COPY_OPTIONS[fmt]})",
+                                query.params).fetchone()
+    except duckdb.Error as exc:
+        if not unreadable(exc):
+            raise
+        inputs = [name for file, name in query.paths.items() if file != path]
+        which = inputs[0] if len(inputs) == 1 else "an input file"
+        raise PipelineError(f"{which} cannot be read as a table: "
+                            f"{clean_error(exc, query.paths)}") from None
     return int(row[0]) if row else 0
 
 
