@@ -107,7 +107,8 @@ class TreeSampler:
             values = status_kib(pid)
             if values is None:
                 continue
-            if pid not in self.cmd:
+            if pid not in self.cmd or "datahub" not in self.cmd[pid]:
+                # Again until it has exec'ed: a child just forked shows its parent's.
                 self.parent[pid], self.cmd[pid] = parent, command(pid)
             self.peak_kib[pid] = max(self.peak_kib.get(pid, 0), *values)
 
@@ -135,15 +136,17 @@ class TreeSampler:
         return max((self.peak_kib.get(pid, 0) - self.idle_kib.get(pid, 0)
                     for pid in self.web), default=0)
 
-    def processes(self):
-        """How many processes were seen, by role."""
-        counts = {}
-        for pid in self.peak_kib:
-            counts[self.role(pid)] = counts.get(self.role(pid), 0) + 1
-        return counts
+    def roles(self):
+        """{role: (processes seen, the largest peak KiB among them)}."""
+        found = {}
+        for pid, peak in self.peak_kib.items():
+            count, largest = found.get(self.role(pid), (0, 0))
+            found[self.role(pid)] = (count + 1, max(largest, peak))
+        return found
 
     def summary(self):
         peak, pid, role = self.largest()
         return (f"largest process {pid} ({role}) {peak / 1024:,.1f} MiB; web workers grew "
                 f"by at most {self.web_growth_kib() / 1024:,.1f} MiB; processes seen "
-                + ", ".join(f"{n} {r}" for r, n in sorted(self.processes().items())))
+                + ", ".join(f"{n} {r} (peak {kib / 1024:,.0f} MiB)"
+                            for r, (n, kib) in sorted(self.roles().items())))
