@@ -13,3 +13,19 @@ accesslog = None
 errorlog = "-"
 loglevel = "warning"
 control_socket_disable = True
+
+
+def when_ready(server):
+    """With BENCH_PIPELINE_WORKER=1 the master starts and supervises the pipeline worker
+    process, as gunicorn.conf.py does (runs no longer execute in a web worker); the
+    ceiling app and the code before that change (``--old-engine``) leave it unset."""
+    if os.environ.get("BENCH_PIPELINE_WORKER") == "1":
+        from datahub.pipelines.supervisor import WorkerSupervisor
+
+        server.bench_worker = WorkerSupervisor().start()
+
+
+def on_exit(server):
+    supervisor = getattr(server, "bench_worker", None)
+    if supervisor is not None:
+        supervisor.stop(timeout=30)
