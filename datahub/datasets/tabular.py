@@ -216,8 +216,8 @@ def preview(path, limit, memory_limit="512MB", threads=None, temp_dir=None,
                 if kind == "VARCHAR" else quote(column) for column, kind in columns
             ) + f" FROM {source}"
         rows = con.execute(f"{query} LIMIT ?", [*params, int(limit)]).fetchall()
-    except duckdb.InterruptException:
-        raise
+    except (duckdb.InterruptException, duckdb.OutOfMemoryException):
+        raise  # out of memory: the preview is too large, not the file unreadable
     except duckdb.Error as exc:  # whatever the reader raises (see unreadable)
         raise NotTabular(clean_error(exc, {path: name})) from None
     finally:

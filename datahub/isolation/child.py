@@ -14,6 +14,8 @@ import duckdb
 
 from datahub.isolation import JobError
 
+NICENESS = 10  # added to the job's scheduling priority (lower priority)
+
 
 def _exit_with_parent(parent):
     while True:
@@ -38,6 +40,8 @@ def serve(jobs):
     request = json.loads(raw)
     limit = int(request["address_space"])
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    # Below the web workers: a query using every core must not slow the API's answers.
+    os.nice(NICENESS)
     try:
         _answer({"ok": True, "result": jobs[request["job"]](request["args"])})
     except JobError as exc:

@@ -9,6 +9,7 @@ import sqlalchemy as sa
 
 from datahub import isolation
 from datahub.extensions import db
+from datahub.isolation.child import NICENESS
 from datahub.pipelines import worker
 from datahub.pipelines.models import Run
 from tests.pipelines.helpers import (
@@ -65,6 +66,9 @@ def test_a_cancelled_run_s_process_is_gone_within_seconds(app, client, actors):
         while not isolation.running_jobs() and time.monotonic() < deadline:
             time.sleep(0.02)
         (pid,) = isolation.running_jobs()
+        while niceness(pid) != NICENESS and time.monotonic() < deadline:  # once it has
+            time.sleep(0.02)  # read its job: below the web workers
+        assert niceness(pid) == NICENESS
         assert client.post(f"{PIPELINES}{pipeline['id']}/runs/{run['id']}/cancel",
                            headers=editor).status_code == 200
         cancelled = time.monotonic()
@@ -73,6 +77,11 @@ def test_a_cancelled_run_s_process_is_gone_within_seconds(app, client, actors):
         assert not pid_alive(pid)
         assert time.monotonic() - cancelled < 2
     assert get_run(client, editor, pipeline["id"], run["id"])["status"] == "cancelled"
+
+
+def niceness(pid):
+    with open(f"/proc/{pid}/stat") as handle:
+        return int(handle.read().rsplit(")", 1)[1].split()[16])
 
 
 def pid_alive(pid):
