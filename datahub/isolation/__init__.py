@@ -4,11 +4,12 @@ process watching it, not by DuckDB's settings alone.
 
 One job, one process: :class:`ProcessPool` keeps ``spares`` processes started ahead (each
 has imported DuckDB and waits for its job on stdin), hands one to :func:`run_job` and
-starts the next. The child (``python -m datahub.jobs``) limits its own address space
-(``RLIMIT_AS``) to a generous backstop; this side watches its resident memory every
-``POLL_SECONDS`` and kills it at ``memory + margin`` bytes, at the deadline, when an output
-file grows past its bound, or when ``check()`` raises (a cancel). A killed process gives
-its memory back at once. DuckDB's ``memory_limit`` bounds only its buffer manager (a
+starts the next. Three bounds hold its memory: where the host allows, a memory cgroup of
+its own limited to ``memory + margin`` (the kernel kills it there; cgroups.py); this
+side's watch of its resident memory every ``POLL_SECONDS``, which kills it at that bound
+too; and its own address-space limit (``RLIMIT_AS``), a generous backstop. The watch
+also kills it at the deadline, when an output file grows past its bound, or when
+``check()`` raises (a cancel). A killed process gives its memory back at once. DuckDB's ``memory_limit`` bounds only its buffer manager (a
 ``generate_series`` or a wide JSON value can take gigabytes past it), hence the process.
 """
 import json
@@ -21,6 +22,8 @@ import sys
 import threading
 import time
 from dataclasses import dataclass
+
+from datahub.isolation import cgroups
 
 log = logging.getLogger("datahub.isolation")
 
@@ -77,6 +80,7 @@ class Limits:
     seconds: float | None = None  # the deadline, from the job's start
     output_path: str | None = None  # a file the job writes, killed once it is larger
     output_bytes: int | None = None  # than this
+    cgroup: bool = True  # a memory cgroup of its own where the host allows (cgroups.py)
 
     @property
     def resident_cap(self):
@@ -187,6 +191,7 @@ def run_job(pool, job, args, limits, check=None):
     deadline = None if limits.seconds is None else time.monotonic() + limits.seconds
     killed = None
     _running.add(process.pid)
+    cgroup = cgroups.attach(process.pid, limits.resident_cap) if limits.cgroup else None
     try:
         try:  # the child reads its job before it does anything else
             process.stdin.write(request)
@@ -218,6 +223,7 @@ def run_job(pool, job, args, limits, check=None):
         if process.poll() is None:
             stop_process(process)
         _running.discard(process.pid)
+        cgroups.remove(cgroup)
     return _outcome(process, out, err)
 
 
