@@ -92,19 +92,29 @@ def prepare_metrics_folder():
     import sys
     import tempfile
 
+    if os.environ.get("_DATAHUB_METRICS_MASTER") == str(os.getpid()):
+        return  # done already: this file is read again (a reload), or on_starting
     if "prometheus_client" in sys.modules:
-        raise RuntimeError("prometheus_client was imported before on_starting: its metrics "
-                           "would not be shared by the workers")
+        raise RuntimeError("prometheus_client was imported before gunicorn.conf.py was "
+                           "read: its metrics would not be shared by the workers")
     given = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
     if given and given != os.environ.get("_DATAHUB_METRICS_TEMP"):  # not a parent master's
         os.makedirs(given, exist_ok=True)
         for path in glob.glob(os.path.join(given, "*.db")):
             os.unlink(path)
+        os.environ["_DATAHUB_METRICS_MASTER"] = str(os.getpid())
         return
     folder = tempfile.mkdtemp(prefix="datahub-metrics-")
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = os.environ["_DATAHUB_METRICS_TEMP"] = folder
+    os.environ["_DATAHUB_METRICS_MASTER"] = str(os.getpid())
     master = os.getpid()  # a worker runs the atexit handlers it inherits too: not there
     atexit.register(lambda: os.getpid() == master and shutil.rmtree(folder, True))
+
+
+# gunicorn reads this file (as module ``__config__``) before it loads the app, also with
+# --preload: the one moment before anything imports prometheus_client.
+if __name__ == "__config__":
+    prepare_metrics_folder()
 
 
 def child_exit(server, worker):

@@ -44,3 +44,33 @@ def stop_group(process, timeout):
     except subprocess.TimeoutExpired:
         os.killpg(process.pid, signal.SIGKILL)
         process.wait()
+
+
+def children(pid):
+    """``{pid: command line}`` of the live (not yet reaped) processes whose parent is
+    ``pid``, read from /proc."""
+    found = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as handle:
+                state, parent = handle.read().rsplit(")", 1)[1].split()[:2]
+            with open(f"/proc/{entry}/cmdline", "rb") as handle:
+                command = handle.read()
+        except (OSError, ValueError):
+            continue
+        if int(parent) == pid and state != "Z":
+            found[int(entry)] = command
+    return found
+
+
+def gunicorn_workers(master):
+    """gunicorn's web workers: the master's children that run the master's command line
+    (not the pipeline worker process it supervises, gunicorn.conf.py)."""
+    try:
+        with open(f"/proc/{master}/cmdline", "rb") as handle:
+            command = handle.read()
+    except OSError:
+        return []
+    return sorted(pid for pid, line in children(master).items() if line == command)

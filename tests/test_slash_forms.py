@@ -60,10 +60,14 @@ def slash_forms(rule):
     return {bare, bare.rstrip("/") + "/", bare.replace("/", "//", 2)}
 
 
+METRICS_ENDPOINT = "ops.metrics"
+
+
 def test_no_path_of_the_service_answers_html_but_its_pages(app, client, admin):
     """Every GET route without parameters, in every slash form: what is not a page (the
-    docs, the SPA's files) is JSON, redirects and errors included."""
-    pages = {"api-docs.openapi_swagger_ui", "spa.app_file"}
+    docs, the SPA's files) or Prometheus's text (``/metrics``, off the API) is JSON,
+    redirects and errors included."""
+    pages = {"api-docs.openapi_swagger_ui", "spa.app_file", METRICS_ENDPOINT}
     paths = {path for rule in app.url_map.iter_rules()
              if "GET" in rule.methods and not rule.arguments for path in slash_forms(rule.rule)}
     assert "/api/v1/docs/" in paths and "/app" in paths

@@ -18,6 +18,8 @@ from datahub.pipelines.worker import Worker, reap_stale
 # the worker stops once that process is gone, even if it was killed with SIGKILL.
 PARENT_ENV = "DATAHUB_WORKER_PARENT_PID"
 
+log = logging.getLogger("datahub.pipelines.worker")
+
 
 @click.command("worker")
 @click.option("--once", is_flag=True, help="Execute the queued runs there are now (claimed "
@@ -45,7 +47,7 @@ def worker_command(once, concurrency, loglevel):
     shutdown = threading.Event()
 
     def stop(signum, _frame):
-        click.echo(f"worker: signal {signum}, stopping", err=True)
+        log.info("worker: signal %s, stopping", signum)
         shutdown.set()
         wakeups.notify(app.instance_path)  # out of its idle wait at once
 
@@ -58,8 +60,8 @@ def worker_command(once, concurrency, loglevel):
     worker = Worker(app, shutdown=shutdown, pool=pool)
     reaped = reap_stale(app)
     if reaped:
-        click.echo(f"worker: marked {reaped} run(s) with a dead worker as failed", err=True)
-    click.echo(f"worker {worker.name}: started", err=True)
+        log.info("worker: marked %s run(s) with a dead worker as failed", reaped)
+    log.info("worker %s: started", worker.name)
     try:
         if once:
             while not shutdown.is_set() and worker.run_once() is not None:
@@ -68,7 +70,7 @@ def worker_command(once, concurrency, loglevel):
             worker.run_forever(concurrency or int(app.config["PIPELINE_CONCURRENCY"]))
     finally:
         pool.close()
-    click.echo(f"worker {worker.name}: stopped", err=True)
+    log.info("worker %s: stopped", worker.name)
 
 
 def _stop_with_parent(parent, stop):

@@ -12,6 +12,8 @@ from urllib.parse import urlencode, urlsplit
 
 import sqlalchemy as sa
 
+from tests import processes
+
 # What a client sees when the worker serving it dies: no answer at all.
 CONNECTION_ERRORS = (ConnectionError, http.client.HTTPException, socket.timeout, OSError)
 TEMP_PREFIX = ".upload-"
@@ -147,14 +149,8 @@ def _state_and_parent(pid):
 
 
 def worker_pids(master_pid):
-    """Live (not yet reaped) children of the gunicorn master, read from /proc."""
-    pids = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            state, parent = _state_and_parent(entry)
-            if parent == master_pid and state != "Z":
-                pids.append(int(entry))
-    return sorted(pids)
+    """The gunicorn master's live web workers (not the pipeline worker it supervises)."""
+    return processes.gunicorn_workers(master_pid)
 
 
 def open_storage_files(server):

@@ -12,6 +12,7 @@ import urllib.request
 
 import pytest
 
+from tests import processes
 from tests.e2e.conftest import start_gunicorn, stop_gunicorn
 from tests.metrics_samples import samples, value
 
@@ -35,21 +36,8 @@ def healthz_count(server):
 
 
 def worker_pids(server):
-    """gunicorn's workers: the master's children running the master's command line."""
-    master = server.process.pid
-    command = open(f"/proc/{master}/cmdline", "rb").read()
-    found = set()
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as stat:
-                ppid = int(stat.read().rsplit(")", 1)[1].split()[1])
-            if ppid == master and open(f"/proc/{entry}/cmdline", "rb").read() == command:
-                found.add(int(entry))
-        except (OSError, IndexError, ValueError):
-            continue
-    return found
+    """gunicorn's web workers."""
+    return set(processes.gunicorn_workers(server.process.pid))
 
 
 def open_files(pid):

@@ -9,10 +9,11 @@ import signal
 import socket
 import subprocess
 import time
-from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
+
+from tests import processes
 
 pytestmark = pytest.mark.e2e
 
@@ -259,10 +260,8 @@ SWEEP_AFTER = 2
 
 
 def worker_pids(server):
-    """The gunicorn master's children: its workers."""
-    pid = server.process.pid
-    return [int(child) for child in
-            Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    """The gunicorn master's web workers."""
+    return processes.gunicorn_workers(server.process.pid)
 
 
 def wait_until(condition, server, seconds=20):

@@ -11,6 +11,7 @@ from datahub.pipelines.models import Run
 from datahub.pipelines.worker import STALE_ERROR
 from tests.e2e.conftest import start_gunicorn, stop_gunicorn
 from tests.pipelines.helpers import create_pipeline, source, start, wait_for
+from tests.processes import children
 from tests.resources import actors  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.e2e
@@ -20,27 +21,9 @@ HEAVY = [{"op": "sql", "query": "SELECT count(*) AS n FROM input a, input b, inp
                                 "input d WHERE a.n + b.n + c.n + d.n = 7"}]
 
 
-def children(pid):
-    """``{pid: command line}`` of the processes whose parent is ``pid``."""
-    found = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as handle:
-                parent = int(handle.read().rsplit(")", 1)[1].split()[1])
-            with open(f"/proc/{entry}/cmdline", "rb") as handle:
-                command = handle.read().replace(b"\0", b" ").decode(errors="replace")
-        except (OSError, ValueError, IndexError):
-            continue
-        if parent == pid:
-            found[int(entry)] = command
-    return found
-
-
 def worker_processes(server):
     return [pid for pid, command in children(server.process.pid).items()
-            if "flask" in command and "worker" in command]
+            if b"flask" in command and b"worker" in command]
 
 
 def wait_for_worker(server, not_pid=None, timeout=20):
@@ -92,8 +75,12 @@ def test_a_worker_killed_mid_run_is_started_again_and_its_run_fails_as_stale(
     (worker,) = wait_for_worker(server)
     run = start(client, editor, heavy["id"])
     wait_for(client, editor, heavy["id"], run["id"], {"running"}, 30)
-    query = [pid for pid in children(worker) if "isolation" in children(worker)[pid]]
+    deadline = time.monotonic() + 10  # claimed first, then its inputs, then the process
+    while not (query := [pid for pid, command in children(worker).items()
+                         if b"datahub.jobs" in command]) and time.monotonic() < deadline:
+        time.sleep(0.05)
     assert query, "the run's query has a process of its own"
+    time.sleep(0.5)  # into the query
     os.kill(worker, signal.SIGKILL)
     (again,) = wait_for_worker(server, not_pid=worker)
     deadline = time.monotonic() + 5  # the query's process follows its worker
