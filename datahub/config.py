@@ -159,7 +159,7 @@ class DefaultConfig:
     PIPELINE_MEMORY_LIMIT = "512MB"
     # A run's (or preview's) process is killed once its resident memory passes
     # PIPELINE_MEMORY_LIMIT plus this (DuckDB's limit does not bound every allocation).
-    PIPELINE_MEMORY_MARGIN = "128MB"
+    PIPELINE_MEMORY_MARGIN = "150MB"
     PIPELINE_THREADS = None
     PIPELINE_TEMP_DIR = None
     # Bounds: a pathological file or step list fails fast instead of holding a worker.
