@@ -10,7 +10,6 @@ See bench/README.rst ("Isolation").
 import argparse
 import contextlib
 import json
-import signal
 import statistics
 import sys
 import tempfile
@@ -324,27 +323,9 @@ def build_parser():
 
 def main(argv=None):
     args = build_parser().parse_args(argv)
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-    rows = []
-
-    def report(name, ours, baseline, ratio, target, ok):
-        rows.append((name, ours, baseline, ratio, target, "PASS" if ok else "MISS"))
-        say(f"{'PASS' if ok else 'MISS'}: {name}: {ours} vs {baseline} = {ratio} "
-            f"(target {target})")
-
-    started = time.perf_counter()
-    try:
-        run_benchmark(args, report)
-    finally:
-        if rows:
-            header = pipelines.HEADER
-            widths = [max(len(str(r[i])) for r in rows + [header]) for i in range(len(header))]
-            print()
-            for row in [header] + rows:
-                print("  ".join(str(cell).ljust(width) for cell, width in zip(row, widths)))
-            print(f"\n({time.perf_counter() - started:.0f} s; {json.dumps(args.memory_limit)} "
-                  f"limit, concurrency {args.concurrency})", flush=True)
-    return 0 if rows and all(r[-1] == "PASS" for r in rows) else 1
+    return pipelines.run_reported(
+        lambda report: run_benchmark(args, report),
+        lambda: f"{json.dumps(args.memory_limit)} limit, concurrency {args.concurrency}")
 
 
 if __name__ == "__main__":

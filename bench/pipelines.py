@@ -838,8 +838,15 @@ def main(argv=None):
         sys.exit("--memory-only and --skip-memory exclude each other")
     for size in (args.memory_limit, args.memcheck_limit):
         parse_size(size)
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    return run_reported(lambda report: run_benchmark(args, report),
+                        lambda: f"DuckDB {duckdb_version()}, {os.cpu_count()} CPUs")
 
+
+def run_reported(run, footer):
+    """Run ``run(report)``, each ``report(name, ours, baseline, ratio, target, ok)`` said as
+    it comes and printed as a table at the end with ``footer()``; exit status 0 when every
+    row met its target. Shared by the bench modules' ``main``."""
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     rows = []
 
     def report(name, ours, baseline, ratio, target, ok):
@@ -849,15 +856,14 @@ def main(argv=None):
 
     started = time.perf_counter()
     try:
-        run_benchmark(args, report)
+        run(report)
     finally:
         if rows:
             widths = [max(len(str(r[i])) for r in rows + [HEADER]) for i in range(len(HEADER))]
             print()
             for row in [HEADER] + rows:
                 print("  ".join(str(cell).ljust(width) for cell, width in zip(row, widths)))
-            print(f"\n({time.perf_counter() - started:.0f} s; DuckDB {duckdb_version()}, "
-                  f"{os.cpu_count()} CPUs)", flush=True)
+            print(f"\n({time.perf_counter() - started:.0f} s; {footer()})", flush=True)
     return 0 if rows and all(r[-1] == "PASS" for r in rows) else 1
 
 

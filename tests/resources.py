@@ -1,4 +1,5 @@
 """Helpers for the resource tests: users of every role, logged in, and quick creates."""
+import threading
 from dataclasses import dataclass
 
 import pytest
@@ -47,3 +48,22 @@ def upload(client, headers, dataset_id, data, **kwargs):
 
 def validation_error(loc, msg, type_):
     return {"loc": loc, "msg": msg, "type": type_}
+
+
+def at_once(count, call):
+    """``call(i)`` for i in 0..count-1, each in a thread of its own, all let go together
+    (a barrier); the results in order."""
+    barrier = threading.Barrier(count)
+    results = [None] * count
+
+    def run(i):
+        barrier.wait(30)
+        results[i] = call(i)
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    return results
+

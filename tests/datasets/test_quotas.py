@@ -6,7 +6,7 @@ import threading
 import pytest
 
 from tests.datasets.test_files import GeneratedStream, pattern, put_stream
-from tests.resources import create_dataset, upload
+from tests.resources import at_once, create_dataset, upload
 
 URL = "/api/v1/datasets/"
 QUOTA = 100
@@ -153,19 +153,14 @@ class WaitingBody(io.RawIOBase):
 
 def test_concurrent_uploads_of_one_owner_cannot_both_pass(app, client, editor, stored):
     datasets = [create_dataset(client, editor.headers, f"d{i}") for i in range(4)]
-    barrier = threading.Barrier(len(datasets))
-    results = [None] * len(datasets)
+    barrier = threading.Barrier(len(datasets))  # the bodies wait for one another
 
-    def run(i):
+    def upload_one(i):
         body = WaitingBody(b"q" * 40, barrier)  # each fits alone; two fit together
-        results[i] = put_stream(app.test_client(), file_url(datasets[i]), body,
-                                editor.headers, "application/octet-stream", content_length=40)
+        return put_stream(app.test_client(), file_url(datasets[i]), body, editor.headers,
+                          "application/octet-stream", content_length=40)
 
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(datasets))]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(60)
+    results = at_once(len(datasets), upload_one)
     codes = sorted(response.status_code for response in results)
     assert codes == [200, 200, 507, 507], [r.get_json() for r in results]
     assert usage(client, editor.headers)["storage_bytes"] == 80
@@ -193,20 +188,8 @@ def test_dataset_quota_at_its_boundary(client, actors, app):
 
 def test_concurrent_creations_make_exactly_the_quota(app, client, editor):
     app.config["QUOTA_DATASETS"] = 3
-    n = 8
-    barrier = threading.Barrier(n)
-    results = [None] * n
-
-    def run(i):
-        test_client = app.test_client()
-        barrier.wait(30)
-        results[i] = test_client.post(URL, json={"name": f"ds {i}"}, headers=editor.headers)
-
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(n)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(60)
+    results = at_once(8, lambda i: app.test_client().post(URL, json={"name": f"ds {i}"},
+                                                          headers=editor.headers))
     codes = sorted(response.status_code for response in results)
     assert codes == [201] * 3 + [403] * 5, [r.get_json() for r in results]
     assert all(r.get_json() == OVER_DATASETS for r in results if r.status_code == 403)

@@ -1,11 +1,10 @@
 """The queued runs quota (``QUOTA_QUEUED_RUNS``): 429 with Retry-After, through HTTP."""
-import threading
-
 import pytest
 
 from datahub.pipelines import worker
 from datahub.quotas import RUNS_RETRY_AFTER_SECONDS
 from tests.pipelines.helpers import PIPELINES, create_pipeline, source, start
+from tests.resources import at_once
 
 TOO_MANY = {"detail": "Too many queued runs"}
 ALREADY_RUNNING = {"detail": "Pipeline is already running"}
@@ -80,19 +79,7 @@ def test_without_a_queued_runs_quota_there_is_no_limit(app, client, actors):
 def test_concurrent_starts_queue_exactly_the_quota(app, client, actors):
     editor = actors["editor"].headers
     targets = pipelines(client, editor, 6)
-    barrier = threading.Barrier(len(targets))
-    results = [None] * len(targets)
-
-    def run(i):
-        test_client = app.test_client()
-        barrier.wait(30)
-        results[i] = post_run(test_client, editor, targets[i])
-
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(targets))]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(60)
+    results = at_once(len(targets), lambda i: post_run(app.test_client(), editor, targets[i]))
     codes = sorted(response.status_code for response in results)
     assert codes == [201] * 2 + [429] * 4, [r.get_json() for r in results]
     assert queued_runs(client, editor) == 2
