@@ -20,6 +20,7 @@ from datahub.database import LookupConnections, driver_sql
 from datahub.extensions import db
 from datahub.identity import auth_cache, tokens
 from datahub.identity.errors import InvalidToken, NotAuthenticated, TokenRevoked
+from datahub.identity.fifo_cache import FifoCache
 from datahub.identity.models import AuthSession, RevokedAccessToken, User
 
 KEPT = 4096  # Principals kept per worker
@@ -57,14 +58,6 @@ class Principal:
 _COLUMNS = ("id", "email", "name", "is_active", "provider", "roles", "created_at", "token_version")
 
 
-def _keep(cache, key, value):
-    """``cache[key] = value``, the oldest entry going first beyond ``KEPT`` entries."""
-    if len(cache) >= KEPT:
-        del cache[next(iter(cache))]
-    cache[key] = value
-    return value
-
-
 def _principal(user_id, email, name, provider, roles, created_at, version):
     if isinstance(roles, str):  # SQLite hands JSON and timestamps back as text
         roles = json.loads(roles)
@@ -87,7 +80,7 @@ class AccessGuard:
 
     def __init__(self, app, engine):
         self.decode = tokens.codec(app).decode_access
-        self.principals = {}  # a user's columns as read -> Principal
+        self.principals = FifoCache(KEPT)  # a user's columns as read -> Principal
 
         users, revoked = User.__table__, RevokedAccessToken.__table__
         sessions = AuthSession.__table__
@@ -146,7 +139,7 @@ class AccessGuard:
                tuple(roles or ()), created_at, version)
         principal = self.principals.get(key)
         if principal is None:
-            principal = _keep(self.principals, key, _principal(*key))
+            principal = self.principals.keep(key, _principal(*key))
         if ticket is not None:
             cache.put(cache_key, principal, ticket)
         return principal
