@@ -50,8 +50,10 @@ def register_extensions(app):
         tune_sqlite(db.engine, app.config["SQLITE_BUSY_TIMEOUT_MS"])
     migrate.init_app(app, db, directory=os.path.join(os.path.dirname(__file__), "migrations"))
     jwt.init_app(app)
-    import datahub.identity.tokens  # noqa: F401  (registers the JWT loaders)
     from datahub.identity import guard
+    from datahub.identity.token_loaders import register_jwt_loaders
+
+    register_jwt_loaders(jwt)
 
     guard.init_app(app)
 

@@ -30,6 +30,7 @@ from datahub.identity.guard import (
     current_user_record,
 )
 from datahub.identity.models import AuthSession
+from datahub.identity.token_loaders import verified_refresh
 from datahub.openapi import (
     BEARER,
     JSON_BODY_ERRORS,
@@ -110,7 +111,7 @@ class Refresh(MethodView):
         Rotates it: the answer sets a new one, and the presented one is retired (still
         accepted for a few seconds, for two tabs refreshing at once)."""
         require_trusted_origin()
-        presented, user = tokens.verified_refresh()
+        presented, user = verified_refresh()
         try:
             token, record, session = sessions.rotate(presented, user)
         except TokenRevoked:

@@ -9,37 +9,20 @@
 Both carry ``jti``, ``type``, ``iat`` and ``exp``, and as configured ``nbf``, ``iss`` and
 ``aud``. Everything else reads them as ``AccessClaims`` and ``RefreshClaims``.
 
-Access tokens are decoded on every API call, so that is done here by hand for HMAC
-algorithms (bench/README.rst has the profile behind this): what does not depend on the
-clock is checked once per token. flask-jwt-extended reads the refresh cookie and checks
-the double-submit CSRF header; its loaders below answer through this codec and with our
-error table.
+PyJWT verifies every token. Access tokens are decoded on every API call, and a client
+sends the same one for its whole lifetime, so the claims of a verified access token are
+kept: only the time claims are checked again (bench/README.rst has the numbers). The
+refresh cookie is read by flask-jwt-extended (datahub.identity.token_loaders).
 """
-import base64
-import binascii
-import hashlib
-import hmac
-import json
-import re
 import time
 import uuid
 from dataclasses import dataclass
 
 import jwt
-import sqlalchemy as sa
-from flask import current_app, g
-from flask_jwt_extended import get_jwt, verify_jwt_in_request
+from flask import current_app
 
-from datahub.errors import error_response
-from datahub.extensions import db
-from datahub.extensions import jwt as jwt_manager
-from datahub.identity.errors import (
-    InvalidToken,
-    NotAuthenticated,
-    TokenExpired,
-    TokenRevoked,
-)
-from datahub.identity.models import AuthSession, RefreshToken, User
+from datahub.identity.errors import InvalidToken, NotAuthenticated, TokenExpired
+from datahub.identity.fifo_cache import FifoCache
 
 ACCESS, REFRESH = "access", "refresh"
 REQUIRED_CLAIMS = ("sub", "jti", "type", "iat", "exp")
@@ -71,14 +54,6 @@ class RefreshClaims:
     expires_at: float
 
 
-_COMPACT_JWS = re.compile(r"^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$")
-_HMAC = {"HS256": hashlib.sha256, "HS384": hashlib.sha384, "HS512": hashlib.sha512}
-
-
-def _b64decode(segment):
-    return base64.urlsafe_b64decode(segment + "=" * (-len(segment) % 4))
-
-
 def _number(value):
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
@@ -87,8 +62,9 @@ def _text(value):
     return isinstance(value, str)
 
 
-def _subject(identity):
-    return str(identity)  # PyJWT >= 2.10 insists on a string ``sub``
+def subject(identity):
+    """The ``sub`` of a user id: PyJWT >= 2.10 insists on a string."""
+    return str(identity)
 
 
 def _well_formed(payload):
@@ -128,7 +104,6 @@ class TokenCodec:
     def __init__(self, config):
         self.algorithm = config["JWT_ALGORITHM"]
         self.key = config["JWT_SECRET_KEY"]
-        self.hmac_key = str(self.key).encode("utf-8")
         self.decode_algorithms = list(config.get("JWT_DECODE_ALGORITHMS") or [self.algorithm])
         self.encode_issuer = config["JWT_ENCODE_ISSUER"]
         self.encode_audience = config["JWT_ENCODE_AUDIENCE"]
@@ -137,13 +112,12 @@ class TokenCodec:
         self.leeway = float(config.get("JWT_DECODE_LEEWAY") or 0)
         self.encode_nbf = bool(config["JWT_ENCODE_NBF"])
         self.decoder = jwt.PyJWT(options={"require": list(REQUIRED_CLAIMS)})
-        self.verified = {}  # token text -> AccessClaims that passed every clock-free check
-        self.decode_access = self._decode_hmac if self.algorithm in _HMAC else self._decode_pyjwt
+        self.verified = FifoCache(KEPT)  # token text -> AccessClaims PyJWT verified
 
     # -- encoding ----------------------------------------------------------------------
 
     def _encode(self, type_, user_id, token_id, issued_at, expires_at, claims):
-        payload = {"type": type_, "sub": _subject(user_id), "jti": token_id, "iat": issued_at,
+        payload = {"type": type_, "sub": subject(user_id), "jti": token_id, "iat": issued_at,
                    "exp": expires_at}
         if self.encode_nbf:
             payload["nbf"] = issued_at
@@ -167,18 +141,9 @@ class TokenCodec:
     # -- decoding ----------------------------------------------------------------------
 
     def decode(self, token, type_, *, allow_expired=False):
-        """The claims of a token of ``type_`` (PyJWT's check); raises InvalidToken or
-        TokenExpired. ``decode_access`` is the fast path of access tokens."""
-        try:
-            payload = self.decoder.decode(
-                token, self.key, algorithms=self.decode_algorithms, audience=self.audience,
-                issuer=self.issuer, leeway=self.leeway,
-                options={"verify_exp": not allow_expired},
-            )
-        except jwt.ExpiredSignatureError as exc:
-            raise TokenExpired() from exc
-        except jwt.PyJWTError as exc:
-            raise InvalidToken() from exc
+        """The claims of a token of ``type_``; raises InvalidToken or TokenExpired.
+        ``decode_access`` is the one for access tokens on every request."""
+        payload = self._payload(token, self.decode_algorithms, verify_exp=not allow_expired)
         claims = _PARSE[type_](payload)
         if claims is None:
             raise InvalidToken()
@@ -196,77 +161,40 @@ class TokenCodec:
         """``RefreshClaims`` of a payload flask-jwt-extended verified; None if malformed."""
         return _refresh(payload)
 
-    def _decode_pyjwt(self, token):
-        """Access tokens signed with other than HMAC: PyJWT's check, with only the
-        configured algorithm."""
+    def decode_access(self, token):
+        """The claims of an access token; raises InvalidToken or TokenExpired.
+
+        PyJWT checks it, with only the configured algorithm. What does not depend on the
+        clock (signature, header, claim types, ``iss``, ``aud``) is checked once per token:
+        the verified claims are kept, keyed by the exact token text, and on each later
+        request only ``iat``, ``nbf`` and ``exp`` are checked again, as PyJWT does."""
+        claims = self.verified.get(token)
+        if claims is None:
+            return self.verified.keep(token, self._verify_access(token))
+        now, leeway = time.time(), self.leeway
+        if int(claims.issued_at) > now + leeway or int(claims.not_before) > now + leeway:
+            raise InvalidToken()
+        if int(claims.expires_at) <= now - leeway:
+            raise TokenExpired()
+        return claims
+
+    def _verify_access(self, token):
+        claims = _access(self._payload(token, [self.algorithm]))
+        if claims is None:
+            raise InvalidToken()
+        return claims
+
+    def _payload(self, token, algorithms, verify_exp=True):
+        """PyJWT's check of signature, header and claims; its errors as ours."""
         try:
-            payload = self.decoder.decode(
-                token, self.key, algorithms=[self.algorithm], audience=self.audience,
-                issuer=self.issuer, leeway=self.leeway,
+            return self.decoder.decode(
+                token, self.key, algorithms=algorithms, audience=self.audience,
+                issuer=self.issuer, leeway=self.leeway, options={"verify_exp": verify_exp},
             )
         except jwt.ExpiredSignatureError as exc:
             raise TokenExpired() from exc
         except jwt.PyJWTError as exc:
             raise InvalidToken() from exc
-        claims = _access(payload)
-        if claims is None:
-            raise InvalidToken()
-        return claims
-
-    def _decode_hmac(self, token):
-        """RFC 7519 validation of an HMAC-signed compact JWS, as PyJWT does it (a test
-        holds the two in agreement), without PyJWT's per-call generality.
-
-        What does not depend on the clock (signature, header, claim types, ``iss``, ``aud``)
-        is checked once per token: a client sends the same token for its whole lifetime,
-        so the verified claims are kept, keyed by the exact token text, and only the
-        time claims are checked again on each request."""
-        claims = self.verified.get(token)
-        if claims is None:
-            claims = self._verify_hmac(token)
-            if len(self.verified) >= KEPT:
-                del self.verified[next(iter(self.verified))]  # the oldest goes first
-            self.verified[token] = claims
-        self._check_clock(claims.issued_at, claims.not_before, claims.expires_at)
-        return claims
-
-    def _check_clock(self, issued_at, not_before, expires_at):
-        now, leeway = time.time(), self.leeway
-        if issued_at > now + leeway or not_before > now + leeway:
-            raise InvalidToken()
-        if expires_at <= now - leeway:
-            raise TokenExpired()
-
-    def _verify_hmac(self, token):
-        if not _COMPACT_JWS.match(token):
-            raise InvalidToken()
-        header_b64, payload_b64, signature_b64 = token.split(".")
-        try:
-            header = json.loads(_b64decode(header_b64))
-            signature = _b64decode(signature_b64)
-        except (ValueError, binascii.Error, RecursionError) as exc:
-            raise InvalidToken() from exc
-        if not isinstance(header, dict) or header.get("alg") != self.algorithm or "crit" in header:
-            raise InvalidToken()
-        expected = hmac.new(self.hmac_key, f"{header_b64}.{payload_b64}".encode("ascii"),
-                            _HMAC[self.algorithm]).digest()
-        if not hmac.compare_digest(expected, signature):
-            raise InvalidToken()
-        try:
-            payload = json.loads(_b64decode(payload_b64))
-        except (ValueError, binascii.Error, RecursionError) as exc:
-            raise InvalidToken() from exc
-        if not isinstance(payload, dict) or not _well_formed(payload):
-            raise InvalidToken()
-        audience = payload.get("aud")
-        claims = _access(payload)
-        if claims is None or payload.get("iss") != self.issuer or not (
-                audience == self.audience
-                or (isinstance(audience, list) and self.audience in audience)):
-            # PyJWT checks the clock first: "expired" wins
-            self._check_clock(payload["iat"], payload.get("nbf", payload["iat"]), payload["exp"])
-            raise InvalidToken()
-        return claims
 
 
 _EXTENSION = "datahub.token_codec"
@@ -279,106 +207,3 @@ def codec(app=None):
     if found is None:
         found = app.extensions.setdefault(_EXTENSION, TokenCodec(app.config))
     return found
-
-
-# -- the refresh cookie (flask-jwt-extended) ---------------------------------------------
-
-def verified_refresh():
-    """The request's refresh cookie, verified, and its user: ``(RefreshClaims, User)``.
-
-    flask-jwt-extended reads the cookie, checks signature, expiry, type and the
-    double-submit CSRF header; the loaders below check the claims, the revocation and
-    the user. Any failure is answered with our error table."""
-    verify_jwt_in_request(refresh=True, locations=["cookies"])
-    claims = codec().refresh_claims(get_jwt())
-    user, _revoked = _lookup(claims)
-    return claims, user
-
-
-def _lookup(claims):
-    """(user or None, revoked?) for ``RefreshClaims``, from one query, memoised per request.
-
-    A refresh token is revoked when its record or its session is."""
-    if claims is None:
-        return None, True
-    cached = g.get("_datahub_refresh_lookup")
-    if cached is not None and cached[0] == claims.token_id:
-        return cached[1], cached[2]
-    row = db.session.execute(
-        sa.select(User, RefreshToken.revoked_at, AuthSession.revoked_at)
-        .select_from(User)
-        .join(RefreshToken, RefreshToken.user_id == User.id)
-        .join(AuthSession, AuthSession.id == RefreshToken.family_id)
-        .where(RefreshToken.jti == claims.token_id, User.id == claims.user_id)
-    ).first()
-    user = row[0] if row else None
-    revoked = row is None or row[1] is not None or row[2] is not None
-    g._datahub_refresh_lookup = (claims.token_id, user, revoked)
-    return user, revoked
-
-
-@jwt_manager.token_verification_loader
-def _has_required_claims(_jwt_header, jwt_payload):
-    """PyJWT checks ``exp`` only when present; a token without it must not live forever."""
-    return codec().refresh_claims(jwt_payload) is not None
-
-
-@jwt_manager.token_in_blocklist_loader
-def _token_revoked(_jwt_header, jwt_payload):
-    user, revoked = _lookup(codec().refresh_claims(jwt_payload))
-    # An unknown user is not "revoked": it fails the user lookup instead (Invalid token),
-    # and a malformed token fails the claims check (Invalid token).
-    return user is not None and revoked
-
-
-@jwt_manager.user_lookup_loader
-def _load_user(_jwt_header, jwt_payload):
-    user, _revoked = _lookup(codec().refresh_claims(jwt_payload))
-    if user is None or not user.is_active:
-        return None
-    return user
-
-
-@jwt_manager.decode_key_loader
-def _decode_key(_jwt_header, _jwt_payload):
-    return codec().key
-
-
-@jwt_manager.user_identity_loader
-def _identity(identity):
-    return _subject(identity)
-
-
-@jwt_manager.unauthorized_loader
-def _unauthorized(_reason):
-    return error_response(NotAuthenticated())
-
-
-@jwt_manager.invalid_token_loader
-def _invalid(_reason):
-    return error_response(InvalidToken())
-
-
-@jwt_manager.expired_token_loader
-def _expired(_jwt_header, _jwt_payload):
-    return error_response(TokenExpired())
-
-
-@jwt_manager.revoked_token_loader
-def _revoked(_jwt_header, _jwt_payload):
-    return error_response(TokenRevoked())
-
-
-@jwt_manager.user_lookup_error_loader
-def _user_lookup_error(_jwt_header, _jwt_payload):
-    return error_response(InvalidToken())
-
-
-@jwt_manager.token_verification_failed_loader
-def _verification_failed(_jwt_header, _jwt_payload):
-    return error_response(InvalidToken())
-
-
-@jwt_manager.needs_fresh_token_loader
-def _needs_fresh(_jwt_header, _jwt_payload):
-    return error_response(InvalidToken())

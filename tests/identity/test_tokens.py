@@ -1,4 +1,5 @@
-"""The token codec (datahub.identity.tokens): both token types, and nobody else reads claims."""
+"""The token codec (datahub.identity.tokens) and the refresh cookie's loaders
+(datahub.identity.token_loaders): both token types, and nobody else reads claims."""
 import ast
 import pathlib
 import time
@@ -6,7 +7,7 @@ import time
 import jwt
 import pytest
 
-from datahub.identity import tokens
+from datahub.identity import token_loaders, tokens
 from datahub.identity.errors import InvalidToken, TokenExpired
 from datahub.identity.models import User
 from tests.auth.tokens import forge
@@ -14,6 +15,7 @@ from tests.conftest import TEST_SECRET, login
 
 PACKAGE = pathlib.Path(__file__).resolve().parents[2] / "datahub"
 CODEC = PACKAGE / "identity" / "tokens.py"
+LOADERS = PACKAGE / "identity" / "token_loaders.py"
 # Reads another party's tokens (an OIDC provider's ID tokens), not datahub's.
 ID_TOKENS = PACKAGE / "identity" / "oidc.py"
 
@@ -42,8 +44,8 @@ def test_an_access_token_round_trips(codec):
     expected = tokens.AccessClaims("user-1", token_id=codec.decode_access(token).token_id,
                                    session_id="session-1", version=3, issued_at=now,
                                    not_before=now, expires_at=now + 60)
-    assert codec.decode_access(token) == expected  # the fast path
-    assert codec.decode(token, tokens.ACCESS) == expected  # PyJWT's
+    assert codec.decode_access(token) == expected  # kept: from the verified claims
+    assert codec.decode(token, tokens.ACCESS) == expected
     assert codec.read(token, tokens.ACCESS) == expected
 
 
@@ -100,7 +102,7 @@ def decoders(codec, type_):
     """Every strict decoder of ``type_``."""
     found = [lambda token: codec.decode(token, type_)]
     if type_ == tokens.ACCESS:
-        found += [codec.decode_access, codec._decode_pyjwt]
+        found += [codec.decode_access]
     return found
 
 
@@ -178,7 +180,7 @@ def test_the_refresh_cookie_gives_its_claims_and_the_user(app, client, make_user
     with app.test_request_context(
             "/api/v1/auth/refresh", method="POST", base_url="https://localhost",
             headers={"Cookie": f"__Secure-refresh_token={cookie.value}"}):
-        claims, orm_user = tokens.verified_refresh()
+        claims, orm_user = token_loaders.verified_refresh()
         assert claims == tokens.codec().decode(cookie.value, tokens.REFRESH)
         assert isinstance(orm_user, User)  # for rotation, which changes it
         assert orm_user.id == claims.user_id == user.id
@@ -265,11 +267,11 @@ def test_there_is_one_current_user():
     assert others == []
 
 
-def test_only_the_codec_uses_flask_jwt_extended_for_tokens():
-    """Besides the codec: the JWTManager object (datahub.extensions) and its exceptions."""
+def test_only_the_loaders_use_flask_jwt_extended_for_tokens():
+    """Besides the loaders: the JWTManager object (datahub.extensions) and its exceptions."""
     users = []
     for path in PACKAGE.rglob("*.py"):
-        if path == CODEC:
+        if path == LOADERS:
             continue
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Import):
