@@ -626,16 +626,31 @@ def bench_me_cache(args, env, report):
     auth_cache.bench_me_cache(args, env, report)
 
 
+def bench_internals(args, env, report):
+    """Each use of a library's private parts on and off, on the case it speeds up
+    (bench/internals.py): ``--internals-args`` for its options."""
+    import shlex
+
+    from bench import internals
+
+    options = internals.build_parser().parse_args(shlex.split(args.internals_args))
+    for name in ("workers", "seconds", "rounds", "connections", "scratch"):
+        setattr(options, name, getattr(args, name))
+    options.slow_defaults = args  # the slow case's settings, for the worker's runs
+    internals.run_benchmark(options, env, report)
+
+
 CASES = {"me": bench_me, "me_cache": bench_me_cache, "login": bench_login, "list": bench_list,
          "files": bench_files,
          "pipeline": bench_pipeline, "pipelines": bench_pipelines, "isolation": bench_isolation,
-         "slow": bench_slow}
+         "slow": bench_slow, "internals": bench_internals}
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--database-url", help="PostgreSQL URL (its public schema is rebuilt)")
-    parser.add_argument("--cases", default=",".join(CASES), help="comma-separated: " + ",".join(CASES))
+    parser.add_argument("--cases", default=",".join(c for c in CASES if c != "internals"),
+                        help="comma-separated: " + ",".join(CASES) + " (internals only when named)")
     parser.add_argument("--workers", type=int, default=os.cpu_count())
     parser.add_argument("--seconds", type=int, default=5, help="wrk duration per round")
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds per case")
@@ -652,6 +667,9 @@ def main():
     parser.add_argument("--isolation-args", default="",
                         help='options of the isolation case, e.g. "--skip-sort --rounds 1" '
                              "(see python -m bench.isolation --help)")
+    parser.add_argument("--internals-args", default="",
+                        help='options of the internals case, e.g. "--before main --skip-worker" '
+                             '(see --internals-args "--help")')
     cache_args = parser.add_argument_group("the me_cache case")
     cache_args.add_argument("--auth-cache-redis", default="redis://127.0.0.1:6379/6",
                             help="Redis of the auth cache's invalidation channel")
@@ -677,7 +695,7 @@ def main():
     slow_args.add_argument("--slow-recover", type=float, default=60,
                            help="at most this long for the server to drain after a round")
     args = parser.parse_args()
-    if {"me", "me_cache"} & set(args.cases.split(",")) and not shutil.which("wrk"):
+    if {"me", "me_cache", "internals"} & set(args.cases.split(",")) and not shutil.which("wrk"):
         sys.exit("wrk is needed: apt-get install wrk")
     # A SIGTERM unwinds like Ctrl-C: servers stopped, temporary folders removed.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
