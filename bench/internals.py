@@ -12,8 +12,6 @@ the case it speeds up, on and off **in the same run**, in interleaved rounds:
 * the same request in-process (the WSGI app called directly, the batch of least CPU time),
   each setting switched off in turn between batches of one process (and, with
   ``--before``, a process of that tree, alternated with this one's);
-* an upload of a multipart body over 1 MiB refused (422) after it was read whole, under
-  wrk: ``WERKZEUG_STREAM_CHECK`` keeps that connection open;
 * an upload's throughput (one worker): ``SOCKET_UPLOADS``;
 * the ``slow`` case (gunicorn alone, as deployed, and with fewer threads per worker):
   datahub's gunicorn worker against ``DATAHUB_WORKER_CLASS=gthread``.
@@ -26,7 +24,6 @@ relying on a library's private parts. The worker class is judged by the slow-cli
 """
 import argparse
 import contextlib
-import http.client
 import json
 import os
 import statistics
@@ -46,8 +43,6 @@ TARGET = 1.10
 ME = "/api/v1/auth/me"
 # Settings measured on GET /auth/me (the app's settings; the worker class is gunicorn's).
 ME_SETTINGS = {
-    "FLASK_COROUTINE_CACHE": {"DATAHUB_FLASK_COROUTINE_CACHE": "false"},
-    "WERKZEUG_STREAM_CHECK": {"DATAHUB_WERKZEUG_STREAM_CHECK": "false"},
     "RATELIMIT_FAST_PATH": {"DATAHUB_RATELIMIT_FAST_PATH": "false"},
     "AUTH_LOOKUP_DIRECT_CONNECTIONS": {"DATAHUB_AUTH_LOOKUP_DIRECT_CONNECTIONS": "false"},
     "DATAHUB_WORKER_CLASS=gthread": {"DATAHUB_WORKER_CLASS": "gthread"},
@@ -210,8 +205,6 @@ environ = EnvironBuilder(path="/api/v1/auth/me", base_url="http://localhost", he
     "Authorization": "Bearer " + answer.get_json()["access_token"]}).get_environ()
 # Each setting as the app reads it on every request, switched between batches.
 SWITCHES = {
-    "FLASK_COROUTINE_CACHE": lambda on: setattr(app, "coroutine_functions", {} if on else None),
-    "WERKZEUG_STREAM_CHECK": lambda on: app.config.update(WERKZEUG_STREAM_CHECK=on),
     "RATELIMIT_FAST_PATH": lambda on: setattr(limiter, "fast_path", on),
     "AUTH_LOOKUP_DIRECT_CONNECTIONS": lambda on: setattr(guard.connections, "direct", on),
 }
@@ -273,70 +266,6 @@ def bench_me_in_process(args, env, before, report):
         old = best[(f"code of {args.before}", "all on")]
         report(f"GET /auth/me in-process, this tree vs {args.before}", f"{on:.1f} µs",
                f"{old:.1f} µs", old / on, ">= 0.90", old / on >= 0.9)
-
-
-# -- a large body read, then refused ---------------------------------------------------------
-
-REFUSED_UPLOAD = """
-local boundary = "benchboundary"
-local filler = string.rep("x", {size})
-wrk.method = "PUT"
-wrk.body = "--" .. boundary .. "\\r\\nContent-Disposition: form-data; name=\\"other\\"\\r\\n\\r\\n"
-           .. filler .. "\\r\\n--" .. boundary .. "--\\r\\n"
-wrk.headers["Content-Type"] = "multipart/form-data; boundary=" .. boundary
-"""
-
-
-def refused_keeps_connection(port, path, headers, args):
-    """Send the refused body twice on one connection: True if both were answered 422."""
-    filler = b"x" * (args.refused_kib * 1024)
-    body = (b'--b\r\nContent-Disposition: form-data; name="other"\r\n\r\n' + filler
-            + b"\r\n--b--\r\n")
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-    conn.auto_open = 0  # a closed connection is an error, not silently opened again
-    conn.connect()
-    statuses = []
-    try:
-        for _ in range(2):
-            conn.request("PUT", path, body=body, headers={
-                **headers, "Content-Type": "multipart/form-data; boundary=b"})
-            answer = conn.getresponse()
-            answer.read()
-            statuses.append(answer.status)
-            time.sleep(0.2)  # a close after the answer has happened by now
-    except (http.client.HTTPException, OSError):
-        pass
-    finally:
-        conn.close()
-    assert statuses and statuses[0] == 422, statuses
-    return statuses == [422, 422]
-
-
-def bench_refused_upload(args, env, report):
-    """A multipart body over 1 MiB with no ``file`` part: read whole, then 422."""
-    off = ME_SETTINGS["WERKZEUG_STREAM_CHECK"]
-    with tempfile.TemporaryDirectory() as scratch, contextlib.ExitStack() as stack:
-        script = Path(scratch) / "refused.lua"
-        script.write_text(REFUSED_UPLOAD.format(size=args.refused_kib * 1024))
-        servers = {"on": stack.enter_context(Served(ROOT, env, args.workers)),
-                   "off": stack.enter_context(Served(ROOT, {**env, **off}, args.workers))}
-        headers, paths = {}, {}
-        for name, server in servers.items():
-            headers[name] = server.bearer()
-            status, body, _ = server.request("POST", "/api/v1/datasets/",
-                                             {"name": f"refused {name}"}, headers[name])
-            assert status == 201, body
-            paths[name] = f"/api/v1/datasets/{json.loads(body)['id']}/file"
-            say(f"WERKZEUG_STREAM_CHECK {name}: 422, connection kept open: "
-                f"{refused_keeps_connection(server.port, paths[name], headers[name], args)}")
-
-        def measure(name, server):
-            return wrk(server, paths[name], headers[name], args.seconds, args.connections,
-                       script)
-
-        found = interleaved(servers, measure, args.rounds)
-    judge(report, f"WERKZEUG_STREAM_CHECK: a {args.refused_kib} KiB upload refused after "
-                  "reading", found["on"], found["off"], "request")
 
 
 # -- an upload's throughput ------------------------------------------------------------------
@@ -421,13 +350,11 @@ def build_parser():
                         help="also serve the code of this git revision (all on) beside /me")
     parser.add_argument("--skip-me", action="store_true")
     parser.add_argument("--skip-in-process", action="store_true")
-    parser.add_argument("--skip-refused", action="store_true")
     parser.add_argument("--skip-uploads", action="store_true")
     parser.add_argument("--skip-worker", action="store_true")
     parser.add_argument("--in-process-rounds", type=int, default=3)
     parser.add_argument("--batches", type=int, default=20)
     parser.add_argument("--per-batch", type=int, default=1000)
-    parser.add_argument("--refused-kib", type=int, default=2048)
     parser.add_argument("--upload-mib", type=int, default=256)
     parser.add_argument("--upload-rounds", type=int, default=5)
     parser.add_argument("--worker-threads", default="64,24",
@@ -446,8 +373,6 @@ def run_benchmark(args, env, report):
             bench_me(args, env, before, report)
         if not args.skip_in_process:
             bench_me_in_process(args, env, before, report)
-    if not args.skip_refused:
-        bench_refused_upload(args, env, report)
     if not args.skip_uploads:
         bench_socket_uploads(args, env, report)
     if not args.skip_worker:

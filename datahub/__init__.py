@@ -28,7 +28,6 @@ def create_app(test_config=None):
 
     os.makedirs(app.instance_path, exist_ok=True)
     finish_config(app.config, app.instance_path)
-    app.configure()
     configure_secrets(app)
 
     register_extensions(app)

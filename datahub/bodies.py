@@ -22,7 +22,6 @@ from datahub.errors import (
     NumberOutOfRange,
     RequestBodyTooLarge,
 )
-from datahub.flask_app import body_stream_opened
 
 # Room for the multipart framing (boundaries, part headers, small extra fields) on top
 # of the file itself, which has the MAX_CONTENT_LENGTH limit of its own.
@@ -86,14 +85,15 @@ def bound_request_body():
 
 
 def settle_unread_body(response):
-    """``after_request``: an error answered before the body was read. A client that sends
-    the whole body before reading the answer (most do) would see the connection reset
-    if the server closed it with the body unread. A small body is read and dropped once
-    the answer is out, for at most ``DRAIN_UNREAD_SECONDS``, so the answer arrives and the
-    connection stays usable; a larger one, or one still coming after that, closes it
-    rather than being drained for nothing (or by a client trickling it to hold a thread)."""
-    if response.status_code < 400 or body_stream_opened(request):
-        return response  # success, or the body was (being) read
+    """``after_request``: an error answered before the body was read (no :func:`open_body`).
+    A client that sends the whole body before reading the answer (most do) would see the
+    connection reset if the server closed it with the body unread. A small body is read and
+    dropped once the answer is out, for at most ``DRAIN_UNREAD_SECONDS``, so the answer
+    arrives and the connection stays usable; a larger one, or one still coming after that,
+    closes it rather than being drained for nothing (or by a client trickling it to hold a
+    thread)."""
+    if response.status_code < 400 or g.get("_body_opened"):
+        return response  # success, or the body was (being) read: left as its reader left it
     environ = request.environ
     if not environ.get("CONTENT_LENGTH") and "HTTP_TRANSFER_ENCODING" not in environ:
         return response
@@ -149,7 +149,15 @@ def json_body():
     return cached
 
 
+def open_body():
+    """The request's body stream, for the one reader of the body (a view's JSON, or an
+    upload); an error answer after it leaves the body as that reader left it."""
+    g._body_opened = True
+    return request.stream
+
+
 def _read_json_body():
+    open_body()
     data = request.get_data(cache=True)
     limit = current_app.config["MAX_JSON_BODY_BYTES"]
     if limit is not None and len(data) > limit:  # a chunked body past the limit

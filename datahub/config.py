@@ -66,8 +66,6 @@ class DefaultConfig:
 
     # Speed-ups that rely on a library's undocumented internals, each kept in one module
     # (README "Library internals"). false: that library's public API only, a bit slower.
-    FLASK_COROUTINE_CACHE = True  # datahub.flask_app: keep Flask's coroutine checks
-    WERKZEUG_STREAM_CHECK = True  # datahub.flask_app: whether a body was read
     RATELIMIT_FAST_PATH = True  # datahub.ratelimit: skip the limiter where nothing is checked
     AUTH_LOOKUP_DIRECT_CONNECTIONS = True  # datahub.database: the user lookup off the pool
 

@@ -89,31 +89,3 @@ def test_a_configured_secret_is_used_and_none_generated(instance, monkeypatch):
     app = create_app()
     assert app.config["JWT_SECRET_KEY"] == "s" * 32
     assert not (instance / "secret_key").exists()
-
-
-def test_coroutine_functions_are_still_recognised(app, monkeypatch):
-    """DataHub.ensure_sync keeps inspect's answer per function; it must stay the same."""
-    import functools
-
-    async def coroutine():
-        return "async"
-
-    def plain():
-        return "sync"
-
-    class View:
-        async def get(self):
-            return "async"
-
-        def post(self):
-            return "sync"
-
-    monkeypatch.setattr(app, "async_to_sync", lambda func: ("wrapped", func))
-    for _ in range(2):  # the second time from what was kept
-        assert app.ensure_sync(plain) is plain
-        assert app.ensure_sync(coroutine) == ("wrapped", coroutine)
-        view = View()
-        assert app.ensure_sync(view.post) == view.post
-        assert app.ensure_sync(view.get) == ("wrapped", view.get)
-        partial = functools.partial(coroutine)
-        assert app.ensure_sync(partial) == ("wrapped", partial)

@@ -163,3 +163,42 @@ def test_a_password_change_checks_the_token_before_the_body(client, make_user):
     assert (response.status_code, response.get_json()) == (400, NOT_JSON)
     assert PASSWORD  # the user's password is unchanged: log in with it again
     assert login(client).status_code == 200
+
+
+# -- a body left (partly) unread by an error answer ------------------------------------------
+
+class FailableInput(io.BytesIO):
+    """A wsgi.input with gunicorn's ``failed`` flag (set: close after the response)."""
+
+    failed = False
+
+
+def settle(app, body, *, read, status):
+    """``(whole body read, connection to close)`` after ``settle_unread_body``."""
+    from flask import Response, request
+
+    stream = FailableInput(body)
+    with app.test_request_context("/api/v1/datasets/", method="POST", input_stream=stream,
+                                  content_length=len(body), content_type="application/json"):
+        assert request.environ["wsgi.input"] is stream
+        if read:
+            bodies.open_body().read()
+        response = bodies.settle_unread_body(Response(status=status))
+        response.close()  # the answer is out: what is left of the body is drained now
+        return stream.tell() == len(body), stream.failed
+
+
+def test_an_unread_small_body_is_drained_and_the_connection_kept(app):
+    assert settle(app, b"{}" * 100, read=False, status=401) == (True, False)
+    assert settle(app, b"{}" * 100, read=True, status=422) == (True, False)
+
+
+def test_an_unread_large_body_closes_the_connection(app):
+    assert settle(app, b" " * (bodies.DRAIN_UNREAD_BYTES + 1), read=False, status=401) == (
+        False, True)
+
+
+def test_a_large_body_read_before_an_error_keeps_the_connection(app):
+    assert settle(app, b" " * (bodies.DRAIN_UNREAD_BYTES + 1), read=True, status=422) == (
+        True, False)
+

@@ -12,16 +12,13 @@ import flask_limiter
 import flask_smorest
 import pytest
 import sqlalchemy as sa
-import werkzeug.utils
-import werkzeug.wrappers
 from apispec import BasePlugin
 from apispec.ext.marshmallow.openapi import OpenAPIConverter
 from flask.ctx import RequestContext
-from flask.views import MethodView
 from webargs.flaskparser import FlaskParser
 from werkzeug.exceptions import HTTPException
 
-from datahub.flask_app import body_stream_opened, request_context
+from datahub.flask_app import request_context
 from datahub.ratelimit import _NothingChecked
 
 
@@ -41,20 +38,6 @@ def names_used(function):
 
 # -- Flask (datahub/flask_app.py) -------------------------------------------------------
 
-def test_flask_asks_ensure_sync_for_every_hook_and_view():
-    relied_on(parameters(flask.Flask.ensure_sync) == ["self", "func"],
-              "Flask.ensure_sync's signature", "FLASK_COROUTINE_CACHE")
-    # DataHub.ensure_sync answers as Flask's does: coroutine functions go through
-    # async_to_sync, everything else is returned as it is.
-    relied_on({"iscoroutinefunction", "async_to_sync"} <= names_used(flask.Flask.ensure_sync),
-              "What Flask.ensure_sync does", "FLASK_COROUTINE_CACHE")
-    for caller in (flask.Flask.preprocess_request, flask.Flask.dispatch_request,
-                   flask.Flask.process_response, flask.Flask.do_teardown_request,
-                   MethodView.dispatch_request):
-        relied_on("ensure_sync" in names_used(caller),
-                  f"{caller.__qualname__} calling ensure_sync", "FLASK_COROUTINE_CACHE")
-
-
 def test_the_request_context_is_an_object_with_a_dict(app):
     relied_on(request_context is not None and hasattr(flask.globals, "request_ctx"),
               "flask.globals.request_ctx (a LocalProxy)", "RATELIMIT_FAST_PATH")
@@ -62,17 +45,6 @@ def test_the_request_context_is_an_object_with_a_dict(app):
         context = request_context()
         relied_on(type(context) is RequestContext and isinstance(vars(context), dict),
                   "Flask's RequestContext", "RATELIMIT_FAST_PATH")
-
-
-def test_werkzeug_keeps_the_opened_stream_in_the_request_dict(app):
-    stream = werkzeug.wrappers.Request.__dict__.get("stream")
-    relied_on(isinstance(stream, werkzeug.utils.cached_property),
-              "Werkzeug's Request.stream (a cached_property)", "WERKZEUG_STREAM_CHECK")
-    with app.test_request_context("/", method="POST", data=b"{}"):
-        assert body_stream_opened(flask.request) is False
-        flask.request.get_data()
-        relied_on(body_stream_opened(flask.request) is True,
-                  "Where Werkzeug keeps Request.stream", "WERKZEUG_STREAM_CHECK")
 
 
 # -- Flask-Limiter (datahub/ratelimit.py) -----------------------------------------------

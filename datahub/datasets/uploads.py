@@ -22,7 +22,7 @@ from werkzeug.sansio.multipart import (
     NeedData,
 )
 
-from datahub.bodies import MULTIPART_OVERHEAD
+from datahub.bodies import MULTIPART_OVERHEAD, open_body
 from datahub.datasets.errors import EmptyFile, FormEncodedUpload
 from datahub.errors import BadRequest, IncompleteBody, RequestValidationError
 from datahub.serving.gunicorn_worker import CHUNK_SIZE, socket_body
@@ -103,7 +103,7 @@ class Upload:
             self.filename = clean_filename(request.args.get("filename"), default_name)
 
     def chunks(self):
-        stream = request.stream  # werkzeug's checks (Content-Length over the limit: 413)
+        stream = open_body()  # werkzeug's checks (Content-Length over the limit: 413)
         if self.multipart:
             source = self._multipart_chunks(stream)
         else:

@@ -1,5 +1,5 @@
 """Every library internal turned off at once (README "Library internals"), through a real
-gunicorn: gunicorn's own ``gthread`` worker, and only the public API of Flask, Werkzeug,
+gunicorn: gunicorn's own ``gthread`` worker, and only the public API of Flask,
 Flask-Limiter and SQLAlchemy. The service answers as with them."""
 import http.client
 import json
@@ -13,8 +13,6 @@ PUBLIC_API_ONLY = {
     "DATAHUB_WORKER_CLASS": "gthread",
     "DATAHUB_SOCKET_UPLOADS": "false",
     "DATAHUB_RATELIMIT_FAST_PATH": "false",
-    "DATAHUB_FLASK_COROUTINE_CACHE": "false",
-    "DATAHUB_WERKZEUG_STREAM_CHECK": "false",
     "DATAHUB_AUTH_LOOKUP_DIRECT_CONNECTIONS": "false",
     "DATAHUB_RATE_LIMIT_LOGIN_PER_EMAIL": "3/minute",
 }
