@@ -174,7 +174,7 @@ def test_description_keeps_tab_and_line_breaks(client, actors):
 
 
 def test_blank_name_names_the_documented_pattern(client, actors):
-    from datahub.validation import NAME_PATTERN
+    from datahub.web.validation import NAME_PATTERN
 
     response = client.post("/api/v1/datasets/", json={"name": "   "},
                            headers=actors["admin"].headers)

@@ -30,9 +30,9 @@ import sqlalchemy as sa
 from flask import current_app, g
 from flask_jwt_extended import get_jwt, verify_jwt_in_request
 
-from datahub.errors import error_response
-from datahub.extensions import db
-from datahub.extensions import jwt as jwt_manager
+from datahub.web.errors import error_response
+from datahub.app.extensions import db
+from datahub.app.extensions import jwt as jwt_manager
 from datahub.identity.errors import (
     InvalidToken,
     NotAuthenticated,

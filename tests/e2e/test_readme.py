@@ -91,7 +91,7 @@ def test_readme_examples_run(app, gunicorn_server, tmp_path):
     # Every stored file belongs to a dataset still there (the pipeline walk-through keeps
     # its source and output); the datasets deleted on the way took their files along.
     from datahub.datasets.models import Dataset
-    from datahub.extensions import db
+    from datahub.app.extensions import db
 
     with app.app_context():
         keys = set(db.session.scalars(db.select(Dataset.file_key).where(

@@ -1,4 +1,4 @@
-"""datahub/flask_app.py with its settings off (FLASK_COROUTINE_CACHE,
+"""datahub/app/flask_app.py with its settings off (FLASK_COROUTINE_CACHE,
 WERKZEUG_STREAM_CHECK): Flask's own coroutine check, and every body counted as possibly
 unread."""
 import io
@@ -6,7 +6,7 @@ import io
 import pytest
 from flask import Response, request
 
-from datahub.bodies import DRAIN_UNREAD_BYTES, settle_unread_body
+from datahub.web.bodies import DRAIN_UNREAD_BYTES, settle_unread_body
 from tests.conftest import bearer, login
 
 BOTH = pytest.mark.parametrize("config_overrides", [

@@ -9,7 +9,7 @@ import pytest
 from datahub.identity import tokens
 from datahub.identity.errors import InvalidToken, TokenExpired
 from datahub.identity.models import User
-from tests.auth.tokens import forge
+from tests.identity.auth.tokens import forge
 from tests.conftest import TEST_SECRET, login
 
 PACKAGE = pathlib.Path(__file__).resolve().parents[2] / "datahub"
@@ -266,7 +266,7 @@ def test_there_is_one_current_user():
 
 
 def test_only_the_codec_uses_flask_jwt_extended_for_tokens():
-    """Besides the codec: the JWTManager object (datahub.extensions) and its exceptions."""
+    """Besides the codec: the JWTManager object (datahub.app.extensions) and its exceptions."""
     users = []
     for path in PACKAGE.rglob("*.py"):
         if path == CODEC:
