@@ -43,7 +43,7 @@ if os.environ.get("DATAHUB_LOG_FORMAT", "").strip().lower() == "json":
             "json_stdout": {"class": "logging.StreamHandler", "formatter": "json",
                             "stream": "ext://sys.stdout"},
         },
-        "formatters": {"json": {"()": "datahub.logs.JsonFormatter"}},
+        "formatters": {"json": {"()": "datahub.web.logs.JsonFormatter"}},
     }
 
 
