@@ -11,8 +11,8 @@ workers = int(os.environ.get("DATAHUB_WORKERS", multiprocessing.cpu_count() * 2 
 # is dropped after CLIENT_IDLE_TIMEOUT seconds without progress; a transfer that keeps
 # moving is never cut (gthread's ``timeout`` watches the main loop, not the requests).
 # That worker builds on gunicorn's internals; DATAHUB_WORKER_CLASS=gthread runs gunicorn's
-# own threaded worker instead, should an upgrade of gunicorn break it (README "Library
-# internals" says what is lost).
+# own threaded worker instead, should an upgrade of gunicorn break it (docs/contributing/internals.rst
+# says what is lost).
 worker_class = os.environ.get("DATAHUB_WORKER_CLASS") or "datahub.platform.serving.gunicorn_worker.Worker"
 threads = int(os.environ.get("DATAHUB_THREADS", 64))
 timeout = 30

@@ -25,11 +25,13 @@ TEST_SECRET = "test-secret-" + "x" * 40
 DATABASE_INDEPENDENT = (
     "clients/python/tests/",
     "tests/clients/",
+    "tests/e2e/test_docs_javascript.py",
     "tests/e2e/test_docs_offline.py",
     "tests/e2e/test_nginx_slow_clients.py",
     "tests/e2e/test_slow_clients.py",
     "tests/e2e/test_spa.py",
     "tests/e2e/test_spa_oidc.py",
+    "tests/test_docs_site.py",
 )
 
 

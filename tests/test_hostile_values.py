@@ -1,4 +1,4 @@
-"""Hostile values get a 4xx, never a 500 (README "Hostile values"): control characters in
+"""Hostile values get a 4xx, never a 500 (docs/reference/http.rst): control characters in
 path and query parameters, names, descriptions and request headers. PostgreSQL cannot
 hold NUL in text at all, so every case here is also run against it."""
 import unicodedata

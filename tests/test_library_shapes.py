@@ -1,5 +1,5 @@
 """What datahub relies on in other libraries' undocumented parts, one section per library
-module (README "Library internals"). Each test fails when an upgrade changes that shape,
+module (docs/contributing/internals.rst). Each test fails when an upgrade changes that shape,
 naming the setting that turns the use off, so the upgrade is a visible decision (the
 pinned versions are in requirements.txt). gunicorn's are in
 tests/platform/serving/test_gunicorn_shape.py."""
@@ -27,7 +27,7 @@ from datahub.web.ratelimit import _NothingChecked
 
 def relied_on(condition, what, setting):
     assert condition, (
-        f"{what} changed: set {setting}=false (README \"Library internals\") until "
+        f"{what} changed: set {setting}=false (docs/contributing/internals.rst) until "
         "the module that relies on it is brought up to date")
 
 

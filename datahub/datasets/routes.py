@@ -77,7 +77,7 @@ _FILE_HEADERS = {
     "Last-Modified": {"description": "When the file was uploaded",
                       "schema": {"type": "string"}},
     "Content-Disposition": {
-        "description": "attachment; filename=\"ascii\"; filename*=UTF-8''...",
+        "description": "`attachment; filename=\"ascii\"; filename*=UTF-8''...`",
         "schema": {"type": "string"},
     },
     "Accept-Ranges": {"description": "Ranges of bytes can be asked for",

@@ -23,7 +23,7 @@ from datahub.web.validation import (
 
 MAX_STEPS = 100  # PIPELINE_MAX_STEPS' default, which the OpenAPI document states
 STEP_DOC = {
-    "description": "One step; `op` chooses its shape (see the *Step schemas)",
+    "description": "One step; `op` chooses its shape (`SelectStep` ... `SqlStep`)",
     "oneOf": [{"$ref": f"#/components/schemas/{name}Step"}
               for name in ("Select", "Rename", "Filter", "Sort", "Dedupe", "Limit", "Cast",
                            "Aggregate", "Join", "Sql")],

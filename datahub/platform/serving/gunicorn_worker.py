@@ -16,7 +16,7 @@ in a thread of a pool (``threads`` per process). What it adds:
   over the limits, bad chunked framing, an unhandled error) comes out as the contract's
   ``{"detail": ...}`` instead of gunicorn's HTML page.
 
-**Internals used** (each checked by ``tests/serving/test_gunicorn_shape.py``, which fails
+**Internals used** (each checked by ``tests/platform/serving/test_gunicorn_shape.py``, which fails
 when gunicorn changes them, so an upgrade is a visible decision):
 
 * :class:`Worker` overrides ``ThreadWorker.enqueue_req``, ``finish_request``,

@@ -163,7 +163,7 @@ class StrictBoolean(fields.Boolean):
 
 ASCII_SPACE = " \t\n\r\f\v"
 
-# Characters refused in stored values (README "Hostile values"). The control characters are
+# Characters refused in stored values (docs/reference/http.rst). The control characters are
 # Unicode's category Cc: C0 (U+0000-U+001F), DEL (U+007F) and C1 (U+0080-U+009F). Each rule
 # is a Python regex for the check and the same class, spelled with \u escapes, as the JSON
 # Schema ``pattern`` of the OpenAPI document (ECMA and Python read it alike), so that a

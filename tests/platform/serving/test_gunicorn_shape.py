@@ -22,9 +22,9 @@ from datahub.platform.serving import gunicorn_worker
 from datahub.platform.serving.gunicorn_worker import IdleTimeoutSocket, Worker
 
 WORKER = ("gunicorn changed what datahub's worker relies on: set DATAHUB_WORKER_CLASS=gthread "
-          "(README \"Library internals\") until datahub/platform/serving/gunicorn_worker.py is updated")
-SOCKET_UPLOADS = ("gunicorn changed its body readers: set SOCKET_UPLOADS=false (README "
-                  "\"Library internals\") until SocketBody is updated")
+          "(docs/contributing/internals.rst) until datahub/platform/serving/gunicorn_worker.py is updated")
+SOCKET_UPLOADS = ("gunicorn changed its body readers: set SOCKET_UPLOADS=false "
+                  "(docs/contributing/internals.rst) until SocketBody is updated")
 FAILED_BODY = ("gunicorn changed Body.failed: close_connection now does nothing (no setting: "
                "gunicorn drains instead); update it")
 
