@@ -80,7 +80,6 @@ class Limits:
     seconds: float | None = None  # the deadline, from the job's start
     output_path: str | None = None  # a file the job writes, killed once it is larger
     output_bytes: int | None = None  # than this
-    cgroup: bool = True  # a memory cgroup of its own where the host allows (cgroups.py)
 
     @property
     def resident_cap(self):
@@ -195,7 +194,7 @@ def run_job(pool, job, args, limits, check=None):
     deadline = None if limits.seconds is None else time.monotonic() + limits.seconds
     killed = None
     _running.add(process.pid)
-    cgroup = cgroups.attach(process.pid, limits.resident_cap) if limits.cgroup else None
+    cgroup = cgroups.attach(process.pid, limits.resident_cap)
     try:
         try:  # the child reads its job before it does anything else
             process.stdin.write(request)

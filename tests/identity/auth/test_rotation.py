@@ -2,7 +2,6 @@
 lifetime of a login (issue 5, part 1)."""
 import json
 import logging
-import threading
 import time
 
 import pytest
@@ -10,6 +9,7 @@ import sqlalchemy as sa
 
 from datahub.app.extensions import db
 from datahub.identity.models import AuthSession, RefreshToken
+from tests.resources import at_once
 from tests.identity.auth.helpers import (
     claims,
     cookie_value,
@@ -127,21 +127,10 @@ def test_logout_ends_the_whole_family(client, make_user):
 
 
 def _parallel_refreshes(app, cookie, n=2):
-    barrier = threading.Barrier(n)
-    results = [None] * n
-
-    def run(i):
-        client = app.test_client()
+    clients = [app.test_client() for _ in range(n)]
+    for client in clients:
         use_cookie(client, cookie)
-        barrier.wait()
-        results[i] = refresh(client)
-
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(n)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(30)
-    return results
+    return at_once(n, lambda i: refresh(clients[i]))
 
 
 def test_parallel_refreshes_with_one_cookie_rotate_once(app, client, make_user):
@@ -223,23 +212,12 @@ def test_logout_racing_a_refresh_ends_the_session_without_errors(app, make_user)
         client = app.test_client()
         login(client)
         cookie = cookie_value(client)
-        barrier = threading.Barrier(2)
-        results = {}
-
-        def run(name, call):
-            other = app.test_client()
+        others = [app.test_client(), app.test_client()]
+        for other in others:
             use_cookie(other, cookie)
-            barrier.wait()
-            results[name] = call(other)
-
-        threads = [
-            threading.Thread(target=run, args=("refresh", refresh)),
-            threading.Thread(target=run, args=("logout", lambda c: c.post("/api/v1/auth/logout"))),
-        ]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join(30)
+        calls = [refresh, lambda c: c.post("/api/v1/auth/logout")]
+        refreshed, logged_out = at_once(2, lambda i: calls[i](others[i]))
+        results = {"refresh": refreshed, "logout": logged_out}
         assert results["logout"].status_code == 200, results["logout"].get_json()
         assert results["refresh"].status_code in (200, 401), results["refresh"].get_json()
         after = refresh(client)  # the login cookie: retired or revoked, the session is over
