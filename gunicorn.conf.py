@@ -7,13 +7,13 @@ wsgi_app = "wsgi:app"
 bind = os.environ.get("DATAHUB_BIND", "127.0.0.1:8000")
 workers = int(os.environ.get("DATAHUB_WORKERS", multiprocessing.cpu_count() * 2 + 1))
 # gthread with idle timeouts, JSON error pages and no accepting while every thread is busy
-# (datahub/serving/gunicorn_worker.py). A slow client holds one thread, not a process, and
+# (datahub/platform/serving/gunicorn_worker.py). A slow client holds one thread, not a process, and
 # is dropped after CLIENT_IDLE_TIMEOUT seconds without progress; a transfer that keeps
 # moving is never cut (gthread's ``timeout`` watches the main loop, not the requests).
 # That worker builds on gunicorn's internals; DATAHUB_WORKER_CLASS=gthread runs gunicorn's
-# own threaded worker instead, should an upgrade of gunicorn break it (README "Library
-# internals" says what is lost).
-worker_class = os.environ.get("DATAHUB_WORKER_CLASS") or "datahub.serving.gunicorn_worker.Worker"
+# own threaded worker instead, should an upgrade of gunicorn break it (docs/contributing/internals.rst
+# says what is lost).
+worker_class = os.environ.get("DATAHUB_WORKER_CLASS") or "datahub.platform.serving.gunicorn_worker.Worker"
 threads = int(os.environ.get("DATAHUB_THREADS", 64))
 timeout = 30
 graceful_timeout = 30
@@ -28,7 +28,7 @@ errorlog = "-"
 # (or test servers) on one host would fight over it. We manage it with signals instead.
 control_socket_disable = True
 # DATAHUB_LOG_FORMAT=json: gunicorn's own lines (access and error log) as JSON objects too,
-# like the app's (datahub/logs.py). Only the environment variable counts here.
+# like the app's (datahub/web/logs.py). Only the environment variable counts here.
 if os.environ.get("DATAHUB_LOG_FORMAT", "").strip().lower() == "json":
     logconfig_dict = {
         "root": {"level": "INFO", "handlers": ["json_stderr"]},
@@ -43,7 +43,7 @@ if os.environ.get("DATAHUB_LOG_FORMAT", "").strip().lower() == "json":
             "json_stdout": {"class": "logging.StreamHandler", "formatter": "json",
                             "stream": "ext://sys.stdout"},
         },
-        "formatters": {"json": {"()": "datahub.logs.JsonFormatter"}},
+        "formatters": {"json": {"()": "datahub.web.logs.JsonFormatter"}},
     }
 
 
@@ -51,12 +51,12 @@ def on_starting(server):
     """Runs once in the master, before any worker forks: migrations, first admin."""
     prepare_metrics_folder()
     from datahub import create_app
-    from datahub.bootstrap import prepare
+    from datahub.app.bootstrap import prepare
 
     app = create_app()
     prepare(app)
     # Workers open their own connections after fork; the master keeps none.
-    from datahub.extensions import db
+    from datahub.app.extensions import db
 
     with app.app_context():
         db.engine.dispose()
@@ -82,7 +82,7 @@ def on_exit(server):
 
 
 def prepare_metrics_folder():
-    """prometheus_client's multiprocess mode (datahub/metrics.py): every process of this
+    """prometheus_client's multiprocess mode (datahub/web/metrics.py): every process of this
     server writes its counts to files in PROMETHEUS_MULTIPROC_DIR, which must be set before
     prometheus_client is first imported (create_app imports it), and be empty at start.
     An operator's folder is emptied; otherwise a new temporary one, removed at exit."""

@@ -6,7 +6,7 @@ import os
 
 bind = os.environ["BENCH_BIND"]
 workers = int(os.environ.get("BENCH_WORKERS", multiprocessing.cpu_count()))
-worker_class = os.environ.get("DATAHUB_WORKER_CLASS") or "datahub.serving.gunicorn_worker.Worker"
+worker_class = os.environ.get("DATAHUB_WORKER_CLASS") or "datahub.platform.serving.gunicorn_worker.Worker"
 threads = int(os.environ.get("DATAHUB_THREADS", 64))
 keepalive = 5
 accesslog = None

@@ -4,8 +4,8 @@
     python bench/run.py --cases internals --internals-args "--before main --skip-worker"
     python bench/run.py --cases internals --internals-args "--help"
 
-Each setting that turns a private-API use off (README "Library internals") is measured on
-the case it speeds up, on and off **in the same run**, in interleaved rounds:
+Each setting that turns a private-API use off (docs/contributing/internals.rst) is measured
+on the case it speeds up, on and off **in the same run**, in interleaved rounds:
 
 * ``GET /api/v1/auth/me`` under wrk: one gunicorn server with every setting on, one per
   setting off, and with ``--before REV`` one serving the code of that git revision (all on);
@@ -197,7 +197,10 @@ IN_PROCESS = """
 import io, json, time
 from werkzeug.test import EnvironBuilder
 from datahub import create_app
-from datahub.extensions import limiter
+try:
+    from datahub.app.extensions import limiter
+except ImportError:  # a tree from before the layer folders (--before)
+    from datahub.extensions import limiter
 app = create_app()
 guard = app.extensions["datahub.access_guard"]
 answer = app.test_client().post("/api/v1/auth/login", json={"email": EMAIL, "password": PASSWORD})

@@ -175,8 +175,8 @@ def rows_for_size(target_bytes):
 PREPARE = """
 import flask_migrate
 from datahub import create_app
-from datahub.extensions import db
-from datahub.users import services
+from datahub.app.extensions import db
+from datahub.identity.users import services
 app = create_app()
 with app.app_context():
     flask_migrate.upgrade()

@@ -113,8 +113,8 @@ def prepare_datahub(env):
     import flask_migrate
 
     from datahub import create_app
-    from datahub.extensions import db
-    from datahub.users import services
+    from datahub.app.extensions import db
+    from datahub.identity.users import services
 
     app = create_app()
     with app.app_context():
@@ -181,10 +181,10 @@ def _seed_datasets(env, count):
     import sqlalchemy as sa
 
     from datahub import create_app
-    from datahub.database import utcnow
+    from datahub.platform.database import utcnow
     from datahub.datasets.models import Dataset
-    from datahub.extensions import db
-    from datahub.users import services
+    from datahub.app.extensions import db
+    from datahub.identity.users import services
 
     os.environ.update(env)
     app = create_app()
@@ -495,7 +495,7 @@ def _slow_variant(args, env, report, variant, folder, source, size):
                         headers)
         ports = {"gunicorn": server.port}
         if variant == "nginx":
-            from datahub.config import DefaultConfig
+            from datahub.app.config import DefaultConfig
             from tests.e2e.nginx_site import Nginx
 
             limit = int(env.get("DATAHUB_MAX_CONTENT_LENGTH", DefaultConfig.MAX_CONTENT_LENGTH))

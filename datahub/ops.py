@@ -1,15 +1,15 @@
 """Operations: health and readiness probes, and the Prometheus metrics (request ids:
-``datahub.request_ids``; the counters: ``datahub.metrics``)."""
+``datahub.web.request_ids``; the counters: ``datahub.web.metrics``)."""
 import logging
 
 import sqlalchemy as sa
 from flask import Blueprint, Response, request
 from prometheus_client.core import GaugeMetricFamily
 
-from datahub import metrics as counters
+from datahub.web import metrics as counters
 from datahub.datasets.models import Dataset
-from datahub.errors import NotFound, ServiceUnavailable
-from datahub.extensions import db
+from datahub.web.errors import NotFound, ServiceUnavailable
+from datahub.app.extensions import db
 from datahub.pipelines.models import Run
 
 log = logging.getLogger("datahub.ops")

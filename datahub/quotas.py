@@ -12,8 +12,8 @@ import sqlalchemy as sa
 from flask import current_app
 
 from datahub.datasets.models import Dataset
-from datahub.errors import APIError, Forbidden, TooManyRequests
-from datahub.extensions import db
+from datahub.web.errors import APIError, Forbidden, TooManyRequests
+from datahub.app.extensions import db
 from datahub.identity.models import User
 from datahub.pipelines.models import ACTIVE_STATUSES, Pipeline, Run
 

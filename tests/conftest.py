@@ -11,8 +11,8 @@ import pytest
 import sqlalchemy as sa
 
 from datahub import create_app
-from datahub.extensions import db
-from datahub.users.services import create_user
+from datahub.app.extensions import db
+from datahub.identity.users.services import create_user
 from tests.s3_server import s3_prefix, s3_server  # noqa: F401  (fixtures)
 
 PASSWORD = "correct horse battery"
@@ -25,11 +25,13 @@ TEST_SECRET = "test-secret-" + "x" * 40
 DATABASE_INDEPENDENT = (
     "clients/python/tests/",
     "tests/clients/",
+    "tests/e2e/test_docs_javascript.py",
     "tests/e2e/test_docs_offline.py",
     "tests/e2e/test_nginx_slow_clients.py",
     "tests/e2e/test_slow_clients.py",
     "tests/e2e/test_spa.py",
     "tests/e2e/test_spa_oidc.py",
+    "tests/test_docs_site.py",
 )
 
 
@@ -98,7 +100,7 @@ def config_overrides():
 
 @pytest.fixture
 def app(migrated, base_config, config_overrides, tmp_path_factory):
-    from datahub.extensions import limiter
+    from datahub.app.extensions import limiter
 
     # A fresh instance folder, hence a fresh rate-limit file (the default storage), per
     # test: no count carries over from another test. (Not the ``monkeypatch`` fixture: a

@@ -5,7 +5,7 @@ import stat
 import pytest
 
 from datahub import create_app
-from datahub.secrets import ConfigurationError
+from datahub.app.secrets import ConfigurationError
 
 
 @pytest.fixture

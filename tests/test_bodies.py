@@ -1,4 +1,4 @@
-"""Request bodies (datahub.bodies): bounded before they are read, JSON parsed once, values
+"""Request bodies (datahub.web.bodies): bounded before they are read, JSON parsed once, values
 no JSON parser or database should see refused with a 400, and permission decided before
 a body is parsed."""
 import io
@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from datahub import bodies
+from datahub.web import bodies
 from tests.conftest import PASSWORD, bearer, login
 from tests.resources import actors  # noqa: F401  (fixture)
 

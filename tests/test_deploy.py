@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from datahub.config import DefaultConfig
+from datahub.app.config import DefaultConfig
 from tests.e2e.nginx_site import make_certificate, nginx_binary, write_config
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -7,7 +7,7 @@ import sqlalchemy as sa
 
 from werkzeug import exceptions as wz
 
-from datahub.errors import Forbidden, NameAlreadyExists, NotFound, TooManyRequests
+from datahub.web.errors import Forbidden, NameAlreadyExists, NotFound, TooManyRequests
 from datahub.quotas import (
     DatasetQuotaExceeded,
     QueuedRunsQuotaExceeded,
@@ -112,7 +112,7 @@ def test_request_id_is_honoured_or_generated(client):
 
 
 def test_generated_request_ids_differ_between_requests_and_forked_workers(client):
-    from datahub.request_ids import new_request_id
+    from datahub.web.request_ids import new_request_id
 
     ids = {client.get("/healthz").headers["X-Request-ID"] for _ in range(50)}
     assert len(ids) == 50

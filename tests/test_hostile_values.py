@@ -1,4 +1,4 @@
-"""Hostile values get a 4xx, never a 500 (README "Hostile values"): control characters in
+"""Hostile values get a 4xx, never a 500 (docs/reference/http.rst): control characters in
 path and query parameters, names, descriptions and request headers. PostgreSQL cannot
 hold NUL in text at all, so every case here is also run against it."""
 import unicodedata
@@ -174,7 +174,7 @@ def test_description_keeps_tab_and_line_breaks(client, actors):
 
 
 def test_blank_name_names_the_documented_pattern(client, actors):
-    from datahub.validation import NAME_PATTERN
+    from datahub.web.validation import NAME_PATTERN
 
     response = client.post("/api/v1/datasets/", json={"name": "   "},
                            headers=actors["admin"].headers)

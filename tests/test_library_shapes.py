@@ -1,8 +1,8 @@
 """What datahub relies on in other libraries' undocumented parts, one section per library
-module (README "Library internals"). Each test fails when an upgrade changes that shape,
+module (docs/contributing/internals.rst). Each test fails when an upgrade changes that shape,
 naming the setting that turns the use off, so the upgrade is a visible decision (the
 pinned versions are in requirements.txt). gunicorn's are in
-tests/serving/test_gunicorn_shape.py."""
+tests/platform/serving/test_gunicorn_shape.py."""
 import dataclasses
 import inspect
 
@@ -18,13 +18,13 @@ from flask.ctx import RequestContext
 from webargs.flaskparser import FlaskParser
 from werkzeug.exceptions import HTTPException
 
-from datahub.flask_app import request_context
-from datahub.ratelimit import _NothingChecked
+from datahub.app.flask_app import request_context
+from datahub.web.ratelimit import _NothingChecked
 
 
 def relied_on(condition, what, setting):
     assert condition, (
-        f"{what} changed: set {setting}=false (README \"Library internals\") until "
+        f"{what} changed: set {setting}=false (docs/contributing/internals.rst) until "
         "the module that relies on it is brought up to date")
 
 
@@ -36,7 +36,7 @@ def names_used(function):
     return set(inspect.unwrap(function).__code__.co_names)
 
 
-# -- Flask (datahub/flask_app.py) -------------------------------------------------------
+# -- Flask (datahub/app/flask_app.py) -------------------------------------------------------
 
 def test_the_request_context_is_an_object_with_a_dict(app):
     relied_on(request_context is not None and hasattr(flask.globals, "request_ctx"),
@@ -47,7 +47,7 @@ def test_the_request_context_is_an_object_with_a_dict(app):
                   "Flask's RequestContext", "RATELIMIT_FAST_PATH")
 
 
-# -- Flask-Limiter (datahub/ratelimit.py) -----------------------------------------------
+# -- Flask-Limiter (datahub/web/ratelimit.py) -----------------------------------------------
 
 def test_the_limiter_hooks_the_fast_path_replaces():
     Limiter = flask_limiter.Limiter
@@ -71,7 +71,7 @@ def test_the_limiter_state_the_stand_in_replaces():
 
 
 def test_the_request_wide_limits_the_fast_path_reads(app):
-    from datahub.extensions import limiter
+    from datahub.app.extensions import limiter
 
     with app.app_context():
         manager = limiter.limit_manager
@@ -97,10 +97,10 @@ def test_the_settings_a_rebinding_resets():
         "Flask-Limiter no longer reads these in init_app: update Limiter.init_app")
 
 
-# -- SQLAlchemy and the DB-API (datahub/database.py) ------------------------------------
+# -- SQLAlchemy and the DB-API (datahub/platform/database.py) ------------------------------------
 
 def test_the_pool_hands_out_detachable_driver_connections(app):
-    from datahub.extensions import db
+    from datahub.app.extensions import db
 
     with app.app_context():
         pooled = db.engine.raw_connection()
@@ -132,7 +132,7 @@ def test_psycopg_connections_switch_to_autocommit():
 def test_the_driver_sql_of_a_statement(dialect, positional):
     import importlib
 
-    from datahub.database import driver_sql
+    from datahub.platform.database import driver_sql
 
     module = importlib.import_module(dialect)
     statement = sa.select(sa.literal_column("1")).where(
@@ -143,11 +143,11 @@ def test_the_driver_sql_of_a_statement(dialect, positional):
               "SQLAlchemy's compiled.positional / positiontup", "AUTH_LOOKUP_DIRECT_CONNECTIONS")
 
 
-# -- flask-smorest and webargs (datahub/api.py: public API only) ------------------------
+# -- flask-smorest and webargs (datahub/web/api.py: public API only) ------------------------
 
 def test_the_public_hooks_api_py_uses(app):
-    """No setting: these are documented. A failure means datahub/api.py needs updating."""
-    from datahub.error_handlers import handle_exception
+    """No setting: these are documented. A failure means datahub/web/api.py needs updating."""
+    from datahub.web.error_handlers import handle_exception
 
     assert parameters(FlaskParser.load_json) == ["self", "req", "schema"]
     assert FlaskParser.__location_map__["json"] == "load_json"

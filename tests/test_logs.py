@@ -1,4 +1,4 @@
-"""LOG_FORMAT=json (datahub.logs): the app's log lines are JSON objects carrying the
+"""LOG_FORMAT=json (datahub.web.logs): the app's log lines are JSON objects carrying the
 request id. gunicorn's lines: tests/e2e/test_metrics_gunicorn.py."""
 import json
 import logging
@@ -6,7 +6,7 @@ import logging
 import pytest
 
 from datahub import create_app
-from datahub.secrets import ConfigurationError
+from datahub.app.secrets import ConfigurationError
 from tests.conftest import login
 from tests.identity.oidc_provider import free_port
 

@@ -1,10 +1,10 @@
-"""GET /metrics (datahub.metrics): request counts by URL rule, run and gauge metrics,
+"""GET /metrics (datahub.web.metrics): request counts by URL rule, run and gauge metrics,
 and who may read them. The gunicorn side (several workers): tests/e2e/test_metrics_gunicorn.py."""
 import pytest
 
 from datahub import create_app
-from datahub.metrics import observe_run
-from datahub.secrets import ConfigurationError
+from datahub.web.metrics import observe_run
+from datahub.app.secrets import ConfigurationError
 from tests.metrics_samples import label_values, samples, value
 from tests.pipelines.helpers import PEOPLE, create_pipeline, source, start
 

@@ -9,10 +9,10 @@ import sqlalchemy as sa
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 
-from datahub.database import UTCDateTime, utcnow
-from datahub.extensions import db
-from tests.auth.helpers import COOKIE, PATH, refresh
-from tests.auth.tokens import forge
+from datahub.platform.database import UTCDateTime, utcnow
+from datahub.app.extensions import db
+from tests.identity.auth.helpers import COOKIE, PATH, refresh
+from tests.identity.auth.tokens import forge
 from tests.resources import actors  # noqa: F401  (fixture)
 
 

@@ -158,7 +158,7 @@ def parameter(spec, path, method, name):
     (("components", "schemas", "PipelineCreate", "properties", "output_dataset_name"),
      "datahub.pipelines.schemas:PipelineCreateSchema", "output_dataset_name"),
     (("components", "schemas", "NewUser", "properties", "name"),
-     "datahub.users.schemas:NewUserSchema", "name"),
+     "datahub.identity.users.schemas:NewUserSchema", "name"),
     (("/api/v1/datasets/", "get", "q"), "datahub.datasets.schemas:DatasetListArgsSchema", "q"),
     (("/api/v1/datasets/", "get", "tag"), "datahub.datasets.schemas:DatasetListArgsSchema",
      "tag"),
@@ -188,7 +188,7 @@ def test_documented_patterns_agree_with_the_checks(spec, where, schema_class, fi
 def test_string_path_parameters_document_the_control_character_rule(spec):
     import jsonschema_rs
 
-    from datahub.api import InvalidText, TextConverter
+    from datahub.web.api import InvalidText, TextConverter
 
     for path, name in (("/api/v1/users/{user_id}", "user_id"),
                        ("/api/v1/auth/sessions/{session_id}", "session_id")):
@@ -338,7 +338,7 @@ def request_strings(spec):
 
 
 def test_no_request_string_may_hold_a_nul_character(spec):
-    """The server refuses NUL in every JSON string (datahub.api.Parser): so does the
+    """The server refuses NUL in every JSON string (datahub.web.api.Parser): so does the
     document, with a pattern on each (an enumeration or an email address needs none)."""
     import jsonschema_rs
 
@@ -360,7 +360,7 @@ def test_password_bounds_are_in_bytes(spec):
     so the document never refuses a password the server accepts."""
     import jsonschema_rs
 
-    from datahub.users.schemas import NewUserSchema
+    from datahub.identity.users.schemas import NewUserSchema
 
     schemas = spec["components"]["schemas"]
     for name, field in PASSWORD_SCHEMAS:

@@ -2,6 +2,7 @@
 the version it declares."""
 import configparser
 import re
+from pathlib import Path
 
 from tests.e2e.conftest import ROOT
 
@@ -29,20 +30,45 @@ def test_the_changelog_has_the_declared_version():
     assert headings[0][0] == version  # the newest entry first
 
 
-# A path the README names that is the reader's own, not the repository's.
+# A path the documentation names that is the reader's own, not the repository's.
 READERS_FILES = {"instance/config.py"}
 
 
-def test_the_readme_names_only_files_in_the_repository():
-    readme = (ROOT / "README.rst").read_text()
-    named = set(re.findall(
-        r"(?:image:: |``)((?:[\w.-]+/)+[\w.-]+\.(?:md|rst|png|txt|toml|cfg|yaml|yml|conf|py|json|js|ts))(?![\w.])",
-        readme))
-    assert "docs/screenshots/login.png" in named  # the scan sees paths
-    missing = sorted(path for path in named - READERS_FILES if not (ROOT / path).exists()
-                     and not (ROOT / "datahub" / path).exists())
+def documents():
+    """The README and every page of the docs site: {path: text}."""
+    paths = [ROOT / "README.rst", *sorted((ROOT / "docs").rglob("*.rst"))]
+    return {str(path.relative_to(ROOT)): path.read_text() for path in paths
+            if "_build" not in path.parts}
+
+
+def test_the_documentation_names_only_files_in_the_repository():
+    named = {}
+    for document, text in documents().items():
+        for path in re.findall(
+                r"(?:image:: |literalinclude:: |``)((?:[\w.-]+/)+[\w.-]+\.(?:md|rst|png|txt|toml|cfg|yaml|yml|conf|py|json|js|ts))(?![\w.])",
+                text):
+            named.setdefault(path, document)
+    assert "../screenshots/login.png" in named  # the scan sees paths
+    missing = sorted(
+        f"{path} ({document})" for path, document in named.items()
+        if path not in READERS_FILES and not (ROOT / path).exists()
+        and not (ROOT / "datahub" / path).exists()
+        and not (ROOT / Path(document).parent / path).resolve().exists())
     assert missing == []
-    assert not re.search(r"DESIGN\.md|\bseed\b|\.\./shared", readme)
+
+
+def test_the_documentation_cites_no_document_outside_the_repository():
+    for document, text in documents().items():
+        assert not re.search(r"DESIGN\.md|\bseed\b|\.\./shared", text), document
+
+
+def test_the_readme_is_a_front_page():
+    """What it is, the two commands, the concepts and a map of the docs: no more."""
+    readme = (ROOT / "README.rst").read_text()
+    assert len(readme.splitlines()) <= 200
+    assert "pip install -r requirements.txt -e . && gunicorn" in readme
+    for page in re.findall(r"``docs/([\w/-]+\.rst)``", readme):
+        assert (ROOT / "docs" / page).exists(), page
 
 
 def test_the_database_independent_tests_exist_and_ci_leaves_them_out_once():

@@ -1,4 +1,4 @@
-"""The SQLite rate-limit storage (datahub.ratelimit_store) through the ``limits`` API, on
+"""The SQLite rate-limit storage (datahub.platform.ratelimit_store) through the ``limits`` API, on
 real files: exact counts for every strategy, shared by storages, threads and forked
 processes on one file; clearing, resetting and pruning."""
 import multiprocessing
@@ -17,7 +17,7 @@ from limits.strategies import (
     SlidingWindowCounterRateLimiter,
 )
 
-from datahub.ratelimit_store import SQLiteStorage, storage_uri
+from datahub.platform.ratelimit_store import SQLiteStorage, storage_uri
 
 STRATEGIES = [MovingWindowRateLimiter, FixedWindowRateLimiter, SlidingWindowCounterRateLimiter]
 

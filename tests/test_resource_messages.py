@@ -4,7 +4,7 @@ import time
 
 import pytest
 
-from tests.auth.tokens import forge
+from tests.identity.auth.tokens import forge
 from tests.conftest import bearer
 from tests.resources import actors, create_collection, create_dataset  # noqa: F401
 

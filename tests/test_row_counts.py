@@ -3,7 +3,7 @@ import flask_migrate
 import pytest
 import sqlalchemy as sa
 
-from datahub.extensions import db
+from datahub.app.extensions import db
 
 
 def kept(app, table):
@@ -28,7 +28,7 @@ def test_the_kept_count_follows_creates_and_deletes(app, client, auth_headers, r
 
 
 def test_a_rolled_back_insert_leaves_the_count_alone(app, make_user):
-    from datahub.database import utcnow
+    from datahub.platform.database import utcnow
 
     owner = make_user().id
     with app.app_context():

@@ -9,9 +9,9 @@ import marshmallow
 import pytest
 from marshmallow import ValidationError
 
-from datahub import fields
-from datahub.fields import FIELD_ERRORS, SCHEMA_ERRORS, ErrorMessage, error_messages_for
-from datahub.validation import ByteLength, Length, OneOf, Range, Schema, pydantic_errors
+from datahub.web.validation import fields
+from datahub.web.validation.fields import FIELD_ERRORS, SCHEMA_ERRORS, ErrorMessage, error_messages_for
+from datahub.web.validation import ByteLength, Length, OneOf, Range, Schema, pydantic_errors
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -102,11 +102,11 @@ def test_422_bodies_do_not_depend_on_marshmallows_english():
     tests = [
         "tests/pipelines/test_validation.py",
         "tests/pipelines/test_bounds.py::test_too_many_steps_is_a_422_at_create_and_patch",
-        "tests/auth/test_login.py::test_invalid_login_bodies_are_422_in_the_pydantic_shape",
-        "tests/auth/test_login.py::test_no_body_at_all_is_422_body_required",
-        "tests/users/test_admin_api.py::test_list_query_validation",
-        "tests/users/test_admin_api.py::test_create_validation",
-        "tests/users/test_admin_api.py::test_patch_validation",
+        "tests/identity/auth/test_login.py::test_invalid_login_bodies_are_422_in_the_pydantic_shape",
+        "tests/identity/auth/test_login.py::test_no_body_at_all_is_422_body_required",
+        "tests/identity/users/test_admin_api.py::test_list_query_validation",
+        "tests/identity/users/test_admin_api.py::test_create_validation",
+        "tests/identity/users/test_admin_api.py::test_patch_validation",
         "tests/datasets/test_crud.py::test_list_query_validation",
         "tests/datasets/test_crud.py::test_create_validation",
         "tests/datasets/test_crud.py::test_patch_refuses_server_fields",

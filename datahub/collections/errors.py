@@ -1,5 +1,5 @@
 """The collections feature's errors."""
-from datahub.errors import NotFound
+from datahub.web.errors import NotFound
 
 
 class CollectionNotFound(NotFound): detail = "Collection not found"

@@ -1,11 +1,11 @@
 """/api/v1/collections: CRUD and membership."""
 from flask.views import MethodView
 
-from datahub.api import Blueprint
+from datahub.web.api import Blueprint
 from datahub.collections import schemas, services
 from datahub.identity.guard import authenticate
-from datahub.openapi import BEARER, operation
-from datahub.resource_views import changeable, owned_named_views
+from datahub.web.openapi import BEARER, operation
+from datahub.resources.views import changeable, owned_named_views
 
 blp = Blueprint(
     "collections", __name__, url_prefix="/api/v1/collections", guard=authenticate,

@@ -2,9 +2,9 @@
 ``owner_id`` and timestamps are refused with 422 ``extra fields not permitted``."""
 from marshmallow import post_load
 
-from datahub import fields
-from datahub.listing import NamedListArgsSchema, page_schema
-from datahub.validation import Length, Range, Schema, name_field, strip_name, text_field
+from datahub.web.validation import fields
+from datahub.web.listing import NamedListArgsSchema, page_schema
+from datahub.web.validation import Length, Range, Schema, name_field, strip_name, text_field
 
 MAX_MEMBERS_PER_REQUEST = 1000
 

@@ -3,12 +3,12 @@ import sqlalchemy as sa
 
 from datahub.collections.errors import CollectionNotFound
 from datahub.collections.models import Collection
-from datahub.database import utcnow
+from datahub.platform.database import utcnow
 from datahub.datasets.errors import DatasetNotFound
 from datahub.datasets.models import Dataset
-from datahub.extensions import db
-from datahub.listing import paginate, valid_id
-from datahub.resources import create_named, filter_named, get_or_404, update_named
+from datahub.app.extensions import db
+from datahub.web.listing import paginate, valid_id
+from datahub.resources.services import create_named, filter_named, get_or_404, update_named
 
 FIELDS = ("description", "dataset_ids")
 

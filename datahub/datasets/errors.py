@@ -1,5 +1,5 @@
 """The datasets feature's errors."""
-from datahub.errors import APIError, BadRequest, NotFound, UnprocessableContent
+from datahub.web.errors import APIError, BadRequest, NotFound, UnprocessableContent
 
 
 class DatasetNotFound(NotFound): detail = "Dataset not found"

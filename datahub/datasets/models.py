@@ -2,9 +2,9 @@
 import sqlalchemy as sa
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from datahub.database import UTCDateTime
-from datahub.extensions import db
-from datahub.resources import OwnedNamed
+from datahub.platform.database import UTCDateTime
+from datahub.app.extensions import db
+from datahub.resources.services import OwnedNamed
 
 
 class Dataset(OwnedNamed, db.Model):

@@ -1,4 +1,4 @@
-"""Previews, executed in isolated processes (datahub.isolation; the job itself is
+"""Previews, executed in isolated processes (datahub.platform.isolation; the job itself is
 datahub.datasets.previews_job), never in the web process: at most
 ``PREVIEW_CONCURRENCY`` at once per web process, each within ``PREVIEW_TIMEOUT_SECONDS``
 (waiting for a turn included) and ``PIPELINE_MEMORY_LIMIT`` + ``PIPELINE_MEMORY_MARGIN``;
@@ -7,7 +7,7 @@ import os
 import threading
 import time
 
-from datahub import isolation
+from datahub.platform import isolation
 from datahub.datasets.errors import (
     DatasetHasNoFile,
     DatasetNotTabular,

@@ -1,9 +1,9 @@
-"""A preview, as executed in an isolated process (datahub.isolation): the first rows of a
+"""A preview, as executed in an isolated process (datahub.platform.isolation): the first rows of a
 file, long cells cut, refused when its JSON is still larger than the bound."""
 import json
 
 from datahub.datasets import tabular
-from datahub.isolation import JobError
+from datahub.platform.isolation import JobError
 
 CELL_CHARS = 1000  # text longer than this is cut to it and ends with CUT_MARK
 CUT_MARK = "…"

@@ -12,8 +12,8 @@ from werkzeug.http import dump_options_header
 from werkzeug.wsgi import FileWrapper
 
 from datahub import quotas
-from datahub.api import Blueprint
-from datahub.bodies import takes_file
+from datahub.web.api import Blueprint
+from datahub.web.bodies import takes_file
 from datahub.datasets import conditional, previews, schemas, services
 from datahub.datasets.errors import (
     DatasetHasNoFile,
@@ -21,16 +21,16 @@ from datahub.datasets.errors import (
     FileNotFound,
     PreconditionFailed,
 )
-from datahub.datasets.storage import get_storage
+from datahub.platform.storage import get_storage
 from datahub.datasets.uploads import DEFAULT_CONTENT_TYPE, Upload, clean_filename
-from datahub.errors import FileTooLarge
-from datahub.extensions import db
+from datahub.web.errors import FileTooLarge
+from datahub.app.extensions import db
 from datahub.identity import permissions
 from datahub.identity.guard import authenticate, current_user
-from datahub.openapi import BEARER, operation
-from datahub.resource_views import changeable, owned_named_views
-from datahub.serving.gunicorn_worker import close_connection
-from datahub.validation import media_type_error
+from datahub.web.openapi import BEARER, operation
+from datahub.resources.views import changeable, owned_named_views
+from datahub.platform.serving.gunicorn_worker import close_connection
+from datahub.web.validation import media_type_error
 
 blp = Blueprint(
     "datasets", __name__, url_prefix="/api/v1/datasets", guard=authenticate,
@@ -77,7 +77,7 @@ _FILE_HEADERS = {
     "Last-Modified": {"description": "When the file was uploaded",
                       "schema": {"type": "string"}},
     "Content-Disposition": {
-        "description": "attachment; filename=\"ascii\"; filename*=UTF-8''...",
+        "description": "`attachment; filename=\"ascii\"; filename*=UTF-8''...`",
         "schema": {"type": "string"},
     },
     "Accept-Ranges": {"description": "Ranges of bytes can be asked for",

@@ -4,11 +4,11 @@ anything else (``id``, ``owner_id``, timestamps, ``file``) is refused with 422
 from flask import current_app
 from marshmallow import post_load
 
-from datahub import fields
+from datahub.web.validation import fields
 from datahub.datasets.tabular import FORMATS
-from datahub.listing import NamedListArgsSchema, page_schema
-from datahub.openapi import named_enum
-from datahub.validation import (
+from datahub.web.listing import NamedListArgsSchema, page_schema
+from datahub.web.openapi import named_enum
+from datahub.web.validation import (
     Length,
     Range,
     Schema,

@@ -2,13 +2,13 @@
 import sqlalchemy as sa
 
 from datahub import quotas
-from datahub.database import utcnow
+from datahub.platform.database import utcnow
 from datahub.datasets.errors import DatasetNotFound
 from datahub.datasets.models import Dataset, DatasetTag
 from datahub.datasets.storage import delete_quietly
-from datahub.extensions import db
-from datahub.listing import paginate
-from datahub.resources import create_named, filter_named, get_or_404, update_named
+from datahub.app.extensions import db
+from datahub.web.listing import paginate
+from datahub.resources.services import create_named, filter_named, get_or_404, update_named
 
 FIELDS = ("description", "tags")
 

@@ -1,13 +1,12 @@
-"""The datasets' side of storage (datahub.storage): removing files whose rows are gone,
+"""The datasets' side of storage (datahub.platform.storage): removing files whose rows are gone,
 and the sweep run at worker start, which asks the database which keys rows refer to.
-The backends themselves live in :mod:`datahub.storage`; their names are re-exported here."""
+The backends themselves live in :mod:`datahub.platform.storage`."""
 import logging
 
 import sqlalchemy as sa
 
-from datahub.errors import StorageUnavailable
-from datahub.storage import StoredFile, get_storage  # noqa: F401  (re-exported)
-from datahub.storage.local import TEMP_PREFIX, LocalStorage  # noqa: F401  (re-exported)
+from datahub.web.errors import StorageUnavailable
+from datahub.platform.storage import get_storage
 
 log = logging.getLogger("datahub.storage")
 
@@ -23,10 +22,10 @@ def delete_quietly(key):
 
 
 def sweep_storage(app):
-    """Remove what killed workers left in storage (see datahub.storage.local and
-    datahub.storage.s3); run at worker start. Never fails the start: a failure is logged and the files stay."""
+    """Remove what killed workers left in storage (see datahub.platform.storage.local and
+    datahub.platform.storage.s3); run at worker start. Never fails the start: a failure is logged and the files stay."""
     from datahub.datasets.models import Dataset
-    from datahub.extensions import db
+    from datahub.app.extensions import db
 
     with app.app_context():
         try:

@@ -227,7 +227,7 @@ def preview(path, limit, memory_limit="512MB", threads=None, temp_dir=None,
             "rows": [[json_value(value) for value in row] for row in rows]}
 
 
-# Functions a sql step may not call (see README "Steps"): they tell about the server, not
+# Functions a sql step may not call (docs/reference/pipelines.rst, "Steps"): they tell about the server, not
 # the data.
 DENIED_FUNCTIONS = frozenset({
     # settings (which name server paths), variables, the environment

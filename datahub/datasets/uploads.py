@@ -22,11 +22,11 @@ from werkzeug.sansio.multipart import (
     NeedData,
 )
 
-from datahub.bodies import MULTIPART_OVERHEAD, open_body
+from datahub.web.bodies import MULTIPART_OVERHEAD, open_body
 from datahub.datasets.errors import EmptyFile, FormEncodedUpload
-from datahub.errors import BadRequest, IncompleteBody, RequestValidationError
-from datahub.serving.gunicorn_worker import CHUNK_SIZE, socket_body
-from datahub.validation import media_type_error
+from datahub.web.errors import BadRequest, IncompleteBody, RequestValidationError
+from datahub.platform.serving.gunicorn_worker import CHUNK_SIZE, socket_body
+from datahub.web.validation import media_type_error
 
 MAX_PART_HEADERS = 16 * 1024
 DEFAULT_CONTENT_TYPE = "application/octet-stream"

@@ -2,8 +2,8 @@
 each login from what the provider says; never a local password."""
 import sqlalchemy as sa
 
-from datahub.audit import audit
-from datahub.extensions import db
+from datahub.web.audit import audit
+from datahub.app.extensions import db
 from datahub.identity.errors import AccountExistsWithOtherProvider
 from datahub.identity.models import User, normalise_email
 

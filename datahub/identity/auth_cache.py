@@ -36,7 +36,7 @@ from flask import current_app, has_app_context
 from sqlalchemy import event
 from sqlalchemy.sql import operators
 
-from datahub.extensions import db
+from datahub.app.extensions import db
 from datahub.identity.invalidation_channel import RedisChannel
 from datahub.identity.models import AuthSession, RevokedAccessToken, User
 

@@ -1,5 +1,5 @@
 """The identity core's errors: authentication, sessions and accounts of identity providers."""
-from datahub.errors import APIError, Conflict, NotFound, ServiceUnavailable
+from datahub.web.errors import APIError, Conflict, NotFound, ServiceUnavailable
 
 
 class NotAuthenticated(APIError):

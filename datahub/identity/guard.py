@@ -16,8 +16,8 @@ import sqlalchemy as sa
 from flask import current_app, g, request
 from werkzeug.local import LocalProxy
 
-from datahub.database import LookupConnections, driver_sql
-from datahub.extensions import db
+from datahub.platform.database import LookupConnections, driver_sql
+from datahub.app.extensions import db
 from datahub.identity import auth_cache, tokens
 from datahub.identity.errors import InvalidToken, NotAuthenticated, TokenRevoked
 from datahub.identity.fifo_cache import FifoCache
@@ -107,7 +107,7 @@ class AccessGuard:
     # -- the user ----------------------------------------------------------------------
 
     def _fetch_one(self, params):
-        """One row of the lookup (datahub.database.LookupConnections)."""
+        """One row of the lookup (datahub.platform.database.LookupConnections)."""
         return self.connections.fetch_one(self.sql, params)
 
     def load(self, claims):
@@ -173,7 +173,7 @@ def auth_required(view):
         authenticate()
         return view(*args, **kwargs)
 
-    # Copied onto the decorators above it (functools.wraps); datahub.api runs it before
+    # Copied onto the decorators above it (functools.wraps); datahub.web.api runs it before
     # answering 422 for a bad path parameter, so a 401 still comes first.
     wrapper.bearer_guard = authenticate
     return wrapper

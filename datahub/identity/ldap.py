@@ -18,7 +18,7 @@ from ldap3.core.exceptions import LDAPException
 from ldap3.utils.conv import escape_filter_chars
 from ldap3.utils.dn import safe_dn
 
-from datahub.extensions import per_app
+from datahub.app.extensions import per_app
 
 log = logging.getLogger(__name__)
 

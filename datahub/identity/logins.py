@@ -3,8 +3,8 @@ else asked of the directory, LDAP, when it is configured), or the answer of an O
 Connect provider. Failures are audited and raised; the caller starts the session."""
 import sqlalchemy as sa
 
-from datahub.audit import audit
-from datahub.extensions import db
+from datahub.web.audit import audit
+from datahub.app.extensions import db
 from datahub.identity import ldap, oidc
 from datahub.identity.accounts import sync_oidc_user, sync_provider_user
 from datahub.identity.errors import (
@@ -15,7 +15,7 @@ from datahub.identity.errors import (
 )
 from datahub.identity.models import User, normalise_email
 from datahub.identity.passwords import check_password
-from datahub.metrics import count_login
+from datahub.web.metrics import count_login
 
 _UNAVAILABLE = frozenset({"directory_unavailable", "provider_unavailable"})
 

@@ -4,8 +4,8 @@ import uuid
 import sqlalchemy as sa
 from sqlalchemy.orm import Mapped, mapped_column
 
-from datahub.database import UTCDateTime, utcnow
-from datahub.extensions import db
+from datahub.platform.database import UTCDateTime, utcnow
+from datahub.app.extensions import db
 
 ROLES = ("viewer", "editor", "admin")
 PROVIDERS = ("local", "ldap", "oidc")

@@ -22,9 +22,9 @@ from joserfc.errors import InvalidKeyIdError, JoseError
 from joserfc.jwk import KeySet
 from joserfc.jws import JWSRegistry
 
-from datahub.extensions import per_app
+from datahub.app.extensions import per_app
 from datahub.identity.models import ROLES
-from datahub.validation import has_control_character, without_control_characters
+from datahub.web.validation import has_control_character, without_control_characters
 
 log = logging.getLogger(__name__)
 

@@ -5,7 +5,7 @@ delete what it owns. admin: everything. Any refusal is 403 ``Forbidden``.
 """
 import functools
 
-from datahub.errors import Forbidden
+from datahub.web.errors import Forbidden
 
 READ_ROLES = frozenset({"viewer", "editor", "admin"})
 CREATE_ROLES = frozenset({"editor", "admin"})

@@ -13,7 +13,7 @@ The tokens themselves are the codec's (datahub.identity.tokens).
 
 Refreshes of one session are serialised: ``SELECT ... FOR UPDATE`` on the session row on
 PostgreSQL, the write lock that ``BEGIN IMMEDIATE`` takes for every writing request on
-SQLite (datahub.database).
+SQLite (datahub.platform.database).
 """
 import secrets
 import uuid
@@ -22,14 +22,14 @@ from datetime import datetime, timedelta, timezone
 import sqlalchemy as sa
 from flask import current_app, has_request_context, request
 
-from datahub.audit import audit
-from datahub.config import as_timedelta
-from datahub.database import utcnow
-from datahub.extensions import db
+from datahub.web.audit import audit
+from datahub.app.config import as_timedelta
+from datahub.platform.database import utcnow
+from datahub.app.extensions import db
 from datahub.identity import tokens
 from datahub.identity.errors import InvalidToken, TokenExpired, TokenRevoked
 from datahub.identity.models import AuthSession, RefreshToken, RevokedAccessToken
-from datahub.validation import without_control_characters
+from datahub.web.validation import without_control_characters
 
 
 def _client():

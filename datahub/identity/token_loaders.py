@@ -11,8 +11,8 @@ import sqlalchemy as sa
 from flask import g
 from flask_jwt_extended import get_jwt, verify_jwt_in_request
 
-from datahub.errors import error_response
-from datahub.extensions import db
+from datahub.web.errors import error_response
+from datahub.app.extensions import db
 from datahub.identity.errors import (
     InvalidToken,
     NotAuthenticated,

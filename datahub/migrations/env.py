@@ -12,7 +12,7 @@ config = context.config
 # Interpret the config file for Python logging.
 # This line sets up loggers basically.
 # Keep the app's loggers: gunicorn's master migrates before its workers fork.
-# With LOG_FORMAT=json the app has configured logging already (datahub/logs.py).
+# With LOG_FORMAT=json the app has configured logging already (datahub/web/logs.py).
 if current_app.config.get("LOG_FORMAT") == "json":
     logging.getLogger("alembic").setLevel(logging.INFO)
 else:

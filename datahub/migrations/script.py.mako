@@ -8,7 +8,7 @@ Create Date: ${create_date}
 from alembic import op
 import sqlalchemy as sa
 
-import datahub.database
+import datahub.platform.database
 ${imports if imports else ""}
 
 # revision identifiers, used by Alembic.

@@ -10,7 +10,7 @@ import click
 from flask import current_app
 from flask.cli import with_appcontext
 
-from datahub import isolation
+from datahub.platform import isolation
 from datahub.pipelines import wakeups
 from datahub.pipelines.worker import Worker, reap_stale
 

@@ -1,5 +1,5 @@
 """The pipelines feature's errors."""
-from datahub.errors import Conflict, NotFound
+from datahub.web.errors import Conflict, NotFound
 
 
 class PipelineNotFound(NotFound): detail = "Pipeline not found"

@@ -1,6 +1,6 @@
 """One run, start to finish, in the worker: read what the run needs from the database,
 re-authorise its owner, copy its inputs where the run's process can read them, execute
-the query in an isolated process (datahub.pipelines.query_job through datahub.isolation),
+the query in an isolated process (datahub.pipelines.query_job through datahub.platform.isolation),
 store the output file atomically as the output dataset's, and record the outcome.
 
 The query's process can read only the run's input files, write only its output file and
@@ -19,19 +19,20 @@ from dataclasses import dataclass, field
 import sqlalchemy as sa
 from flask import current_app
 
-from datahub import isolation, quotas
-from datahub.database import utcnow
+from datahub.platform import isolation
+from datahub import quotas
+from datahub.platform.database import utcnow
 from datahub.datasets import tabular
 from datahub.datasets.models import Dataset
 from datahub.datasets.services import discard, drop_replaced, set_file
-from datahub.datasets.storage import get_storage
-from datahub.errors import InsufficientStorage, StorageUnavailable
-from datahub.extensions import db
+from datahub.platform.storage import get_storage
+from datahub.web.errors import InsufficientStorage, StorageUnavailable
+from datahub.app.extensions import db
 from datahub.identity import permissions
 from datahub.identity.models import User
 from datahub.pipelines.engine import PipelineError
 from datahub.pipelines.models import Pipeline, Run
-from datahub.resources import name_key
+from datahub.resources.services import name_key
 
 log = logging.getLogger("datahub.pipelines.execute")
 
@@ -134,7 +135,7 @@ def _plan(pipeline):
 def execute_run(app, run_id, name, check, pool=None):
     """Execute run ``run_id``, which worker ``name`` has claimed. ``check()`` raises
     :class:`RunStopped` once the run is no longer ours; ``pool`` is the
-    :class:`~datahub.isolation.ProcessPool` to take the query's process from."""
+    :class:`~datahub.platform.isolation.ProcessPool` to take the query's process from."""
     run = db.session.get(Run, run_id)
     pipeline = db.session.get(Pipeline, run.pipeline_id) if run else None
     if pipeline is None:

@@ -2,9 +2,9 @@
 import sqlalchemy as sa
 from sqlalchemy.orm import Mapped, mapped_column
 
-from datahub.database import UTCDateTime, utcnow
-from datahub.extensions import db
-from datahub.resources import OwnedNamed
+from datahub.platform.database import UTCDateTime, utcnow
+from datahub.app.extensions import db
+from datahub.resources.services import OwnedNamed
 
 ACTIVE_STATUSES = ("queued", "running")
 STATUSES = ("queued", "running", "succeeded", "failed", "cancelled")

@@ -1,4 +1,4 @@
-"""A run's query, as executed in an isolated process (datahub.isolation): compile the steps
+"""A run's query, as executed in an isolated process (datahub.platform.isolation): compile the steps
 into one DuckDB query over the input files and ``COPY`` its result to the output file.
 Answers ``{"rows_in", "rows_out"}``; a problem the user can fix is a ``JobError`` of kind
 ``pipeline`` whose message the run shows. It knows no database and no storage: the worker
@@ -6,7 +6,7 @@ Answers ``{"rows_in", "rows_out"}``; a problem the user can fix is a ``JobError`
 import duckdb
 
 from datahub.datasets import tabular
-from datahub.isolation import JobError
+from datahub.platform.isolation import JobError
 from datahub.pipelines import engine
 from datahub.pipelines.engine import PipelineError
 

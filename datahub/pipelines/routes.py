@@ -2,12 +2,12 @@
 from flask import url_for
 from flask.views import MethodView
 
-from datahub.api import Blueprint
+from datahub.web.api import Blueprint
 from datahub.identity import permissions
 from datahub.identity.guard import authenticate, current_user
-from datahub.openapi import BEARER, operation
+from datahub.web.openapi import BEARER, operation
 from datahub.pipelines import schemas, services
-from datahub.resource_views import changeable, owned_named_views
+from datahub.resources.views import changeable, owned_named_views
 
 blp = Blueprint(
     "pipelines", __name__, url_prefix="/api/v1/pipelines", guard=authenticate,

@@ -4,14 +4,14 @@
 from flask import current_app
 from marshmallow import ValidationError, post_load, validate
 
-from datahub import fields
+from datahub.web.validation import fields
 from datahub.datasets.schemas import FILE_FORMAT
 from datahub.datasets.tabular import FORMATS
-from datahub.fields import ErrorMessage
-from datahub.listing import MAX_ID, ListArgsSchema, NamedListArgsSchema, page_schema
+from datahub.web.validation.fields import ErrorMessage
+from datahub.web.listing import MAX_ID, ListArgsSchema, NamedListArgsSchema, page_schema
 from datahub.pipelines.models import STATUSES
 from datahub.pipelines.steps import step_field
-from datahub.validation import (
+from datahub.web.validation import (
     ASCII_SPACE,
     OneOf,
     Range,
@@ -23,7 +23,7 @@ from datahub.validation import (
 
 MAX_STEPS = 100  # PIPELINE_MAX_STEPS' default, which the OpenAPI document states
 STEP_DOC = {
-    "description": "One step; `op` chooses its shape (see the *Step schemas)",
+    "description": "One step; `op` chooses its shape (`SelectStep` ... `SqlStep`)",
     "oneOf": [{"$ref": f"#/components/schemas/{name}Step"}
               for name in ("Select", "Rename", "Filter", "Sort", "Dedupe", "Limit", "Cast",
                            "Aggregate", "Join", "Sql")],

@@ -3,12 +3,12 @@ import sqlalchemy as sa
 from flask import current_app
 
 from datahub import quotas
-from datahub.database import utcnow
+from datahub.platform.database import utcnow
 from datahub.datasets.errors import DatasetNotFound
 from datahub.datasets.models import Dataset
-from datahub.errors import RequestValidationError
-from datahub.extensions import db
-from datahub.listing import paginate, valid_id
+from datahub.web.errors import RequestValidationError
+from datahub.app.extensions import db
+from datahub.web.listing import paginate, valid_id
 from datahub.pipelines.errors import (
     PipelineAlreadyRunning,
     PipelineNotFound,
@@ -16,7 +16,7 @@ from datahub.pipelines.errors import (
 )
 from datahub.pipelines import wakeups
 from datahub.pipelines.models import ACTIVE_STATUSES, Pipeline, Run
-from datahub.resources import create_named, filter_named, get_or_404, update_named
+from datahub.resources.services import create_named, filter_named, get_or_404, update_named
 
 CANCELLED_BY_USER = "cancelled by a user"
 FIELDS = ("description", "source_dataset_id", "steps", "output_dataset_name", "output_format")

@@ -2,10 +2,10 @@
 schema by ``op`` so each error keeps its place (``["body", "steps", 0, "value"]``)."""
 from marshmallow import ValidationError, validate
 
-from datahub import fields
+from datahub.web.validation import fields
 from datahub.datasets.tabular import check_select
-from datahub.fields import NOT_A_DICT, NOT_A_STRING, REQUIRED, ErrorMessage
-from datahub.validation import (
+from datahub.web.validation.fields import NOT_A_DICT, NOT_A_STRING, REQUIRED, ErrorMessage
+from datahub.web.validation import (
     MAX_LENGTH,
     NO_NUL_PATTERN,
     Length,

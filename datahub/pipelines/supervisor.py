@@ -18,11 +18,9 @@ STABLE_SECONDS = 10.0
 
 
 class WorkerSupervisor:
-    def __init__(self, command=None, env=None):
+    def __init__(self, command=None):
         self.command = command or [sys.executable, "-m", "flask", "--app", "datahub", "worker"]
-        self.env = env
         self.process = None
-        self.starts = 0
         self._stopping = threading.Event()
         self._thread = threading.Thread(target=self._supervise, daemon=True,
                                         name="datahub-worker-supervisor")
@@ -33,10 +31,9 @@ class WorkerSupervisor:
         return self
 
     def _spawn(self):
-        env = dict(self.env if self.env is not None else os.environ)
+        env = dict(os.environ)
         env[PARENT_ENV] = str(os.getpid())
         self.process = subprocess.Popen(self.command, env=env)
-        self.starts += 1
         log.info("pipeline worker process %s started", self.process.pid)
 
     def _supervise(self):

@@ -22,8 +22,8 @@ import click
 import sqlalchemy as sa
 from celery import Celery, Task, signals
 
-from datahub.database import utcnow
-from datahub.extensions import db
+from datahub.platform.database import utcnow
+from datahub.app.extensions import db
 from datahub.pipelines.models import Run
 from datahub.pipelines.worker import Worker, reap_stale
 

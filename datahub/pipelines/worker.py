@@ -1,5 +1,5 @@
 """The worker: claims queued runs fairly, executes them off the request path (each run's
-query in a process of its own, datahub.isolation), heartbeats them, and fails runs whose
+query in a process of its own, datahub.platform.isolation), heartbeats them, and fails runs whose
 worker died.
 
 Fair: the next run is the oldest queued run of the owner with the fewest runs running,
@@ -24,9 +24,10 @@ from datetime import datetime, timedelta
 
 import sqlalchemy as sa
 
-from datahub import isolation, metrics
-from datahub.database import utcnow
-from datahub.extensions import db
+from datahub.platform import isolation
+from datahub.web import metrics
+from datahub.platform.database import utcnow
+from datahub.app.extensions import db
 from datahub.pipelines import wakeups
 from datahub.pipelines.execute import RunStopped, execute_run
 from datahub.pipelines.models import Pipeline, Run

@@ -4,7 +4,7 @@ from pathlib import Path
 
 from flask import Blueprint, send_from_directory
 
-from datahub.errors import PermanentRedirect
+from datahub.web.errors import PermanentRedirect
 
 STATIC = Path(__file__).resolve().parent / "static"
 

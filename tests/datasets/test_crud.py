@@ -3,7 +3,7 @@ import os
 
 import pytest
 
-from datahub.validation import NAME_PATTERN
+from datahub.web.validation import NAME_PATTERN
 from tests.resources import create_collection, create_dataset, upload, validation_error
 
 URL = "/api/v1/datasets/"
@@ -284,7 +284,7 @@ def test_wrong_method_is_405_json(client, actors):
 
 def test_the_database_enforces_unique_names(client, actors, monkeypatch):
     """Two requests can both pass the pre-check; the unique index still refuses one."""
-    from datahub import resources
+    from datahub.resources import services as resources
 
     headers = actors["editor"].headers
     create_dataset(client, headers, "Raced")

@@ -528,8 +528,8 @@ def test_multipart_without_boundary_is_400(client, editor, dataset):
 
 def test_upload_to_a_dataset_deleted_meanwhile_leaves_nothing(client, editor, dataset, storage,
                                                               app, monkeypatch):
-    from datahub.extensions import db
-    from datahub.storage import get_storage
+    from datahub.app.extensions import db
+    from datahub.platform.storage import get_storage
 
     with app.app_context():
         backend_class = type(get_storage())
@@ -698,7 +698,7 @@ def test_values_stored_before_the_checks_still_download(app, client, editor, dat
                                                         content_type, file_name):
     """Rows written before content types and names were checked: the download sends
     application/octet-stream and a cleaned name instead of failing with a 500."""
-    from datahub.extensions import db
+    from datahub.app.extensions import db
 
     assert upload(client, editor.headers, dataset["id"], b"kept").status_code == 200
     with app.app_context():

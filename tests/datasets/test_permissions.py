@@ -84,8 +84,8 @@ def test_read_matrix(client, actors, actor, allowed, action):
 
 
 def test_demoted_editor_loses_write_access_at_once(client, actors, app):
-    from datahub.extensions import db
-    from datahub.users import services
+    from datahub.app.extensions import db
+    from datahub.identity.users import services
 
     editor = actors["editor"]
     dataset = create_dataset(client, editor.headers, "mine")

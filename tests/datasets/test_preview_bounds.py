@@ -6,7 +6,7 @@ import os
 import duckdb
 import pytest
 
-from datahub import isolation
+from datahub.platform import isolation
 from datahub.datasets.previews_job import CELL_CHARS, CUT_MARK
 from tests.resources import create_dataset, upload
 

@@ -10,8 +10,8 @@ import urllib.request
 import pytest
 
 from datahub.pipelines.execute import NO_ROOM_FOR_INPUTS
-from datahub.storage import get_storage
-from datahub.storage.s3 import S3Storage
+from datahub.platform.storage import get_storage
+from datahub.platform.storage.s3 import S3Storage
 from tests.datasets.test_files import GeneratedStream, pattern, put_stream, sha256_of
 from tests.e2e.conftest import free_port
 from tests.pipelines.helpers import create_pipeline, run_now, source
@@ -347,7 +347,7 @@ def test_a_run_whose_inputs_do_not_fit_the_temporary_folder_fails_clearly(
 ])
 def test_a_storage_setting_that_cannot_work_stops_the_start(base_config, settings, message):
     from datahub import create_app
-    from datahub.secrets import ConfigurationError
+    from datahub.app.secrets import ConfigurationError
 
     with pytest.raises(ConfigurationError, match=message):
         create_app({**base_config, **settings})
@@ -356,7 +356,7 @@ def test_a_storage_setting_that_cannot_work_stops_the_start(base_config, setting
 @pytest.mark.parametrize("url", [None, "", "file:///var/lib/datahub/storage"])
 def test_no_url_or_a_file_url_is_the_local_folder(base_config, url):
     from datahub import create_app
-    from datahub.storage.local import LocalStorage
+    from datahub.platform.storage.local import LocalStorage
 
     app = create_app({**base_config, "STORAGE_URL": url})
     with app.app_context():

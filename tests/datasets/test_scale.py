@@ -3,9 +3,9 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy import event
 
-from datahub.database import utcnow
+from datahub.platform.database import utcnow
 from datahub.datasets.models import Dataset, DatasetTag
-from datahub.extensions import db
+from datahub.app.extensions import db
 
 ROWS = 100_000
 

@@ -7,9 +7,10 @@ import sys
 
 import pytest
 
-from datahub.datasets.storage import TEMP_PREFIX, LocalStorage, sweep_storage
-from datahub.storage import get_storage
-from datahub.storage.s3 import S3Storage, new_key
+from datahub.datasets.storage import sweep_storage
+from datahub.platform.storage.local import TEMP_PREFIX, LocalStorage
+from datahub.platform.storage import get_storage
+from datahub.platform.storage.s3 import S3Storage, new_key
 from tests.processes import popen
 from tests.resources import create_dataset, upload
 
@@ -93,7 +94,7 @@ def test_sweep_storage_never_fails_the_worker_start(app, monkeypatch, caplog):
 
 
 def test_sweep_storage_with_s3_unreachable_never_fails_the_worker_start(app, caplog, backend):
-    from datahub.errors import StorageUnavailable
+    from datahub.web.errors import StorageUnavailable
 
     if backend == "local":
         return  # only S3 can be unreachable

@@ -45,7 +45,7 @@ def _login():
 
 def _restore_admin():
     from datahub import create_app
-    from datahub.users import services
+    from datahub.identity.users import services
 
     app = create_app()  # same DATAHUB_* environment as the server
     with app.app_context():

@@ -209,7 +209,7 @@ def audit_storage(app, server):
     """Problems between the datasets table and the storage folder, as a dict of lists:
     rows pointing at a missing or different file, stored files no row references, and
     temporary files. All empty means consistent."""
-    from datahub.extensions import db
+    from datahub.app.extensions import db
 
     with app.app_context():
         rows = db.session.execute(sa.text(

@@ -13,7 +13,7 @@ import pytest
 import redis
 
 from datahub import create_app
-from datahub.extensions import db
+from datahub.app.extensions import db
 from datahub.pipelines.tasks import QUEUE, TASK_NAME
 from datahub.pipelines.worker import SHUTDOWN_ERROR, STALE_ERROR
 from tests.conftest import TEST_SECRET

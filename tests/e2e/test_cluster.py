@@ -17,7 +17,7 @@ import requests
 import sqlalchemy as sa
 
 from tests.e2e import cluster as topology
-from tests.e2e.test_readme import readme_script
+from tests.e2e.docs_examples import walkthrough_script
 
 pytestmark = pytest.mark.e2e
 
@@ -115,7 +115,7 @@ def forget_data(database, s3):
 
 
 @pytest.mark.parametrize("where", ["nginx", "host a", "host b"])
-def test_the_readme_walkthrough_passes_through_nginx_and_each_host(
+def test_the_docs_walkthrough_passes_through_nginx_and_each_host(
         the_cluster, database, s3_bucket, tmp_path, where):
     forget_data(database, s3_bucket)
     url = {"nginx": the_cluster.nginx.url, "host a": the_cluster.hosts[0].url,
@@ -126,7 +126,7 @@ def test_the_readme_walkthrough_passes_through_nginx_and_each_host(
     venv_bin = str(Path(sys.executable).parent)
     ca = the_cluster.ca_file
     result = subprocess.run(
-        ["bash", "-c", readme_script(url)], cwd=work, capture_output=True, text=True,
+        ["bash", "-c", walkthrough_script(url)], cwd=work, capture_output=True, text=True,
         timeout=180, stdin=subprocess.DEVNULL,
         env={"PATH": f"{venv_bin}:/usr/bin:/bin:/usr/local/bin", "HOME": str(home),
              "PYTHON": sys.executable, "DATAHUB_PASSWORD": topology.ADMIN_PASSWORD,

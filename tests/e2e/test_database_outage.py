@@ -39,7 +39,7 @@ def app(base_config, database_url, migrated, gunicorn_env):
     import flask_migrate
 
     from datahub import create_app
-    from datahub.extensions import db
+    from datahub.app.extensions import db
 
     app = create_app({**base_config, "SQLALCHEMY_DATABASE_URI": POSTGRES})
     with app.app_context():

@@ -1,4 +1,4 @@
-"""The README's curl walk-through against a real gunicorn with two workers, using the
+"""The curl walk-through of the documentation against a real gunicorn with two workers, using the
 real curl binary and its cookie jar (which, unlike Python's, sends a Secure cookie to
 127.0.0.1 over plain http, as browsers do for localhost)."""
 import json

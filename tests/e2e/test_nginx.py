@@ -5,7 +5,7 @@ import subprocess
 
 import pytest
 
-from datahub.extensions import db
+from datahub.app.extensions import db
 from datahub.identity.models import RefreshToken
 from datahub.spa import STATIC as SPA_STATIC
 from tests.e2e.nginx_site import run_for_test

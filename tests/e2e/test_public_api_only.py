@@ -1,4 +1,4 @@
-"""Every library internal turned off at once (README "Library internals"), through a real
+"""Every library internal turned off at once (docs/contributing/internals.rst), through a real
 gunicorn: gunicorn's own ``gthread`` worker, and only the public API of Flask,
 Flask-Limiter and SQLAlchemy. The service answers as with them."""
 import http.client

@@ -1,7 +1,7 @@
-"""Every bash and Python example of README.rst, run in order as written (bash, the real
-curl, the ``datahub`` command, the Python client) against a real gunicorn, so that the
-documentation cannot drift from the service. Only the documented address is replaced by
-the test server's."""
+"""Every bash and Python example of the documentation's walk-through (the quickstart, then
+the guides for curl, the ``datahub`` command and Python), run in order as written (bash,
+the real curl, the ``datahub`` command, the Python client) against a real gunicorn, so that
+the documentation cannot drift from the service (tests/e2e/docs_examples.py)."""
 import re
 import shutil
 import subprocess
@@ -10,46 +10,40 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import ROOT
+from tests.e2e.docs_examples import (
+    RUNNABLE,
+    WALKTHROUGH,
+    code_blocks,
+    named_block,
+    pages,
+    script,
+    walkthrough_blocks,
+    walkthrough_script,
+)
 
 pytestmark = pytest.mark.e2e
 
-DOCUMENTED_URL = "http://127.0.0.1:8000"
-BLOCK = re.compile(r"^\.\. code-block:: (\w+)\n\n((?:(?:    .*)?\n)+)", re.MULTILINE)
+
+def test_every_runnable_example_is_in_the_walkthrough():
+    """A bash or python block on another page would never run: such pages show commands
+    as literal blocks (``::``) instead."""
+    elsewhere = {page: [code for language, _, code in code_blocks(text) if language in RUNNABLE]
+                 for page, text in pages().items() if page not in WALKTHROUGH}
+    assert {page: codes for page, codes in elsewhere.items() if codes} == {}
+    languages = [language for language, _, _ in walkthrough_blocks()]
+    assert languages.count("bash") >= 7 and languages.count("python") >= 1
 
 
-def readme_blocks():
-    """(language, code) of every bash and python code block, in document order."""
-    text = (ROOT / "README.rst").read_text()
-    blocks = [(language, "\n".join(line[4:] for line in body.splitlines()).strip() + "\n")
-              for language, body in BLOCK.findall(text)]
-    return [(language, code) for language, code in blocks if language in ("bash", "python")]
-
-
-def readme_script(url):
-    parts = ["set -euo pipefail"]
-    for number, (language, code) in enumerate(readme_blocks()):
-        code = code.replace(DOCUMENTED_URL, url)
-        if language == "python":
-            parts.append(f'"$PYTHON" - <<\'PYTHON_BLOCK_{number}\'\n{code}PYTHON_BLOCK_{number}')
-        else:
-            parts.append(code)
-    return "\n".join(parts) + "\n"
-
-
-def test_every_curl_example_is_in_a_block_that_runs():
-    text = (ROOT / "README.rst").read_text()
-    run = "".join(code for _, code in readme_blocks())
-    examples = [line.strip() for line in text.splitlines()
-                if line.startswith("    ") and re.search(r"\bcurl\s", line)]
-    assert len(examples) > 20
-    missing = [line for line in examples if line not in run]
+def test_every_curl_command_is_in_a_block_that_runs():
+    run = "".join(code for _, _, code in walkthrough_blocks())
+    commands = [line.strip() for text in pages().values() for line in text.splitlines()
+                if line.startswith("    ") and re.match(r"\s*(\S+=\$\()?curl\s", line)]
+    assert len(commands) > 20
+    missing = [line for line in commands if line not in run]
     assert missing == []
-    languages = [language for language, _ in readme_blocks()]
-    assert languages.count("bash") >= 5 and languages.count("python") >= 1
 
 
-def test_readme_examples_run(app, gunicorn_server, tmp_path):
+def test_walkthrough_examples_run(app, gunicorn_server, tmp_path):
     for tool in ("curl", "bash", "sha256sum", "cmp"):
         assert shutil.which(tool), f"{tool} is needed for this test"
     home = tmp_path / "home"
@@ -59,7 +53,7 @@ def test_readme_examples_run(app, gunicorn_server, tmp_path):
     venv_bin = str(Path(sys.executable).parent)  # where the `datahub` command is installed
     assert Path(venv_bin, "datahub").exists()
     result = subprocess.run(
-        ["bash", "-c", readme_script(gunicorn_server.url)], cwd=work, capture_output=True,
+        ["bash", "-c", walkthrough_script(gunicorn_server.url)], cwd=work, capture_output=True,
         text=True, timeout=120, stdin=subprocess.DEVNULL,
         env={"PATH": f"{venv_bin}:/usr/bin:/bin:/usr/local/bin", "HOME": str(home),
              "PYTHON": sys.executable, "DATAHUB_PASSWORD": gunicorn_server.admin_password()},
@@ -91,10 +85,34 @@ def test_readme_examples_run(app, gunicorn_server, tmp_path):
     # Every stored file belongs to a dataset still there (the pipeline walk-through keeps
     # its source and output); the datasets deleted on the way took their files along.
     from datahub.datasets.models import Dataset
-    from datahub.extensions import db
+    from datahub.app.extensions import db
 
     with app.app_context():
         keys = set(db.session.scalars(db.select(Dataset.file_key).where(
             Dataset.file_key.is_not(None))))
     stored = {path.name for path in (gunicorn_server.instance_path / "storage").iterdir()}
     assert stored == keys
+
+
+def run_blocks(server, tmp_path, code, password):
+    return subprocess.run(
+        ["bash", "-c", script(server.url, [("bash", None, code)])], cwd=tmp_path,
+        capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+        env={"PATH": "/usr/bin:/bin:/usr/local/bin", "DATAHUB_PASSWORD": password})
+
+
+def test_a_failing_step_shows_the_api_detail(gunicorn_server, tmp_path):
+    """The walk-through stops at a step the API refuses, with the API's detail."""
+    login = named_block("quickstart-login")
+    refused = run_blocks(gunicorn_server, tmp_path, login, "not the password")
+    assert refused.returncode != 0
+    assert refused.stderr.strip() == "Error: Invalid email or password", refused.stderr
+
+    invalid = run_blocks(gunicorn_server, tmp_path, login + """
+        curl -sS -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' \\
+          -d '{"name": ""}' "$BASE/datasets/" | pick id
+        echo not reached
+    """, gunicorn_server.admin_password())
+    assert invalid.returncode != 0 and "not reached" not in invalid.stdout
+    assert invalid.stderr.startswith("Error: body.name: "), invalid.stderr
+    assert "Traceback" not in refused.stderr + invalid.stderr

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from datahub.bodies import DRAIN_UNREAD_SECONDS
+from datahub.web.bodies import DRAIN_UNREAD_SECONDS
 from tests.e2e.test_slow_clients import address, create_dataset, login, parse, request, trickling
 
 pytestmark = pytest.mark.e2e

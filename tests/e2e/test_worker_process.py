@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from datahub.extensions import db
+from datahub.app.extensions import db
 from datahub.pipelines.models import Run
 from datahub.pipelines.worker import STALE_ERROR
 from tests.e2e.conftest import start_gunicorn, stop_gunicorn
@@ -77,7 +77,7 @@ def test_a_worker_killed_mid_run_is_started_again_and_its_run_fails_as_stale(
     wait_for(client, editor, heavy["id"], run["id"], {"running"}, 30)
     deadline = time.monotonic() + 10  # claimed first, then its inputs, then the process
     while not (query := [pid for pid, command in children(worker).items()
-                         if b"datahub.jobs" in command]) and time.monotonic() < deadline:
+                         if b"datahub.app.jobs" in command]) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert query, "the run's query has a process of its own"
     time.sleep(0.5)  # into the query

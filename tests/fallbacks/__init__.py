@@ -1,4 +1,4 @@
-"""Each library-internals setting turned off (README "Library internals")."""
+"""Each library-internals setting turned off (docs/contributing/internals.rst)."""
 import pytest
 
 

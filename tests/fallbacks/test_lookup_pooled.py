@@ -2,18 +2,18 @@
 connection per lookup): the same answers as with the guard's own connections."""
 from concurrent.futures import ThreadPoolExecutor
 
-from datahub.extensions import db
-from tests.auth.test_me import (  # noqa: F401  (collected here too)
+from datahub.app.extensions import db
+from tests.identity.auth.test_me import (  # noqa: F401  (collected here too)
     test_a_changed_user_is_seen_at_once_by_a_token_already_out,
     test_deactivated_user_loses_access_at_once,
     test_me_returns_the_user_exactly,
     test_password_change_voids_access_tokens_already_out,
 )
-from tests.auth.test_session import (  # noqa: F401
+from tests.identity.auth.test_session import (  # noqa: F401
     test_logout_blocks_the_access_token_sent_with_it,
     test_logout_leaves_other_sessions_alone,
 )
-from tests.auth.test_sessions_api import (  # noqa: F401
+from tests.identity.auth.test_sessions_api import (  # noqa: F401
     test_deleting_a_session_ends_its_refresh_and_access_tokens,
 )
 from tests.conftest import bearer, login

@@ -1,9 +1,9 @@
 """The rate limits with RATELIMIT_FAST_PATH off (Flask-Limiter's own per-request work):
-the key cases of tests/auth/test_rate_limits.py, with the same results."""
+the key cases of tests/identity/auth/test_rate_limits.py, with the same results."""
 from flask_limiter._extension import LimiterContext
 
-from datahub.extensions import limiter
-from tests.auth.test_rate_limits import (  # noqa: F401  (collected here too)
+from datahub.app.extensions import limiter
+from tests.identity.auth.test_rate_limits import (  # noqa: F401  (collected here too)
     test_a_breach_is_audited,
     test_a_limit_resets_with_the_storage,
     test_an_enabled_app_after_a_disabled_one_is_limited_again,

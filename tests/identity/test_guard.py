@@ -10,7 +10,7 @@ import pytest
 
 from datahub.identity import tokens
 from datahub.identity.errors import InvalidToken, TokenExpired
-from tests.auth.tokens import alg_none, forge
+from tests.identity.auth.tokens import alg_none, forge
 
 
 def outcome(decode, token):
@@ -148,7 +148,7 @@ def test_verified_claims_cannot_be_changed_by_a_request(app):
 
 
 def test_the_lookup_keeps_its_own_connection_and_replaces_a_dead_one(app, client, make_user):
-    from datahub.extensions import db
+    from datahub.app.extensions import db
     from tests.conftest import bearer, login
 
     make_user()

@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from datahub.extensions import db
+from datahub.app.extensions import db
 from datahub.identity import ldap
 from datahub.identity.models import User
 from tests.conftest import PASSWORD, bearer, login

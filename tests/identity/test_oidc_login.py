@@ -7,9 +7,9 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 import sqlalchemy as sa
 
-from datahub.extensions import db
+from datahub.app.extensions import db
 from datahub.identity.models import User
-from tests.auth.helpers import COOKIE, PATH, refresh
+from tests.identity.auth.helpers import COOKIE, PATH, refresh
 from tests.conftest import bearer
 from tests.identity.conftest import oidc_settings
 from tests.identity.oidc_provider import free_port

@@ -6,12 +6,12 @@ from datetime import timedelta
 import pytest
 import sqlalchemy as sa
 
-from datahub.database import utcnow
-from datahub.extensions import db
+from datahub.platform.database import utcnow
+from datahub.app.extensions import db
 from datahub.identity import sessions
 from datahub.identity.models import AuthSession, RefreshToken, RevokedAccessToken
-from tests.auth.helpers import claims, cookie_value, refresh, use_cookie
-from tests.auth.tokens import forge
+from tests.identity.auth.helpers import claims, cookie_value, refresh, use_cookie
+from tests.identity.auth.tokens import forge
 from tests.conftest import bearer, login
 
 

@@ -10,7 +10,7 @@ import pytest
 from datahub.identity import token_loaders, tokens
 from datahub.identity.errors import InvalidToken, TokenExpired
 from datahub.identity.models import User
-from tests.auth.tokens import forge
+from tests.identity.auth.tokens import forge
 from tests.conftest import TEST_SECRET, login
 
 PACKAGE = pathlib.Path(__file__).resolve().parents[2] / "datahub"
@@ -268,7 +268,7 @@ def test_there_is_one_current_user():
 
 
 def test_only_the_loaders_use_flask_jwt_extended_for_tokens():
-    """Besides the loaders: the JWTManager object (datahub.extensions) and its exceptions."""
+    """Besides the loaders: the JWTManager object (datahub.app.extensions) and its exceptions."""
     users = []
     for path in PACKAGE.rglob("*.py"):
         if path == LOADERS:

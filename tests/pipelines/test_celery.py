@@ -7,8 +7,8 @@ from datetime import timedelta
 import pytest
 import sqlalchemy as sa
 
-from datahub.database import utcnow
-from datahub.extensions import db
+from datahub.platform.database import utcnow
+from datahub.app.extensions import db
 from datahub.pipelines.models import Run
 from datahub.pipelines.tasks import QUEUE, redispatch
 from tests.e2e.conftest import free_port

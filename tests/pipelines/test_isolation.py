@@ -7,9 +7,9 @@ import time
 import pytest
 import sqlalchemy as sa
 
-from datahub import isolation
-from datahub.extensions import db
-from datahub.isolation.child import NICENESS
+from datahub.platform import isolation
+from datahub.app.extensions import db
+from datahub.platform.isolation.child import NICENESS
 from datahub.pipelines import worker
 from datahub.pipelines.models import Run
 from tests.pipelines.helpers import (

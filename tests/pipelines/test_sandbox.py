@@ -11,7 +11,7 @@ import sqlalchemy as sa
 
 from datahub.datasets import tabular
 from datahub.datasets.models import Dataset
-from datahub.extensions import db
+from datahub.app.extensions import db
 from datahub.pipelines.models import Pipeline
 from tests.pipelines.helpers import PIPELINES, create_pipeline, output_rows, run_now, source
 from tests.resources import validation_error

@@ -6,8 +6,8 @@ from datetime import timedelta
 import pytest
 import sqlalchemy as sa
 
-from datahub.database import utcnow
-from datahub.extensions import db
+from datahub.platform.database import utcnow
+from datahub.app.extensions import db
 from datahub.pipelines import worker
 from datahub.pipelines.models import Run
 from tests.pipelines.helpers import (

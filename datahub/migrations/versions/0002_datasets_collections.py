@@ -8,7 +8,7 @@ Create Date: 2026-11-22 00:37:36.432264
 from alembic import op
 import sqlalchemy as sa
 
-import datahub.database
+import datahub.platform.database
 
 
 # revision identifiers, used by Alembic.
@@ -26,8 +26,8 @@ def upgrade():
     sa.Column('name_key', sa.String(length=510), nullable=False),
     sa.Column('description', sa.Text(), nullable=False),
     sa.Column('owner_id', sa.String(length=36), nullable=False),
-    sa.Column('created_at', datahub.database.UTCDateTime(timezone=True), nullable=False),
-    sa.Column('updated_at', datahub.database.UTCDateTime(timezone=True), nullable=False),
+    sa.Column('created_at', datahub.platform.database.UTCDateTime(timezone=True), nullable=False),
+    sa.Column('updated_at', datahub.platform.database.UTCDateTime(timezone=True), nullable=False),
     sa.ForeignKeyConstraint(['owner_id'], ['users.id'], name=op.f('fk_collections_owner_id_users'), ondelete='RESTRICT'),
     sa.PrimaryKeyConstraint('id', name=op.f('pk_collections')),
     sa.UniqueConstraint('name_key', name=op.f('uq_collections_name_key'))
@@ -41,14 +41,14 @@ def upgrade():
     sa.Column('name_key', sa.String(length=510), nullable=False),
     sa.Column('description', sa.Text(), nullable=False),
     sa.Column('owner_id', sa.String(length=36), nullable=False),
-    sa.Column('created_at', datahub.database.UTCDateTime(timezone=True), nullable=False),
-    sa.Column('updated_at', datahub.database.UTCDateTime(timezone=True), nullable=False),
+    sa.Column('created_at', datahub.platform.database.UTCDateTime(timezone=True), nullable=False),
+    sa.Column('updated_at', datahub.platform.database.UTCDateTime(timezone=True), nullable=False),
     sa.Column('file_key', sa.String(length=64), nullable=True),
     sa.Column('file_name', sa.String(length=255), nullable=True),
     sa.Column('file_content_type', sa.String(length=255), nullable=True),
     sa.Column('file_size', sa.BigInteger(), nullable=True),
     sa.Column('file_sha256', sa.String(length=64), nullable=True),
-    sa.Column('file_uploaded_at', datahub.database.UTCDateTime(timezone=True), nullable=True),
+    sa.Column('file_uploaded_at', datahub.platform.database.UTCDateTime(timezone=True), nullable=True),
     sa.ForeignKeyConstraint(['owner_id'], ['users.id'], name=op.f('fk_datasets_owner_id_users'), ondelete='RESTRICT'),
     sa.PrimaryKeyConstraint('id', name=op.f('pk_datasets')),
     sa.UniqueConstraint('name_key', name=op.f('uq_datasets_name_key'))
@@ -59,7 +59,7 @@ def upgrade():
     op.create_table('collection_datasets',
     sa.Column('collection_id', sa.Integer(), nullable=False),
     sa.Column('dataset_id', sa.Integer(), nullable=False),
-    sa.Column('added_at', datahub.database.UTCDateTime(timezone=True), nullable=False),
+    sa.Column('added_at', datahub.platform.database.UTCDateTime(timezone=True), nullable=False),
     sa.ForeignKeyConstraint(['collection_id'], ['collections.id'], name=op.f('fk_collection_datasets_collection_id_collections'), ondelete='CASCADE'),
     sa.ForeignKeyConstraint(['dataset_id'], ['datasets.id'], name=op.f('fk_collection_datasets_dataset_id_datasets'), ondelete='CASCADE'),
     sa.PrimaryKeyConstraint('collection_id', 'dataset_id', name=op.f('pk_collection_datasets'))

@@ -11,7 +11,7 @@ logins keep working, and adds the rotation columns and the family foreign key.
 from alembic import op
 import sqlalchemy as sa
 
-import datahub.database
+import datahub.platform.database
 
 
 # revision identifiers, used by Alembic.
@@ -25,10 +25,10 @@ def upgrade():
     op.create_table('auth_sessions',
     sa.Column('id', sa.String(length=36), nullable=False),
     sa.Column('user_id', sa.String(length=36), nullable=False),
-    sa.Column('created_at', datahub.database.UTCDateTime(timezone=True), nullable=False),
-    sa.Column('last_used_at', datahub.database.UTCDateTime(timezone=True), nullable=False),
-    sa.Column('expires_at', datahub.database.UTCDateTime(timezone=True), nullable=False),
-    sa.Column('revoked_at', datahub.database.UTCDateTime(timezone=True), nullable=True),
+    sa.Column('created_at', datahub.platform.database.UTCDateTime(timezone=True), nullable=False),
+    sa.Column('last_used_at', datahub.platform.database.UTCDateTime(timezone=True), nullable=False),
+    sa.Column('expires_at', datahub.platform.database.UTCDateTime(timezone=True), nullable=False),
+    sa.Column('revoked_at', datahub.platform.database.UTCDateTime(timezone=True), nullable=True),
     sa.Column('revoked_reason', sa.String(length=32), nullable=True),
     sa.Column('user_agent', sa.String(length=512), nullable=True),
     sa.Column('client_address', sa.String(length=64), nullable=True),
@@ -53,9 +53,9 @@ def upgrade():
     )
 
     with op.batch_alter_table('refresh_tokens', schema=None) as batch_op:
-        batch_op.add_column(sa.Column('retired_at', datahub.database.UTCDateTime(timezone=True), nullable=True))
+        batch_op.add_column(sa.Column('retired_at', datahub.platform.database.UTCDateTime(timezone=True), nullable=True))
         batch_op.add_column(sa.Column('replaced_by', sa.String(length=36), nullable=True))
-        batch_op.add_column(sa.Column('last_used_at', datahub.database.UTCDateTime(timezone=True), nullable=True))
+        batch_op.add_column(sa.Column('last_used_at', datahub.platform.database.UTCDateTime(timezone=True), nullable=True))
         batch_op.create_foreign_key(batch_op.f('fk_refresh_tokens_family_id_auth_sessions'), 'auth_sessions', ['family_id'], ['id'], ondelete='CASCADE')
 
 

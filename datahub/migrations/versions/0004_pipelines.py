@@ -11,7 +11,7 @@ try to start one at the same moment.
 from alembic import op
 import sqlalchemy as sa
 
-import datahub.database
+import datahub.platform.database
 
 
 # revision identifiers, used by Alembic.
@@ -33,8 +33,8 @@ def upgrade():
     sa.Column('source_dataset_id', sa.Integer(), nullable=True),
     sa.Column('steps', sa.JSON(), nullable=False),
     sa.Column('output_dataset_name', sa.String(length=255), nullable=False),
-    sa.Column('created_at', datahub.database.UTCDateTime(timezone=True), nullable=False),
-    sa.Column('updated_at', datahub.database.UTCDateTime(timezone=True), nullable=False),
+    sa.Column('created_at', datahub.platform.database.UTCDateTime(timezone=True), nullable=False),
+    sa.Column('updated_at', datahub.platform.database.UTCDateTime(timezone=True), nullable=False),
     sa.ForeignKeyConstraint(['owner_id'], ['users.id'], name=op.f('fk_pipelines_owner_id_users'), ondelete='RESTRICT'),
     sa.ForeignKeyConstraint(['source_dataset_id'], ['datasets.id'], name=op.f('fk_pipelines_source_dataset_id_datasets'), ondelete='SET NULL'),
     sa.PrimaryKeyConstraint('id', name=op.f('pk_pipelines')),
@@ -48,15 +48,15 @@ def upgrade():
     sa.Column('id', sa.Integer(), nullable=False),
     sa.Column('pipeline_id', sa.Integer(), nullable=False),
     sa.Column('status', sa.String(length=16), nullable=False),
-    sa.Column('created_at', datahub.database.UTCDateTime(timezone=True), nullable=False),
-    sa.Column('started_at', datahub.database.UTCDateTime(timezone=True), nullable=True),
-    sa.Column('finished_at', datahub.database.UTCDateTime(timezone=True), nullable=True),
+    sa.Column('created_at', datahub.platform.database.UTCDateTime(timezone=True), nullable=False),
+    sa.Column('started_at', datahub.platform.database.UTCDateTime(timezone=True), nullable=True),
+    sa.Column('finished_at', datahub.platform.database.UTCDateTime(timezone=True), nullable=True),
     sa.Column('rows_in', sa.BigInteger(), nullable=True),
     sa.Column('rows_out', sa.BigInteger(), nullable=True),
     sa.Column('error', sa.Text(), nullable=True),
     sa.Column('output_dataset_id', sa.Integer(), nullable=True),
     sa.Column('worker', sa.String(length=255), nullable=True),
-    sa.Column('heartbeat_at', datahub.database.UTCDateTime(timezone=True), nullable=True),
+    sa.Column('heartbeat_at', datahub.platform.database.UTCDateTime(timezone=True), nullable=True),
     sa.ForeignKeyConstraint(['output_dataset_id'], ['datasets.id'], name=op.f('fk_runs_output_dataset_id_datasets'), ondelete='SET NULL'),
     sa.ForeignKeyConstraint(['pipeline_id'], ['pipelines.id'], name=op.f('fk_runs_pipeline_id_pipelines'), ondelete='CASCADE'),
     sa.PrimaryKeyConstraint('id', name=op.f('pk_runs'))

@@ -51,7 +51,7 @@ def downgrade():
 def _rebuild(autoincrement):
     bind = op.get_bind()
     enforced = bind.exec_driver_sql("PRAGMA foreign_keys").scalar()
-    # The driver leaves transactions to us (datahub.database.tune_sqlite): end the
+    # The driver leaves transactions to us (datahub.platform.database.tune_sqlite): end the
     # migration's, rebuild in one of our own with foreign keys off, and begin a new one for
     # alembic to record the version in. (Not alembic's autocommit_block: it would leave the
     # pooled connection with another isolation level than tune_sqlite gave it.)

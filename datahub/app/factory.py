@@ -1,0 +1,142 @@
+"""The application factory: settings, then extensions, blueprints, error handlers,
+commands and request hooks, each registered by a function of its own."""
+import os
+
+PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def create_app(test_config=None):
+    from datahub.app.config import DefaultConfig, finish_config
+    from datahub.app.flask_app import DataHub, NoSessions
+    from datahub.app.secrets import configure_secrets
+
+    # DATAHUB_INSTANCE_PATH moves the instance folder (database, secret, files), for
+    # example to /var/lib/datahub; by default it is ./instance beside the package.
+    app = DataHub(
+        "datahub",
+        instance_relative_config=True,
+        instance_path=os.environ.get("DATAHUB_INSTANCE_PATH") or None,
+    )
+    app.json.sort_keys = False  # keep fields in the order the schemas declare them
+    app.session_interface = NoSessions()
+    app.config.from_object(DefaultConfig)
+    app.config.from_pyfile("config.py", silent=True)
+    app.config.from_prefixed_env("DATAHUB")
+    if test_config is not None:
+        app.config.from_mapping(test_config)
+
+    os.makedirs(app.instance_path, exist_ok=True)
+    finish_config(app.config, app.instance_path)
+    configure_secrets(app)
+
+    register_extensions(app)
+    register_blueprints(app)
+    register_error_handlers(app)
+    register_commands(app)
+    register_request_hooks(app)
+    return app
+
+
+def register_extensions(app):
+    from werkzeug.middleware.proxy_fix import ProxyFix
+
+    from datahub.platform.database import tune_sqlite
+    from datahub.app.extensions import api, cors, db, jwt, limiter, migrate
+
+    db.init_app(app)
+    with app.app_context():
+        tune_sqlite(db.engine, app.config["SQLITE_BUSY_TIMEOUT_MS"])
+    migrate.init_app(app, db, directory=os.path.join(PACKAGE_DIR, "migrations"))
+    jwt.init_app(app)
+    from datahub.identity import guard
+    from datahub.identity.token_loaders import register_jwt_loaders
+
+    register_jwt_loaders(jwt)
+
+    guard.init_app(app)
+
+    api.init_app(app)
+    limiter.init_app(app)
+    if app.config["CELERY_BROKER_URL"]:  # before the request hooks: it turns the
+        from datahub.pipelines.tasks import celery_init_app  # embedded worker off
+
+        celery_init_app(app)
+    if app.config["CORS_ORIGINS"]:  # no origins: no CORS, and no per-request work for it
+        cors.init_app(
+            app,
+            resources=r"/api/*",
+            origins=app.config["CORS_ORIGINS"],  # exact origins only, never a pattern or "*"
+            supports_credentials=True,
+            methods=["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
+            allow_headers=["Authorization", "Content-Type", "X-Request-ID",
+                           app.config["JWT_REFRESH_CSRF_HEADER_NAME"]],
+            expose_headers=["Retry-After", "X-Request-ID", "WWW-Authenticate",
+                            "Content-Disposition", "ETag",
+                            app.config["JWT_REFRESH_CSRF_HEADER_NAME"]],
+            max_age=600,
+            send_wildcard=False,
+        )
+    x_for = int(app.config["PROXY_FIX_X_FOR"])
+    if x_for or app.config["PROXY_FIX_X_PROTO"] or app.config["PROXY_FIX_X_HOST"]:
+        app.wsgi_app = ProxyFix(
+            app.wsgi_app,
+            x_for=x_for,
+            x_proto=int(app.config["PROXY_FIX_X_PROTO"]),
+            x_host=int(app.config["PROXY_FIX_X_HOST"]),
+        )
+
+
+def register_blueprints(app):
+    from datahub.identity.auth.oidc_routes import blp as oidc_blp
+    from datahub.identity.auth.routes import blp as auth_blp
+    from datahub.collections.routes import blp as collections_blp
+    from datahub.datasets.routes import blp as datasets_blp
+    from datahub.docs import blp as docs_blp
+    from datahub.docs import serve_docs_with_slash
+    from datahub.app.extensions import api
+    from datahub.ops import blp as ops_blp
+    from datahub.pipelines.routes import blp as pipelines_blp
+    from datahub.pipelines.steps import register_openapi_schemas
+    from datahub.spa import blp as spa_blp
+    from datahub.identity.users.routes import blp as users_blp
+
+    api.register_blueprint(auth_blp)
+    api.register_blueprint(oidc_blp)
+    api.register_blueprint(datasets_blp)
+    api.register_blueprint(collections_blp)
+    api.register_blueprint(users_blp)
+    register_openapi_schemas(api.spec)
+    api.register_blueprint(pipelines_blp)
+    app.register_blueprint(ops_blp)
+    app.register_blueprint(spa_blp)
+    app.register_blueprint(docs_blp)
+    serve_docs_with_slash(app)
+
+
+def register_error_handlers(app):
+    from datahub.web.error_handlers import register_error_handlers as register
+
+    register(app)
+
+
+def register_commands(app):
+    from datahub.identity.commands import sessions_cli
+    from datahub.pipelines.commands import worker_command
+    from datahub.identity.users.commands import users_cli
+
+    app.cli.add_command(users_cli)
+    app.cli.add_command(worker_command)
+    app.cli.add_command(sessions_cli)
+
+
+def register_request_hooks(app):
+    from datahub.web import metrics
+    from datahub.web.bodies import bound_request_body, settle_unread_body
+    from datahub.web.logs import configure_logging
+    from datahub.web.request_ids import RequestIds
+
+    app.wsgi_app = RequestIds(app.wsgi_app)
+    app.before_request(bound_request_body)  # first: before a byte of any body is read
+    app.after_request(settle_unread_body)
+    configure_logging(app)
+    metrics.init_app(app)

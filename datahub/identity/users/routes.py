@@ -1,0 +1,93 @@
+"""/api/v1/users: user administration, for admins only."""
+from flask import url_for
+from flask.views import MethodView
+
+from datahub.web.api import Blueprint
+from datahub.identity import permissions
+from datahub.identity.guard import authenticate, current_user
+from datahub.web.listing import ListArgsSchema, page_schema
+from datahub.web.openapi import BEARER, JSON_BODY_ERRORS, operation
+from datahub.identity.users import services
+from datahub.identity.users.schemas import NewUserSchema, UserSchema, UserUpdateSchema
+from datahub.web.validation import Length, label_field
+
+blp = Blueprint(
+    "users", __name__, url_prefix="/api/v1/users", guard=authenticate,
+    description="User administration (admins only)",
+)
+
+
+@blp.before_request
+def _admins_only():
+    permissions.require_admin(current_user)
+
+
+class UserListArgsSchema(ListArgsSchema):
+    q = label_field(Length(max=255), "Only users whose email or name contains this")
+
+
+UserPageSchema = page_schema(UserSchema, "UserPage")
+
+
+NOT_FOUND = (404, "User not found")
+
+
+@blp.route("/", strict_slashes=False)
+class Users(MethodView):
+    @operation(blp, "list_users", 401, 403, 422, security=BEARER)
+    @blp.arguments(UserListArgsSchema, location="query")
+    @blp.response(200, UserPageSchema)
+    def get(self, args):
+        """List users
+
+        One page of users, oldest first; ``q`` keeps those whose email or name contains
+        it. Admins only (403 for anyone else)."""
+        return services.list_users(args)
+
+    @operation(blp, "create_user", *JSON_BODY_ERRORS, 401, 403,
+               (409, "Email already exists"), security=BEARER)
+    @blp.arguments(NewUserSchema)
+    @blp.response(201, UserSchema, headers={"Location": "Location"})
+    def post(self, values):
+        """Create a user
+
+        A local user (default role: viewer), who logs in with this email and password.
+        Admins only. The new user's URL is in ``Location``."""
+        user = services.create_user(**values)
+        return user, 201, {"Location": url_for("users.UserById", user_id=user.id)}
+
+
+@blp.route("/<text:user_id>")
+class UserById(MethodView):
+    @operation(blp, "get_user", 401, 403, NOT_FOUND, 422, security=BEARER)
+    @blp.response(200, UserSchema)
+    def get(self, user_id):
+        """Get a user
+
+        One user. Admins only."""
+        return services.get_user(user_id)
+
+    @operation(blp, "update_user", *JSON_BODY_ERRORS, 401, 403, NOT_FOUND,
+               (409, "The last active admin cannot be demoted or deactivated, or the user's "
+                     "password is managed by the identity provider"), security=BEARER)
+    @blp.arguments(UserUpdateSchema)
+    @blp.response(200, UserSchema)
+    def patch(self, values, user_id):
+        """Change a user
+
+        Change name, roles, is_active or password. Deactivating or a new password ends
+        the user's sessions; the last active admin cannot be demoted or deactivated (409),
+        and a user of an identity provider (LDAP) has no password here (409). Admins
+        only."""
+        return services.update_user(services.get_user(user_id), values)
+
+    @operation(blp, "delete_user", 401, 403, NOT_FOUND, 422,
+               (409, "The last active admin, or a user who owns datasets, collections or "
+                     "pipelines"), security=BEARER)
+    @blp.response(204, description="Deleted; the user's sessions end")
+    def delete(self, user_id):
+        """Delete a user
+
+        409 for the last active admin, and while the user owns datasets, collections or
+        pipelines (deactivate instead, to keep them). Admins only."""
+        services.delete_user(services.get_user(user_id))

@@ -1,0 +1,95 @@
+"""User resources as the API shows them and as operators create them."""
+from marshmallow import pre_load
+
+from datahub.web.validation import fields
+from datahub.identity.models import PROVIDERS, ROLES, normalise_email
+from datahub.identity.passwords import MAX_PASSWORD_BYTES, MIN_PASSWORD_BYTES
+from datahub.web.openapi import named_enum
+from datahub.web.validation import (
+    NO_NUL_PATTERN,
+    ByteLength,
+    Length,
+    OneOf,
+    Schema,
+    StrictBoolean,
+    label_field,
+)
+
+
+ROLE = named_enum("Role", ROLES, "viewer: reads everything and downloads files; editor: a "
+                  "viewer that also creates, and changes or deletes what it owns; admin: "
+                  "everything, users included")
+
+
+def role_field():
+    return fields.String(validate=OneOf(ROLES), metadata=ROLE)
+
+
+class UserSchema(Schema):
+    """A user as seed 2.1 defines it."""
+
+    id = fields.String(required=True)
+    email = fields.String(required=True)
+    name = fields.String(required=True)
+    is_active = fields.Boolean(required=True)
+    provider = fields.String(required=True, metadata={"enum": list(PROVIDERS)})
+    roles = fields.List(role_field(), required=True)
+    created_at = fields.DateTime(required=True, format="iso")
+
+
+# The fewest characters that can make MIN_PASSWORD_BYTES: UTF-8 has at most 4 per character.
+MIN_PASSWORD_CHARACTERS = -(-MIN_PASSWORD_BYTES // 4)
+PASSWORD_DESCRIPTION = (
+    f"{MIN_PASSWORD_BYTES} to {MAX_PASSWORD_BYTES} bytes of UTF-8 (bcrypt's limit), "
+    "counted in bytes, not characters: 8 to 72 ASCII characters, but only 4 to 36 of "
+    "U+0080 to U+07FF (é, ß, ж...), 3 to 24 of the rest of the BMP (CJK...) and 2 to 18 "
+    "beyond it (emoji). `x-minBytes` and `x-maxBytes` state it; `minLength` (2) and "
+    "`maxLength` (72) are the widest bounds in characters (JSON Schema counts characters), "
+    "so a schema check never refuses a password the server accepts. The server counts "
+    "bytes (422 `ensure this value has at least 8 bytes`, `... at most 72 bytes`). No NUL "
+    "character.")
+
+
+def password_field(**kwargs):
+    """A new password: 8 to 72 bytes of UTF-8 (bcrypt's limit). JSON Schema counts
+    characters: the document states the bounds in bytes as ``x-minBytes`` and
+    ``x-maxBytes`` and in its description, and as ``minLength`` and ``maxLength`` the
+    widest bounds in characters (2: two 4-byte characters are 8 bytes; 72), so no
+    validating client refuses what the server accepts. Only request bodies have one, so
+    it is not ``load_only`` (datahub.identity.auth.schemas says why)."""
+    return fields.String(
+        validate=ByteLength(min=MIN_PASSWORD_BYTES, max=MAX_PASSWORD_BYTES),
+        metadata={"minLength": MIN_PASSWORD_CHARACTERS, "maxLength": MAX_PASSWORD_BYTES,
+                  "x-minBytes": MIN_PASSWORD_BYTES, "x-maxBytes": MAX_PASSWORD_BYTES,
+                  "pattern": NO_NUL_PATTERN, "description": PASSWORD_DESCRIPTION},
+        **kwargs,
+    )
+
+
+class NewUserSchema(Schema):
+    """What it takes to create a user (operator CLI, admin API)."""
+
+    email = fields.Email(required=True, validate=Length(max=320))
+    password = password_field(required=True)
+    name = label_field(Length(max=255), load_default="")
+    roles = fields.List(role_field(), load_default=lambda: ["viewer"])
+
+    @pre_load
+    def _normalise(self, data, **_):
+        if isinstance(data, dict) and "email" in data:
+            data = {**data, "email": normalise_email(data["email"])}
+        return data
+
+
+class PasswordSchema(Schema):
+    password = password_field(required=True)
+
+
+class UserUpdateSchema(Schema):
+    """PATCH /users/{id}: any subset. Changing the password or deactivating ends the
+    user's sessions."""
+
+    name = label_field(Length(max=255))
+    roles = fields.List(role_field())
+    is_active = StrictBoolean()
+    password = password_field()

@@ -1,0 +1,395 @@
+"""Files in an S3 bucket (``STORAGE_URL`` ``s3://bucket/prefix``): AWS, MinIO, Ceph, moto.
+
+A file is the object ``<prefix>/<key>``; the database keeps only the key: 32 hex digits,
+the time the upload began (in seconds) followed by random ones.
+
+**Uploads** stream in bounded memory: the bytes are hashed as they arrive and gathered
+into parts of ``S3_PART_SIZE`` bytes; a file smaller than one part is one PutObject, a
+larger one a multipart upload whose next part is gathered while up to
+``S3_UPLOAD_CONCURRENCY`` parts are sent (at most that many parts and one more in memory). The object appears only when the upload completes, so a
+reader never sees a partial file. Any failure (the client leaving, ``File too large``, an
+empty file, an S3 error) aborts the multipart upload: no object and no stored part stay.
+
+**Interrupted uploads.** A process killed mid-upload (``kill -9``, out of memory,
+gunicorn's timeout) leaves an incomplete multipart upload (its parts are kept, and billed,
+until it is aborted); killed between completing the upload and committing the row, it
+leaves an object no row refers to. S3 has no lock that a dead process drops (nothing like
+``flock`` across hosts), so the sweep at worker start cannot tell an upload of a dead
+worker from one another host is running right now. It therefore aborts only incomplete
+uploads that began and received no part, and deletes only unreferenced objects that were
+written, more than ``S3_SWEEP_AFTER_SECONDS`` ago (a day by default), which must be
+longer than any upload takes from its start to its commit. A bucket lifecycle rule
+``AbortIncompleteMultipartUpload`` does the first half too.
+
+**Errors.** An S3 error or an unreachable endpoint is logged once and raised as
+:class:`~datahub.web.errors.StorageUnavailable` (503); a missing object is
+:class:`FileNotFoundError`.
+"""
+import collections
+import contextlib
+import errno
+import hashlib
+import io
+import logging
+import os
+import secrets
+import tempfile
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime, timedelta
+
+from datahub.web.errors import FileTooLarge, InsufficientStorage, StorageUnavailable
+from datahub.platform.storage.base import KEY, StoredFile, check_key
+
+log = logging.getLogger("datahub.storage")
+
+CHUNK_BYTES = 1024 * 1024
+NOT_FOUND = {"404", "NoSuchKey", "NotFound"}
+
+
+class S3Storage:
+    def __init__(self, bucket, prefix="", *, endpoint_url=None, region=None,
+                 part_size=8 * 1024 * 1024, concurrency=2, sweep_after=86400.0):
+        self.bucket, self.endpoint_url, self.region = bucket, endpoint_url, region
+        self.prefix = f"{prefix.strip('/')}/" if prefix.strip("/") else ""
+        self.part_size, self.sweep_after = int(part_size), float(sweep_after)
+        self.concurrency = max(1, int(concurrency))
+        self._client = None
+        self._client_lock = threading.Lock()
+
+    def __repr__(self):
+        return f"S3Storage(s3://{self.bucket}/{self.prefix})"
+
+    @property
+    def client(self):
+        """One boto3 client (thread-safe), made on first use: after gunicorn's fork."""
+        with self._client_lock:
+            if self._client is None:
+                import boto3
+                from botocore.config import Config
+
+                self._client = boto3.session.Session().client(
+                    "s3", endpoint_url=self.endpoint_url, config=Config(
+                        region_name=self.region, signature_version="s3v4",
+                        connect_timeout=5, read_timeout=60,
+                        retries={"max_attempts": 3, "mode": "standard"},
+                        max_pool_connections=64,  # gunicorn.conf.py's threads
+                        # MinIO, Ceph and moto want path-style URLs on their own hosts.
+                        s3={"addressing_style": "path" if self.endpoint_url else "auto"},
+                        # botocore >= 1.36 adds CRC trailers by default, which S3-compatible
+                        # servers do not all accept; the sha256 is ours anyway.
+                        request_checksum_calculation="when_required",
+                        response_checksum_validation="when_required"))
+            return self._client
+
+    def name(self, key):
+        return self.prefix + check_key(key)
+
+    @contextlib.contextmanager
+    def errors(self, what):
+        """S3's exceptions as ours: FileNotFoundError, or StorageUnavailable (logged)."""
+        from botocore.exceptions import BotoCoreError, ClientError
+
+        try:
+            yield
+        except ClientError as exc:
+            if str(exc.response.get("Error", {}).get("Code")) in NOT_FOUND:
+                raise FileNotFoundError(f"{what}: no such object") from None
+            log.error("S3 %s failed (s3://%s/%s): %s", what, self.bucket, self.prefix, exc)
+            raise StorageUnavailable() from None
+        except (BotoCoreError, OSError) as exc:
+            if isinstance(exc, FileNotFoundError):
+                raise
+            log.error("S3 %s failed (s3://%s/%s): %s", what, self.bucket, self.prefix, exc)
+            raise StorageUnavailable() from None
+
+    # -- writing ----------------------------------------------------------------------
+
+    def save(self, chunks, max_size=None):
+        """Store the byte chunks of ``chunks`` under a new key; :class:`FileTooLarge` as
+        soon as more than ``max_size`` bytes arrive. Any exception (also from ``chunks``)
+        aborts the upload and propagates."""
+        key = new_key()
+        upload = _Upload(self, self.name(key))
+        digest, size, part = hashlib.sha256(), 0, bytearray()
+        try:
+            for chunk in chunks:
+                size += len(chunk)
+                if max_size is not None and size > max_size:
+                    raise FileTooLarge()
+                digest.update(chunk)
+                part += chunk
+                if len(part) >= self.part_size:
+                    upload.send_part(part)
+                    part = bytearray()
+            upload.finish(part)
+        except BaseException:
+            upload.abort()
+            raise
+        return StoredFile(key=key, size=size, sha256=digest.hexdigest())
+
+    def delete(self, key):
+        """Remove a stored object; a missing one is not an error."""
+        with self.errors("delete"):
+            self.client.delete_object(Bucket=self.bucket, Key=self.name(key))
+
+    # -- reading ----------------------------------------------------------------------
+
+    def open(self, key):
+        """A seekable read-only file over the object: each read streams from a ranged
+        GetObject opened at the current offset (a seek opens another)."""
+        name = self.name(key)
+        with self.errors("head"):
+            head = self.client.head_object(Bucket=self.bucket, Key=name)
+        return S3Reader(self, name, int(head["ContentLength"]))
+
+    def get(self, name, first=0, last=None):
+        """The streaming body of bytes ``first``-``last`` (inclusive) of object ``name``."""
+        ranged = {} if first == 0 and last is None else {
+            "Range": f"bytes={first}-{'' if last is None else last}"}
+        with self.errors("get"):
+            return self.client.get_object(Bucket=self.bucket, Key=name, **ranged)["Body"]
+
+    @contextlib.contextmanager
+    def local_copy(self, key, directory=None):
+        """Download the object to a temporary file in ``directory`` (None: the system's
+        temporary folder), yield its path, remove it afterwards."""
+        name = self.name(key)
+        fd, path = tempfile.mkstemp(dir=directory, prefix="datahub-s3-")
+        try:
+            try:
+                with os.fdopen(fd, "wb") as out, contextlib.closing(self.get(name)) as body:
+                    while True:
+                        with self.errors("get"):
+                            chunk = body.read(CHUNK_BYTES)
+                        if not chunk:
+                            break
+                        out.write(chunk)
+            except OSError as exc:
+                if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
+                    raise
+                log.error("no space left for a copy of %s in %s: answered 507 (%s)", name,
+                          directory or tempfile.gettempdir(), exc)
+                raise InsufficientStorage() from None
+            yield path
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(path)
+
+    def presigned_url(self, key, expires, content_type=None, content_disposition=None):
+        """A URL that GETs the object without credentials for ``expires`` seconds, answered
+        with these Content-Type and Content-Disposition. Signed locally (no request)."""
+        params = {"Bucket": self.bucket, "Key": self.name(key)}
+        if content_type:
+            params["ResponseContentType"] = content_type
+        if content_disposition:
+            params["ResponseContentDisposition"] = content_disposition
+        with self.errors("presign"):
+            return self.client.generate_presigned_url("get_object", Params=params,
+                                                      ExpiresIn=int(expires))
+
+    # -- cleaning up ------------------------------------------------------------------
+
+    def sweep(self, is_referenced):
+        """Abort the incomplete multipart uploads under the prefix that received no part
+        for ``sweep_after`` seconds, and delete the objects older than that for which
+        ``is_referenced(key)`` is false (see the module's docstring). Returns the keys."""
+        cutoff = datetime.now(UTC) - timedelta(seconds=self.sweep_after)
+        removed = []
+        client = self.client
+        with self.errors("sweep"):
+            for page in client.get_paginator("list_multipart_uploads").paginate(
+                    Bucket=self.bucket, Prefix=self.prefix):
+                for upload in page.get("Uploads", []):
+                    key = upload["Key"][len(self.prefix):]
+                    if KEY.match(key) and self._abort_if_stale(key, upload, cutoff):
+                        removed.append(key)
+            for page in client.get_paginator("list_objects_v2").paginate(
+                    Bucket=self.bucket, Prefix=self.prefix):
+                for item in page.get("Contents", []):
+                    key = item["Key"][len(self.prefix):]
+                    if KEY.match(key) and item["LastModified"] <= cutoff \
+                            and key_time(key) <= cutoff and not is_referenced(key):
+                        client.delete_object(Bucket=self.bucket, Key=item["Key"])
+                        removed.append(key)
+        return removed
+
+    def _abort_if_stale(self, key, upload, cutoff):
+        """Abort ``upload`` if nothing arrived for it since ``cutoff``; whether this sweep
+        aborted it. One that is gone meanwhile (completed, or aborted by the sweep of
+        another worker starting at the same time) is passed over."""
+        from botocore.exceptions import ClientError
+
+        try:
+            if self._last_activity(key, upload) > cutoff:
+                return False
+            self.client.abort_multipart_upload(Bucket=self.bucket, Key=upload["Key"],
+                                               UploadId=upload["UploadId"])
+            return True
+        except ClientError as exc:
+            if exc.response.get("Error", {}).get("Code") == "NoSuchUpload":
+                return False
+            raise
+
+    def _last_activity(self, key, upload):
+        """When the upload began or its newest part arrived, whichever is later: an upload
+        still sending parts is alive, however long ago it began. (The key's own time
+        counts as its start too: some servers, moto among them, report a fixed date as
+        ``Initiated``.)"""
+        newest = max(upload["Initiated"], key_time(key))
+        if newest > datetime.now(UTC) - timedelta(seconds=self.sweep_after):
+            return newest
+        for page in self.client.get_paginator("list_parts").paginate(
+                Bucket=self.bucket, Key=upload["Key"], UploadId=upload["UploadId"]):
+            for part in page.get("Parts", []):
+                newest = max(newest, part["LastModified"])
+        return newest
+
+
+def new_key():
+    """32 hex digits: the time in seconds (8), then 96 random bits. The time tells the
+    sweep when an upload began, whatever its server says."""
+    return f"{int(time.time()):08x}{secrets.token_hex(12)}"
+
+
+def key_time(key):
+    return datetime.fromtimestamp(int(key[:8], 16), UTC)
+
+
+class _Upload:
+    """One object being written: a PutObject, or a multipart upload once a part is full.
+    Parts are sent by threads of their own (at most ``storage.concurrency`` at a time)
+    while the next one is gathered."""
+
+    def __init__(self, storage, name):
+        self.storage, self.name = storage, name
+        self.upload_id = None
+        self.parts, self.pending, self.sender = [], collections.deque(), None
+        self.completing = False
+
+    def _call(self, what, method, **kwargs):
+        with self.storage.errors(what):
+            return method(Bucket=self.storage.bucket, Key=self.name, **kwargs)
+
+    def send_part(self, data):
+        client = self.storage.client
+        if self.upload_id is None:
+            self.upload_id = self._call("upload", client.create_multipart_upload)["UploadId"]
+            self.sender = ThreadPoolExecutor(max_workers=self.storage.concurrency,
+                                             thread_name_prefix="s3-part")
+        while len(self.pending) >= self.storage.concurrency:
+            self._wait_oldest()
+        number = len(self.parts) + len(self.pending) + 1
+        self.pending.append((number, self.sender.submit(
+            self._call, "upload", client.upload_part, UploadId=self.upload_id,
+            PartNumber=number, Body=data)))
+
+    def _wait_oldest(self):
+        number, future = self.pending.popleft()
+        self.parts.append({"PartNumber": number, "ETag": future.result()["ETag"]})
+
+    def finish(self, rest):
+        client = self.storage.client
+        if self.upload_id is None:
+            self.completing = True  # stored even if the answer is lost: abort deletes it
+            self._call("upload", client.put_object, Body=rest)
+            return
+        if rest:
+            self.send_part(rest)
+        while self.pending:
+            self._wait_oldest()
+        self.completing = True
+        self._call("upload", client.complete_multipart_upload, UploadId=self.upload_id,
+                   MultipartUpload={"Parts": self.parts})
+        self.sender.shutdown()
+
+    def abort(self):
+        """Leave nothing: no stored part, no object. A failure here is logged; the sweep
+        removes what stays once it is older than S3_SWEEP_AFTER_SECONDS."""
+        if self.sender is not None:
+            self.sender.shutdown(wait=True, cancel_futures=True)  # no part after the abort
+        client = self.storage.client
+        steps = []
+        if self.upload_id is not None:
+            steps.append((client.abort_multipart_upload, {"UploadId": self.upload_id}))
+        if self.completing:  # it may have completed even though the answer was lost
+            steps.append((client.delete_object, {}))
+        for method, kwargs in steps:  # each on its own: the upload gone must not skip the delete
+            try:
+                self._call("abort", method, **kwargs)
+            except FileNotFoundError:
+                pass  # already gone
+            except StorageUnavailable:  # also NoSuchUpload: the upload completed after all
+                log.warning("could not abort the upload of %s; the sweep will", self.name)
+
+
+class S3Reader(io.RawIOBase):
+    """A read-only, seekable file over one object (see :meth:`S3Storage.open`)."""
+
+    def __init__(self, storage, name, size):
+        super().__init__()
+        self.storage, self.name, self.size = storage, name, size
+        self.stop = size  # see limit()
+        self._position = 0
+        self._body = None
+
+    def readable(self):
+        return True
+
+    def seekable(self):
+        return True
+
+    def tell(self):
+        return self._position
+
+    def limit(self, stop):
+        """Nothing from offset ``stop`` on will be read: a ranged GET can end there."""
+        self.stop = min(int(stop), self.size)
+
+    def seek(self, offset, whence=io.SEEK_SET):
+        base = {io.SEEK_SET: 0, io.SEEK_CUR: self._position, io.SEEK_END: self.size}[whence]
+        if base + offset < 0:
+            raise ValueError("negative seek position")
+        if base + offset != self._position:
+            self._drop_body()
+            self._position = base + offset
+        return self._position
+
+    def read(self, size=-1):
+        stop = self.stop
+        want = stop - self._position if size is None or size < 0 else \
+            min(size, stop - self._position)
+        if want <= 0:
+            return b""
+        for attempt in (1, 2):
+            if self._body is None:
+                self._body = self.storage.get(self.name, self._position, stop - 1)
+            try:
+                with self.storage.errors("read"):
+                    data = self._body.read(want)
+            except StorageUnavailable:
+                self._drop_body()
+                if attempt == 2:
+                    raise
+                continue  # an idle connection the server closed: reopen here, once
+            if not data:
+                self._drop_body()
+                raise StorageUnavailable("Storage unavailable: the object ended early")
+            self._position += len(data)
+            return data
+
+    def readinto(self, buffer):
+        data = self.read(len(buffer))
+        buffer[:len(data)] = data
+        return len(data)
+
+    def _drop_body(self):
+        if self._body is not None:
+            with contextlib.suppress(Exception):
+                self._body.close()
+            self._body = None
+
+    def close(self):
+        self._drop_body()
+        super().close()

@@ -1,0 +1,132 @@
+"""What datasets, collections and pipelines share: integer ids, names unique
+case-insensitively (a unique index on ``name_key``), an owner, timestamps, the list
+filters, and how they are created and changed."""
+import sqlalchemy as sa
+from sqlalchemy.orm import Mapped, declared_attr, mapped_column
+
+from datahub.platform.database import UTCDateTime, utcnow
+from datahub.web.errors import NameAlreadyExists
+from datahub.app.extensions import db
+from datahub.web.listing import contains_pattern, valid_id
+
+
+class OwnedNamed:
+    """The columns of a named, owned, timestamped resource."""
+
+    id: Mapped[int] = mapped_column(sa.Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(sa.String(255))
+    # ``name_key(name)``; lower() can lengthen a few characters (İ → i̇), hence 510.
+    name_key: Mapped[str] = mapped_column(sa.String(510), unique=True)
+    description: Mapped[str] = mapped_column(sa.Text, default="")
+    owner_id: Mapped[str] = mapped_column(sa.ForeignKey("users.id", ondelete="RESTRICT"))
+    created_at: Mapped[object] = mapped_column(UTCDateTime, default=utcnow)
+    updated_at: Mapped[object] = mapped_column(UTCDateTime, default=utcnow)
+
+    @declared_attr.directive
+    def __table_args__(cls):
+        # Pages are ordered by id: (owner_id, id) serves ``?owner=`` pages without a sort.
+        # Ids are never given again once deleted, on SQLite too (AUTOINCREMENT: migration
+        # 0008; PostgreSQL's sequences never reuse one).
+        return (sa.Index(f"ix_{cls.__tablename__}_owner_id_id", "owner_id", "id"),
+                {"sqlite_autoincrement": True})
+
+
+def name_key(name):
+    """What names are compared by: unique case-insensitively, enforced by a unique index."""
+    return name.lower()
+
+
+def get_or_404(model, resource_id, not_found, for_update=False):
+    """The row with ``resource_id``, else raise ``not_found`` (also for impossible ids)."""
+    if not valid_id(resource_id):
+        raise not_found()
+    if for_update:
+        query = sa.select(model).where(model.id == resource_id)
+        row = db.session.scalar(
+            query.with_for_update().execution_options(populate_existing=True))
+    else:  # the session's copy when the request loaded it already (a permission check)
+        row = db.session.get(model, resource_id)
+    if row is None:
+        raise not_found()
+    return row
+
+
+def filter_named(query, model, args, user):
+    """Apply the ``q`` (name contains) and ``owner`` (a user id, or ``me``) filters."""
+    if args.get("q"):
+        query = query.where(model.name_key.like(contains_pattern(args["q"]), escape="\\"))
+    if args.get("owner"):
+        owner = user.id if args["owner"] == "me" else args["owner"]
+        query = query.where(model.owner_id == owner)
+    return query
+
+
+def name_taken(model, name, exclude_id=None):
+    query = sa.select(model.id).where(model.name_key == name_key(name))
+    if exclude_id is not None:
+        query = query.where(model.id != exclude_id)
+    return db.session.scalar(query) is not None
+
+
+def refuse_taken_name(model, name, exclude_id=None):
+    """409 if another row of ``model`` has ``name`` already (the unique index decides
+    for good at the commit)."""
+    if name_taken(model, name, exclude_id):
+        raise NameAlreadyExists()
+
+
+def commit_named(model, name, exclude_id=None, otherwise=None):
+    """Commit; a unique-name violation (also from a concurrent request) is a 409. Any
+    other integrity error raises ``otherwise`` (a referenced row deleted meanwhile), or
+    propagates when there is none."""
+    try:
+        db.session.commit()
+    except sa.exc.IntegrityError:
+        db.session.rollback()
+        if name_taken(model, name, exclude_id):
+            raise NameAlreadyExists() from None
+        if otherwise is not None:
+            raise otherwise() from None
+        raise
+
+
+def rename(row, name):
+    """Give ``row`` a new ``name``; 409 if another row of its kind has it already."""
+    refuse_taken_name(type(row), name, exclude_id=row.id)
+    row.name = name
+    row.name_key = name_key(name)
+
+
+def create_named(model, owner, values, fields, check=None, otherwise=None):
+    """A new ``model`` row named ``values["name"]`` and owned by ``owner``, with ``fields``
+    from ``values``. ``check(values)`` runs after the name's check (a 409 comes first);
+    ``otherwise`` is as for :func:`commit_named`."""
+    refuse_taken_name(model, values["name"])
+    if check is not None:
+        check(values)
+    now = utcnow()
+    row = model(name=values["name"], name_key=name_key(values["name"]), owner_id=owner.id,
+                created_at=now, updated_at=now)
+    _set_fields(row, values, fields)
+    db.session.add(row)
+    commit_named(model, row.name, otherwise=otherwise)
+    return row
+
+
+def update_named(row, values, fields, check=None, otherwise=None):
+    """Apply a PATCH: the name (409 if taken), then ``check(values)``, then whichever of
+    ``fields`` ``values`` has; ``updated_at`` is now."""
+    if "name" in values:
+        rename(row, values["name"])
+    if check is not None:
+        check(values)
+    _set_fields(row, values, fields)
+    row.updated_at = utcnow()
+    commit_named(type(row), row.name, exclude_id=row.id, otherwise=otherwise)
+    return row
+
+
+def _set_fields(row, values, fields):
+    for field in fields:
+        if field in values:
+            setattr(row, field, values[field])

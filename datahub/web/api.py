@@ -1,0 +1,220 @@
+"""flask-smorest glue: a request parser that raises our errors, the path converters, the
+Blueprint and the Api (the document's parts are in datahub.web.openapi). Public API of
+flask-smorest and webargs only (``tests/test_library_shapes.py`` keeps it so)."""
+import re
+
+import flask_smorest
+from apispec.ext.marshmallow import MarshmallowPlugin
+from flask import current_app, request
+from webargs.flaskparser import FlaskParser
+from werkzeug.routing import BaseConverter
+
+from datahub.web.bodies import NO_BODY, json_body
+from datahub.web.errors import RequestValidationError
+from datahub.web.openapi import (
+    HEADERS,
+    SPEC_KWARGS,
+    ErrorSchema,
+    ValidationItemSchema,
+    named_schema_reference,
+    nullable_reference,
+)
+from datahub.web.validation import (
+    CONTROL_MESSAGE,
+    NO_CONTROL_PATTERN,
+    has_control_character,
+    pydantic_errors,
+)
+
+
+class Parser(FlaskParser):
+    """webargs' Flask parser, but a non-JSON body is a 400 and a bad value a 422 in the
+    pydantic-v1 shape, raised as our exceptions."""
+
+    def load_json(self, req, schema):
+        """The body as :func:`datahub.web.bodies.json_body` parsed it (bounded, parsed once).
+        No body at all where a JSON body is required: one 422 for the body itself, as
+        FastAPI says it, rather than one per field."""
+        parsed = json_body()
+        if parsed is NO_BODY:
+            raise RequestValidationError.single(
+                ["body"], "field required", "value_error.missing")
+        errors = list(_unstorable_strings(parsed, ["body"]))
+        if errors:
+            raise RequestValidationError(errors)
+        return parsed
+
+    def handle_error(self, error, req, schema, *, error_status_code, error_headers):
+        raise RequestValidationError(pydantic_errors(error.messages, location=None))
+
+
+def _unstorable_strings(value, loc):
+    """Valid JSON that no database, filesystem or bcrypt accepts: NUL characters and
+    lone surrogates ("\\ud800") inside strings, keys included."""
+    if isinstance(value, str):
+        if "\x00" in value:
+            yield {"loc": loc, "msg": "string contains a NUL character", "type": "value_error.str.nul"}
+        else:
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                yield {"loc": loc, "msg": "string contains a lone surrogate",
+                       "type": "value_error.str.surrogate"}
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _unstorable_strings(key, loc + [key])
+            yield from _unstorable_strings(item, loc + [key])
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _unstorable_strings(item, loc + [index])
+
+
+# Any integer is an integer (a huge one names nothing: 404); the bound only keeps int()
+# under Python's 4300-digit conversion limit.
+_INTEGER = re.compile(r"[+-]?[0-9]{1,4000}")
+
+
+class InvalidId(str):
+    """A path segment that the ``id`` converter could not read as an integer."""
+
+
+class IdConverter(BaseConverter):
+    """``<id:dataset_id>``: matches any segment and hands the view an ``int``.
+
+    werkzeug's ``int`` converter would not match ``abc`` and the request would be a 404;
+    the design wants a 422 naming the parameter. The converter cannot know the name, so
+    it passes an :class:`InvalidId` through and :func:`reject_invalid_ids` turns it into
+    the 422 once the view arguments are known.
+    """
+
+    regex = "[^/]+"
+    part_isolating = True
+
+    def to_python(self, value):
+        if _INTEGER.fullmatch(value):
+            return int(value)
+        return InvalidId(value)
+
+    def to_url(self, value):
+        return str(int(value))
+
+
+def idconverter2paramschema(_converter):
+    return {"type": "integer"}
+
+
+class InvalidText(str):
+    """A path segment with a control character, seen by the ``text`` converter."""
+
+
+class TextConverter(BaseConverter):
+    """``<text:user_id>``: any segment; one with a control character (category Cc) becomes
+    an :class:`InvalidText`, a 422 in :func:`reject_invalid_ids` (not a value that reaches
+    the database: PostgreSQL cannot even compare a string holding NUL)."""
+
+    regex = "[^/]+"
+    part_isolating = True
+
+    def to_python(self, value):
+        return InvalidText(value) if has_control_character(value) else value
+
+
+def textconverter2paramschema(_converter):
+    return {"type": "string", "pattern": NO_CONTROL_PATTERN}
+
+
+def reject_invalid_ids():
+    """422 ``["path", name]`` for every ``<id:...>`` segment that is not an integer and
+    every ``<text:...>`` segment with a control character. A view that checks the bearer
+    itself (``bearer_guard``, see datahub.identity.guard) still answers 401 first."""
+    errors = []
+    for name, value in (request.view_args or {}).items():
+        if isinstance(value, InvalidId):
+            errors.append({"loc": ["path", name], "msg": "value is not a valid integer",
+                           "type": "type_error.integer"})
+        elif isinstance(value, InvalidText):
+            errors.append({"loc": ["path", name], "msg": CONTROL_MESSAGE,
+                           "type": "value_error.str.control"})
+    if errors:
+        guard = _view_guard()
+        if guard is not None:
+            guard()
+        raise RequestValidationError(errors)
+
+
+def _view_guard():
+    """The check a view's decorator put on it (``view.bearer_guard``), if any."""
+    view = current_app.view_functions.get(request.endpoint)
+    view = getattr(getattr(view, "view_class", None), request.method.lower(), view)
+    return getattr(view, "bearer_guard", None)
+
+
+class Blueprint(flask_smorest.Blueprint):
+    """smorest's Blueprint with our parser. ``guard``, a function that raises for a request
+    it refuses, runs before anything else (so a 401 comes before a 404 or a 422); a
+    blueprint with ``<id:...>`` path parameters checks them (one without pays nothing)."""
+
+    ARGUMENTS_PARSER = Parser()
+
+    def __init__(self, *args, guard=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        if guard is not None:
+            self.before_request(guard)
+
+    def add_url_rule(self, rule, *args, **kwargs):
+        if (("<id:" in rule or "<text:" in rule)
+                and reject_invalid_ids not in self.before_request_funcs.get(None, [])):
+            self.before_request(reject_invalid_ids)
+        super().add_url_rule(rule, *args, **kwargs)
+
+
+class Api(flask_smorest.Api):
+    """smorest's Api with our error schema, path converters, top-level document, response
+    headers and security schemes. Errors are answered by our handlers
+    (datahub.web.error_handlers), registered after smorest's."""
+
+    ERROR_SCHEMA = ErrorSchema
+    DEFAULT_ERROR_RESPONSE_NAME = "UnexpectedError"
+
+    def __init__(self, *args, spec_kwargs=None, **kwargs):
+        super().__init__(*args, spec_kwargs={**SPEC_KWARGS, **(spec_kwargs or {})}, **kwargs)
+        # Before any init_app: each app's spec is then built with them.
+        self.register_converter(IdConverter, idconverter2paramschema)
+        self.register_converter(TextConverter, textconverter2paramschema)
+
+    def init_app(self, app, *args, spec_kwargs=None, **kwargs):
+        app.url_map.converters["id"] = IdConverter
+        app.url_map.converters["text"] = TextConverter
+        # A marshmallow plugin of our own for each app's spec, with two more ways of
+        # documenting a field (apispec's documented add_attribute_function).
+        marshmallow_plugin = MarshmallowPlugin()
+        super().init_app(app, *args, spec_kwargs={"marshmallow_plugin": marshmallow_plugin,
+                                                  **(spec_kwargs or {})}, **kwargs)
+        marshmallow_plugin.converter.add_attribute_function(nullable_reference)
+        marshmallow_plugin.converter.add_attribute_function(named_schema_reference)
+        spec = self.spec
+        spec.components.schema("ValidationItem", schema=ValidationItemSchema)
+        spec.components.response(self.DEFAULT_ERROR_RESPONSE_NAME, {
+            "description": "Any other error (500 `Internal server error`, 405 with `Allow`...), "
+                           "in the same JSON shape",
+            "content": {"application/json": {"schema": ErrorSchema}},
+            "headers": {"X-Request-ID": "X-Request-ID"},
+        })
+        for name, header in HEADERS.items():
+            spec.components.header(name, header, lazy=True)
+        # smorest documents a pagination header of its own, which no view here sends.
+        spec.components.schemas.pop("PaginationMetadata", None)
+        spec.components.security_scheme(
+            "bearerAuth", {"type": "http", "scheme": "bearer", "bearerFormat": "JWT",
+                           "description": "The access token of login or refresh"}
+        )
+        spec.components.security_scheme(
+            "refreshCookie",
+            {
+                "type": "apiKey",
+                "in": "cookie",
+                "name": app.config["JWT_REFRESH_COOKIE_NAME"],
+                "description": "HttpOnly refresh token cookie set by login, "
+                "Path=/api/v1/auth, SameSite=Strict",
+            },
+        )

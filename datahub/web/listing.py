@@ -1,0 +1,84 @@
+"""List endpoints: ``limit``/``offset`` paging, the envelope, and the shared filters."""
+import sqlalchemy as sa
+
+from datahub.web.validation import fields
+from datahub.app.extensions import db
+from datahub.web.validation import Length, Range, Schema, label_field
+
+MAX_LIMIT = 100
+DEFAULT_LIMIT = 20
+MAX_ID = 2**31 - 1  # integer primary keys; a bigger id cannot exist
+MAX_OFFSET = 2**31 - 1  # beyond any table here; keeps the value inside every SQL integer
+
+
+class ListArgsSchema(Schema):
+    """Query parameters every list takes."""
+
+    limit = fields.Integer(
+        load_default=DEFAULT_LIMIT, validate=Range(min=1, max=MAX_LIMIT),
+        metadata={"description": "Page size, 1 to 100"},
+    )
+    offset = fields.Integer(
+        load_default=0, validate=Range(min=0, max=MAX_OFFSET),
+        metadata={"description": "Items to skip"}
+    )
+
+
+class NamedListArgsSchema(ListArgsSchema):
+    q = label_field(Length(max=255), "Only items whose name contains this (case-insensitive)")
+    owner = label_field(Length(min=1, max=36),
+                        "Only items owned by this user id (`me`: the caller)")
+
+
+def page_schema(item_schema, name):
+    """The envelope ``{"items", "total", "limit", "offset"}`` around ``item_schema``."""
+    return Schema.from_dict(
+        {
+            "items": fields.List(fields.Nested(item_schema), required=True),
+            "total": fields.Integer(required=True),
+            "limit": fields.Integer(required=True),
+            "offset": fields.Integer(required=True),
+        },
+        name=name,
+    )
+
+
+# Kept by database triggers (migration 0005): the number of rows of the tables listed
+# most, so that an unfiltered list reads its ``total`` instead of counting the table.
+row_counts = sa.Table(
+    "row_counts", db.metadata,
+    sa.Column("table_name", sa.String(64), primary_key=True),
+    sa.Column("row_count", sa.BigInteger, nullable=False),
+)
+COUNTED_TABLES = frozenset({"datasets", "collections", "pipelines"})
+
+
+def _count(select):
+    froms = select.get_final_froms()
+    if (select.whereclause is None and len(froms) == 1
+            and getattr(froms[0], "name", None) in COUNTED_TABLES):
+        kept = db.session.scalar(
+            sa.select(row_counts.c.row_count).where(row_counts.c.table_name == froms[0].name))
+        if kept is not None:
+            return kept
+    return db.session.scalar(
+        sa.select(sa.func.count()).select_from(select.order_by(None).subquery()))
+
+
+def paginate(select, order_by, args):
+    """Run ``select`` (already filtered) for one page; returns the envelope as a dict."""
+    total = _count(select)
+    items = db.session.scalars(
+        select.order_by(*order_by).limit(args["limit"]).offset(args["offset"])
+    ).all()
+    return {"items": items, "total": total, "limit": args["limit"], "offset": args["offset"]}
+
+
+def contains_pattern(text):
+    """A LIKE pattern matching ``text`` anywhere, with LIKE's wildcards escaped (``\\``)."""
+    escaped = text.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"
+
+
+def valid_id(value):
+    return isinstance(value, int) and 1 <= value <= MAX_ID
