@@ -3,12 +3,11 @@ import sqlalchemy as sa
 from flask import current_app
 
 from datahub import quotas
-from datahub.platform.database import utcnow
+from datahub.platform.database import utcnow, valid_id
 from datahub.datasets.errors import DatasetNotFound
 from datahub.datasets.models import Dataset
 from datahub.web.errors import RequestValidationError
 from datahub.app.extensions import db
-from datahub.web.listing import paginate, valid_id
 from datahub.pipelines.errors import (
     PipelineAlreadyRunning,
     PipelineNotFound,
@@ -26,11 +25,13 @@ def get_pipeline(pipeline_id, for_update=False):
     return get_or_404(Pipeline, pipeline_id, PipelineNotFound, for_update=for_update)
 
 
-def list_pipelines(args, user):
+def pipelines_query(args, user):
+    """The pipelines a list shows, oldest first: filtered by ``q``, ``owner`` and
+    ``source_dataset_id``."""
     query = filter_named(sa.select(Pipeline), Pipeline, args, user)
     if args.get("source_dataset_id"):
         query = query.where(Pipeline.source_dataset_id == args["source_dataset_id"])
-    return paginate(query, [Pipeline.id], args)
+    return query.order_by(Pipeline.id)
 
 
 def _require_source(values):
@@ -100,9 +101,9 @@ def start_run(pipeline):
     return run
 
 
-def list_runs(pipeline, args):
-    query = sa.select(Run).where(Run.pipeline_id == pipeline.id)
-    return paginate(query, [Run.id.desc()], args)
+def runs_query(pipeline):
+    """The pipeline's runs, newest first."""
+    return sa.select(Run).where(Run.pipeline_id == pipeline.id).order_by(Run.id.desc())
 
 
 def get_run(pipeline, run_id):

@@ -1,5 +1,5 @@
-"""Database helpers shared by every feature: UTC timestamps, SQLite tuning, and the
-per-request user lookup's connections.
+"""Database helpers shared by every feature: UTC timestamps, ids and name filters, SQLite
+tuning, and the per-request user lookup's connections.
 
 :class:`LookupConnections` is every use of SQLAlchemy below its ORM and pool (one module, so
 that an upgrade shows here; ``tests/test_library_shapes.py`` fails when one changes):
@@ -55,6 +55,20 @@ class UTCDateTime(sa.types.TypeDecorator):
 def isoformat(value):
     """ISO 8601 with a ``Z``: what every timestamp field in the API looks like."""
     return value.astimezone(timezone.utc).isoformat().replace("+00:00", "Z")
+
+
+MAX_ID = 2**31 - 1  # integer primary keys; a bigger id cannot exist
+
+
+def valid_id(value):
+    """Whether ``value`` can be an integer primary key."""
+    return isinstance(value, int) and 1 <= value <= MAX_ID
+
+
+def contains_pattern(text):
+    """A LIKE pattern matching ``text`` anywhere, with LIKE's wildcards escaped (``\\``)."""
+    escaped = text.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"
 
 
 def tune_sqlite(engine, busy_timeout_ms):

@@ -4,10 +4,9 @@ filters, and how they are created and changed."""
 import sqlalchemy as sa
 from sqlalchemy.orm import Mapped, declared_attr, mapped_column
 
-from datahub.platform.database import UTCDateTime, utcnow
+from datahub.platform.database import UTCDateTime, contains_pattern, utcnow, valid_id
 from datahub.web.errors import NameAlreadyExists
 from datahub.app.extensions import db
-from datahub.web.listing import contains_pattern, valid_id
 
 
 class OwnedNamed:

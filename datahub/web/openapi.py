@@ -149,6 +149,18 @@ def operation(blp, operation_id, *errors, database=True, **doc):
     return blp.doc(operationId=operation_id, responses=responses, **doc)
 
 
+def described(summary, description):
+    """A view's docstring, which flask-smorest makes the operation's ``summary`` (the first
+    line) and ``description`` (the rest): for a description that is one line of text, too
+    long for a docstring's line."""
+
+    def decorator(view):
+        view.__doc__ = f"{summary}\n\n{description}"
+        return view
+
+    return decorator
+
+
 # A field's metadata key: the name and schema of the component its values are (see
 # ``named_enum``), read by ``named_schema_reference``.
 NAMED_SCHEMA = "datahub_named_schema"

@@ -284,7 +284,7 @@ def test_wrong_method_is_405_json(client, actors):
 
 def test_the_database_enforces_unique_names(client, actors, monkeypatch):
     """Two requests can both pass the pre-check; the unique index still refuses one."""
-    from datahub.resources.services import services as resources
+    from datahub.resources import services as resources
 
     headers = actors["editor"].headers
     create_dataset(client, headers, "Raced")
