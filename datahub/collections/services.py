@@ -7,13 +7,13 @@ from datahub.platform.database import utcnow, valid_id
 from datahub.datasets.errors import DatasetNotFound
 from datahub.datasets.models import Dataset
 from datahub.app.extensions import db
-from datahub.resources.services import create_named, filter_named, get_or_404, update_named
+from datahub.resources.services import create_named, filter_named, get_or_raise, update_named
 
 FIELDS = ("description", "dataset_ids")
 
 
 def get_collection(collection_id, for_update=False):
-    return get_or_404(Collection, collection_id, CollectionNotFound, for_update=for_update)
+    return get_or_raise(Collection, collection_id, CollectionNotFound, for_update=for_update)
 
 
 def collections_query(args, user):

@@ -10,14 +10,14 @@ from datahub.datasets.models import Dataset, DatasetTag
 from datahub.datasets.storage import delete_quietly
 from datahub.app.extensions import db
 from datahub.platform.storage import get_storage
-from datahub.web.errors import FileTooLarge
-from datahub.resources.services import create_named, filter_named, get_or_404, update_named
+from datahub.platform.errors import FileTooLarge
+from datahub.resources.services import create_named, filter_named, get_or_raise, update_named
 
 FIELDS = ("description", "tags")
 
 
 def get_dataset(dataset_id, for_update=False):
-    return get_or_404(Dataset, dataset_id, DatasetNotFound, for_update=for_update)
+    return get_or_raise(Dataset, dataset_id, DatasetNotFound, for_update=for_update)
 
 
 def datasets_query(args, user):

@@ -24,7 +24,8 @@ from werkzeug.sansio.multipart import (
 
 from datahub.web.bodies import MULTIPART_OVERHEAD
 from datahub.datasets.errors import EmptyFile, FormEncodedUpload
-from datahub.web.errors import BadRequest, FileTooLarge, IncompleteBody, RequestValidationError
+from datahub.platform.errors import FileTooLarge, IncompleteBody
+from datahub.web.errors import BadRequest, RequestValidationError
 from datahub.platform.serving.gunicorn_worker import CHUNK_SIZE, close_connection, socket_body
 from datahub.web.validation import media_type_error
 

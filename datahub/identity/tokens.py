@@ -30,7 +30,7 @@ import sqlalchemy as sa
 from flask import current_app, g
 from flask_jwt_extended import get_jwt, verify_jwt_in_request
 
-from datahub.web.errors import error_response
+from datahub.web.errors import json_error_response
 from datahub.app.extensions import db
 from datahub.app.extensions import jwt as jwt_manager
 from datahub.identity.errors import (
@@ -351,34 +351,34 @@ def _identity(identity):
 
 @jwt_manager.unauthorized_loader
 def _unauthorized(_reason):
-    return error_response(NotAuthenticated())
+    return json_error_response(NotAuthenticated())
 
 
 @jwt_manager.invalid_token_loader
 def _invalid(_reason):
-    return error_response(InvalidToken())
+    return json_error_response(InvalidToken())
 
 
 @jwt_manager.expired_token_loader
 def _expired(_jwt_header, _jwt_payload):
-    return error_response(TokenExpired())
+    return json_error_response(TokenExpired())
 
 
 @jwt_manager.revoked_token_loader
 def _revoked(_jwt_header, _jwt_payload):
-    return error_response(TokenRevoked())
+    return json_error_response(TokenRevoked())
 
 
 @jwt_manager.user_lookup_error_loader
 def _user_lookup_error(_jwt_header, _jwt_payload):
-    return error_response(InvalidToken())
+    return json_error_response(InvalidToken())
 
 
 @jwt_manager.token_verification_failed_loader
 def _verification_failed(_jwt_header, _jwt_payload):
-    return error_response(InvalidToken())
+    return json_error_response(InvalidToken())
 
 
 @jwt_manager.needs_fresh_token_loader
 def _needs_fresh(_jwt_header, _jwt_payload):
-    return error_response(InvalidToken())
+    return json_error_response(InvalidToken())

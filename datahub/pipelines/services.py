@@ -6,23 +6,23 @@ from datahub import quotas
 from datahub.platform.database import utcnow, valid_id
 from datahub.datasets.errors import DatasetNotFound
 from datahub.datasets.models import Dataset
-from datahub.web.errors import RequestValidationError
 from datahub.app.extensions import db
 from datahub.pipelines.errors import (
+    JoinedDatasetNotFound,
     PipelineAlreadyRunning,
     PipelineNotFound,
     RunNotFound,
 )
 from datahub.pipelines import wakeups
 from datahub.pipelines.models import ACTIVE_STATUSES, Pipeline, Run
-from datahub.resources.services import create_named, filter_named, get_or_404, update_named
+from datahub.resources.services import create_named, filter_named, get_or_raise, update_named
 
 CANCELLED_BY_USER = "cancelled by a user"
 FIELDS = ("description", "source_dataset_id", "steps", "output_dataset_name", "output_format")
 
 
 def get_pipeline(pipeline_id, for_update=False):
-    return get_or_404(Pipeline, pipeline_id, PipelineNotFound, for_update=for_update)
+    return get_or_raise(Pipeline, pipeline_id, PipelineNotFound, for_update=for_update)
 
 
 def pipelines_query(args, user):
@@ -35,8 +35,8 @@ def pipelines_query(args, user):
 
 
 def _require_source(values):
-    """404 for a missing source dataset; 422 (``loc`` into ``steps``) for a join with a
-    dataset that does not exist."""
+    """:class:`DatasetNotFound` for a missing source dataset; :class:`JoinedDatasetNotFound`
+    for a join with a dataset that does not exist."""
     if "source_dataset_id" in values:
         dataset_id = values["source_dataset_id"]
         if not valid_id(dataset_id) or db.session.get(Dataset, dataset_id) is None:
@@ -44,9 +44,7 @@ def _require_source(values):
     for position, step in enumerate(values.get("steps") or []):
         if step.get("op") == "join" and (not valid_id(step["dataset_id"]) or
                                          db.session.get(Dataset, step["dataset_id"]) is None):
-            raise RequestValidationError.single(
-                ["body", "steps", position, "dataset_id"], "dataset not found",
-                "value_error.dataset_not_found")
+            raise JoinedDatasetNotFound(position)
 
 
 def create_pipeline(owner, values):

@@ -3,8 +3,8 @@ import sqlalchemy as sa
 from marshmallow import ValidationError
 
 from datahub.web.audit import audit
-from datahub.web.errors import RequestValidationError
 from datahub.app.extensions import db
+from datahub.platform.errors import InvalidValues
 from datahub.platform.database import contains_pattern
 from datahub.identity.errors import PasswordManagedByProvider
 from datahub.identity.models import User, normalise_email
@@ -18,7 +18,6 @@ from datahub.identity.users.errors import (
     UserOwnsResources,
 )
 from datahub.identity.users.schemas import NewUserSchema, PasswordSchema
-from datahub.web.validation import pydantic_errors
 
 
 def _keep_an_admin(user):
@@ -42,7 +41,7 @@ def _load(schema, data):
     try:
         return schema.load(data)
     except ValidationError as exc:
-        raise RequestValidationError(pydantic_errors(exc.messages)) from exc
+        raise InvalidValues(exc.messages) from exc
 
 
 def find_by_email(email):
