@@ -12,7 +12,7 @@ import sqlalchemy as sa
 from flask import current_app
 
 from datahub.datasets.models import Dataset
-from datahub.web.errors import APIError, Forbidden, TooManyRequests
+from datahub.platform.errors import NoRoom, Refused, Throttled
 from datahub.app.extensions import db
 from datahub.identity.models import User
 from datahub.pipelines.models import ACTIVE_STATUSES, Pipeline, Run
@@ -22,27 +22,23 @@ from datahub.pipelines.models import ACTIVE_STATUSES, Pipeline, Run
 RUNS_RETRY_AFTER_SECONDS = 10
 
 
-class StorageQuotaExceeded(APIError):
+class StorageQuotaExceeded(NoRoom):
     """The owner's stored bytes would go over ``QUOTA_STORAGE_BYTES``."""
 
-    code = 507
-    detail = "Storage quota exceeded"
+    message = "Storage quota exceeded"
 
 
-class DatasetQuotaExceeded(Forbidden):
+class DatasetQuotaExceeded(Refused):
     """The owner has ``QUOTA_DATASETS`` datasets already."""
 
-    detail = "Dataset quota exceeded"
+    message = "Dataset quota exceeded"
 
 
-class QueuedRunsQuotaExceeded(TooManyRequests):
+class QueuedRunsQuotaExceeded(Throttled):
     """The owner has ``QUOTA_QUEUED_RUNS`` runs queued or running already."""
 
-    detail = "Too many queued runs"
-
-    def __init__(self, detail=None, headers=None):
-        super().__init__(detail, {"Retry-After": str(RUNS_RETRY_AFTER_SECONDS),
-                                  **(headers or {})})
+    message = "Too many queued runs"
+    retry_after = RUNS_RETRY_AFTER_SECONDS
 
 
 def limits():

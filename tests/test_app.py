@@ -5,7 +5,7 @@ import stat
 import pytest
 
 from datahub import create_app
-from datahub.app.secrets import ConfigurationError
+from datahub.platform.errors import ConfigurationError
 
 
 @pytest.fixture

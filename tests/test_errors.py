@@ -1,13 +1,18 @@
 """The shared error behaviour (seed part 7, DESIGN.md "Errors") and response headers."""
+import io
 import logging
 import os
 
 import pytest
 import sqlalchemy as sa
 
+from flask import request
+from gunicorn.http import errors as gunicorn_errors
 from werkzeug import exceptions as wz
 
-from datahub.web.errors import Forbidden, NameAlreadyExists, NotFound, TooManyRequests
+from datahub.datasets.errors import DatasetNotFound
+from datahub.platform import errors
+from datahub.web.errors import Forbidden, NotFound, TooManyRequests
 from datahub.quotas import (
     DatasetQuotaExceeded,
     QueuedRunsQuotaExceeded,
@@ -73,7 +78,12 @@ def test_database_failure_is_503_json(app, client):
 @pytest.mark.parametrize(
     "exc, status, detail",
     [(Forbidden(), 403, "Forbidden"), (NotFound(), 404, "Not Found"),
-     (NameAlreadyExists(), 409, "Name already exists")],
+     (errors.NameTaken(), 409, "Name already exists"),
+     (DatasetNotFound(), 404, "Dataset not found"),
+     (errors.FileTooLarge(), 400, "File too large"),
+     (errors.InsufficientStorage(), 507, "Insufficient storage"),
+     (errors.IncompleteBody(), 400, "Request body ended before its Content-Length"),
+     (errors.Unprocessable("Dataset file is not tabular"), 422, "Dataset file is not tabular")],
 )
 def test_app_errors_carry_their_status_and_detail(app, client, exc, status, detail):
     def raise_it():
@@ -89,6 +99,7 @@ def test_app_errors_carry_their_status_and_detail(app, client, exc, status, deta
      (DatasetQuotaExceeded(), 403, "Dataset quota exceeded", None),
      (QueuedRunsQuotaExceeded(), 429, "Too many queued runs", "10"),
      (TooManyRequests(), 429, "Too many requests", "1"),
+     (errors.StorageUnavailable(), 503, "Storage unavailable", "1"),
      (wz.TooManyRequests(), 429, "Too Many Requests", "1"),
      (wz.TooManyRequests(retry_after=7), 429, "Too Many Requests", "7")],
 )
@@ -101,6 +112,63 @@ def test_quota_and_throttling_errors_are_json_with_retry_after(app, client, exc,
     response = client.get("/raise")
     assert_json_error(response, status, detail)
     assert response.headers.get("Retry-After") == retry_after
+
+
+def test_a_domain_error_of_values_is_the_422_list_under_body(app, client):
+    def raise_it():
+        raise errors.InvalidValues({"steps": {0: {"dataset_id": ["dataset not found"]}}})
+
+    app.add_url_rule("/raise", view_func=raise_it)
+    assert_json_error(client.get("/raise"), 422, [
+        {"loc": ["body", "steps", 0, "dataset_id"], "msg": "dataset not found",
+         "type": "value_error"}])
+
+
+def test_every_domain_error_has_a_status():
+    from datahub.web.error_handlers import from_domain_error
+
+    kinds, stack = [], [errors.DomainError]
+    while stack:
+        kinds.append(stack.pop())
+        stack.extend(kinds[-1].__subclasses__())
+    assert len(kinds) > 20  # the features' errors too
+    unanswered = []
+    for kind in kinds:
+        error = kind.__new__(kind)  # whatever its arguments
+        error.message, error.messages = "x", {}
+        if from_domain_error(error) is None:
+            unanswered.append(kind.__name__)
+    assert unanswered == ["DomainError"]
+
+
+class BrokenInput(io.BytesIO):
+    """A wsgi.input whose reads fail as gunicorn's body readers do; ``failed`` is gunicorn's
+    flag: set, the connection closes after the answer."""
+
+    failed = False
+
+    def __init__(self, error):
+        super().__init__(b"x" * 10)
+        self.error = error
+
+    def read(self, *args):
+        raise self.error
+
+    readinto = read1 = readline = read
+
+
+@pytest.mark.parametrize("error, detail", [
+    (gunicorn_errors.NoMoreData(), "Request body ended before its Content-Length"),
+    (gunicorn_errors.InvalidChunkSize("zz"), "Malformed chunked body"),
+])
+def test_the_servers_body_errors_are_400s_that_close_the_connection(app, client, error,
+                                                                   detail):
+    app.add_url_rule("/read", view_func=lambda: request.get_data() and "", methods=["POST"])
+    body = BrokenInput(error)
+    response = client.post("/read", input_stream=body,
+                           content_type="application/octet-stream")
+    assert_json_error(response, 400, detail)
+    assert body.failed is True
 
 
 def test_request_id_is_honoured_or_generated(client):

@@ -3,7 +3,8 @@
 The folders are the layers (docs: contributing/layout), from the bottom:
 
 1. settings and platform: ``datahub/app/config.py``, ``secrets.py`` and ``datahub/platform/``
-   (database, storage, rate-limit storage, isolated processes, serving). Knows no request.
+   (database, storage, rate-limit storage, isolated processes, serving, the domain errors).
+   Knows no request.
 2. web: ``datahub/web/`` (the HTTP contract: errors and their handlers, bodies, validation,
    the smorest glue, OpenAPI parts), with the extension objects (``app/extensions.py``) and
    the Flask subclass (``app/flask_app.py``).
@@ -47,14 +48,7 @@ LAYERS = {
 }
 FEATURES = 4
 # Imports that point up on purpose, each with its reason.
-ALLOWED_UPWARD = {
-    # gunicorn's worker answers what never reaches Flask (a slow or oversized request)
-    # with the contract's own error body.
-    ("datahub.platform.serving.gunicorn_worker", "datahub.web.errors"),
-    # Until storage raises domain errors of its own (issue 24, item 3).
-    ("datahub.platform.storage.local", "datahub.web.errors"),
-    ("datahub.platform.storage.s3", "datahub.web.errors"),
-}
+ALLOWED_UPWARD = set()
 # Which features a feature may import: collections hold datasets, pipelines read them;
 # the three share resources; quotas count datasets and runs, which check them.
 FEATURE_USES = {
@@ -175,6 +169,13 @@ def test_no_upward_import():
     assert upward == []
 
 
+def test_the_error_handlers_know_no_server():
+    """The server registers its body readers' errors (datahub.platform.errors.treat_as);
+    the handlers import none of it."""
+    assert not [name for name in graph()["datahub.web.error_handlers"]
+                if name.startswith("datahub.platform.serving")]
+
+
 def test_features_use_only_the_features_they_declare():
     crossing = sorted(
         f"{module} -> {target}"
@@ -187,7 +188,55 @@ def test_features_use_only_the_features_they_declare():
 
 
 @pytest.mark.parametrize(
-    "module", ["datahub.web.errors", "datahub.app.secrets", "datahub.web.validation.fields",
+    "module", ["datahub.web.errors", "datahub.platform.errors", "datahub.web.validation.fields",
                "datahub.platform.database"])
 def test_the_bottom_imports_nothing_of_ours(module):
     assert graph()[module] == set()
+
+
+# Below the web layer nothing knows HTTP: the platform, and what features can do (their
+# services), raise domain errors (datahub.platform.errors) and read no request.
+KNOWS_NO_HTTP = ("datahub.platform", "datahub.resources.services", "datahub.datasets.services",
+                 "datahub.collections.services", "datahub.pipelines.services",
+                 "datahub.identity.users.services")
+HTTP = ("werkzeug", "datahub.web", "flask.request", "flask.abort")
+# Each with its reason.
+ALLOWED_HTTP = {
+    # The audit log records what a service did, and from which address when a request
+    # asked for it (the same call from the command line says ``via: cli``).
+    ("datahub.identity.users.services", "datahub.web.audit.audit"),
+}
+
+
+def http_imports(path):
+    """What ``path`` imports of ``HTTP``, as dotted names (``flask.request``)."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names = [f"{node.module}.{alias.name}" for alias in node.names]
+        else:
+            continue
+        found.update(name for name in names
+                     if any(name == http or name.startswith(http + ".") for http in HTTP))
+    return found
+
+
+def test_nothing_below_the_web_layer_knows_http():
+    knowing = sorted(
+        f"{module} -> {name}"
+        for module, path in modules().items()
+        if any(module == prefix or module.startswith(prefix + ".") for prefix in KNOWS_NO_HTTP)
+        for name in http_imports(path) if (module, name) not in ALLOWED_HTTP
+    )
+    assert knowing == []
+
+
+def test_the_http_scan_finds_each_kind(tmp_path):
+    path = tmp_path / "example.py"
+    path.write_text("import werkzeug.exceptions\nfrom flask import request, current_app\n"
+                    "from flask import abort\nfrom datahub.web.errors import NotFound\n"
+                    "def f():\n    from datahub.web import bodies\n")
+    assert http_imports(path) == {"werkzeug.exceptions", "flask.request", "flask.abort",
+                                  "datahub.web.errors.NotFound", "datahub.web.bodies"}

@@ -6,7 +6,7 @@ import logging
 import pytest
 
 from datahub import create_app
-from datahub.app.secrets import ConfigurationError
+from datahub.platform.errors import ConfigurationError
 from tests.conftest import login
 from tests.identity.oidc_provider import free_port
 

@@ -4,7 +4,7 @@ import pytest
 
 from datahub import create_app
 from datahub.web.metrics import observe_run
-from datahub.app.secrets import ConfigurationError
+from datahub.platform.errors import ConfigurationError
 from tests.metrics_samples import label_values, samples, value
 from tests.pipelines.helpers import PEOPLE, create_pipeline, source, start
 

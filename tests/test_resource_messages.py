@@ -74,7 +74,7 @@ def test_internal_server_error_is_json_and_logged(client, actors, monkeypatch, c
     def boom(*_args, **_kwargs):
         raise RuntimeError("a bug")
 
-    monkeypatch.setattr(services, "list_datasets", boom)
+    monkeypatch.setattr(services, "datasets_query", boom)
     response = client.get("/api/v1/datasets/", headers=actors["viewer"].headers)
     check(response, 500, "Internal server error")
     assert "a bug" not in response.get_data(as_text=True)

@@ -6,7 +6,7 @@ from datetime import timedelta
 from urllib.parse import urlsplit
 
 from datahub.platform.ratelimit_store import storage_uri
-from datahub.app.secrets import ConfigurationError
+from datahub.platform.errors import ConfigurationError
 from datahub.platform.storage import check_storage_config
 
 _ORIGIN = re.compile(r"^https?://[a-z0-9.-]+(:[0-9]{1,5})?$|^https?://\[[0-9a-f:.]+\](:[0-9]{1,5})?$")
@@ -286,7 +286,7 @@ def normalise_origins(value):
     the Origin check of the cookie endpoints, and a credentialed wildcard would let any
     site read the API as the user.
     """
-    from datahub.app.secrets import ConfigurationError
+    from datahub.platform.errors import ConfigurationError
 
     if value is None:
         return []

@@ -2,7 +2,10 @@
 commands and request hooks, each registered by a function of its own."""
 import os
 
+from flask import has_request_context, request
+
 PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 
 def create_app(test_config=None):
@@ -45,7 +48,7 @@ def register_extensions(app):
 
     db.init_app(app)
     with app.app_context():
-        tune_sqlite(db.engine, app.config["SQLITE_BUSY_TIMEOUT_MS"])
+        tune_sqlite(db.engine, app.config["SQLITE_BUSY_TIMEOUT_MS"], request_only_reads)
     migrate.init_app(app, db, directory=os.path.join(PACKAGE_DIR, "migrations"))
     jwt.init_app(app)
     from datahub.identity import guard
@@ -84,6 +87,11 @@ def register_extensions(app):
             x_proto=int(app.config["PROXY_FIX_X_PROTO"]),
             x_host=int(app.config["PROXY_FIX_X_HOST"]),
         )
+
+
+def request_only_reads():
+    """Whether the current request, if any, only reads (SQLite's BEGIN then takes no lock)."""
+    return has_request_context() and request.method in READ_METHODS
 
 
 def register_blueprints(app):

@@ -2,12 +2,10 @@
 import os
 import secrets
 
+from datahub.platform.errors import ConfigurationError
+
 MIN_SECRET_BYTES = 32
 SECRET_FILE = "secret_key"
-
-
-class ConfigurationError(RuntimeError):
-    """Start-up stops on a configuration that would be unsafe to run with."""
 
 
 def _instance_secret(instance_path):

@@ -1,5 +1,6 @@
 """The collections feature's errors."""
-from datahub.web.errors import NotFound
+from datahub.platform.errors import NotFound
 
 
-class CollectionNotFound(NotFound): detail = "Collection not found"
+class CollectionNotFound(NotFound):
+    message = "Collection not found"

@@ -1,30 +1,76 @@
-"""/api/v1/collections: CRUD and membership."""
+"""/api/v1/collections: list, create, get, change and delete, and membership."""
+from flask import url_for
 from flask.views import MethodView
 
-from datahub.web.api import Blueprint
 from datahub.collections import schemas, services
-from datahub.identity.guard import authenticate
-from datahub.web.openapi import BEARER, operation
-from datahub.resources.views import changeable, owned_named_views
+from datahub.identity import permissions
+from datahub.identity.guard import authenticate, current_user
+from datahub.resources.views import changeable, changes_row
+from datahub.web.api import Blueprint
+from datahub.web.listing import paginate
+from datahub.web.openapi import BEARER, JSON_BODY_ERRORS, described, operation
 
 blp = Blueprint(
     "collections", __name__, url_prefix="/api/v1/collections", guard=authenticate,
     description="Collections: named groups of datasets",
 )
 
+COLLECTION_NOT_FOUND = (404, "`Collection not found`")
+DATASET_NOT_FOUND = (404, "A dataset of `dataset_ids` does not exist (`Dataset not found`)")
+MEMBERSHIP_NOT_FOUND = (404, "`Collection not found`, or `Dataset not found`")
 
-owned_named_views(
-    blp, "collection", services, schemas, filters="name or owner",
-    patch_doc=("Change a collection", "Change name, description or the whole member list "
-               "(the owner, if an editor, or an admin)."),
-    delete_doc=("Delete a collection", "The owner, if an editor, or an admin. Its datasets "
-                "are not deleted."),
-    deleted="Deleted; its datasets stay",
-    create_errors=(401, 403, (404, "A dataset of `dataset_ids` does not exist "
-                                   "(`Dataset not found`)"), 409),
-)
 
-NOT_FOUND = (404, "`Collection not found`, or `Dataset not found`")
+@blp.route("/", strict_slashes=False, endpoint="Collections")
+class Collections(MethodView):
+    @operation(blp, "list_collections", 401, 403, 422, security=BEARER)
+    @blp.arguments(schemas.CollectionListArgsSchema, location="query")
+    @blp.response(200, schemas.CollectionPageSchema)
+    @described("List collections", "One page of collections, oldest first, filtered by name "
+               "or owner (any role).")
+    def get(self, args):
+        permissions.require_read(current_user)
+        return paginate(services.collections_query(args, current_user), args)
+
+    @operation(blp, "create_collection", *JSON_BODY_ERRORS, 401, 403, DATASET_NOT_FOUND, 409,
+               security=BEARER)
+    @permissions.before_body(lambda: permissions.require_create(current_user))
+    @blp.arguments(schemas.CollectionCreateSchema)
+    @blp.response(201, schemas.CollectionSchema, headers={"Location": "Location"})
+    @described("Create a collection", "Editors and admins; the caller owns the new "
+               "collection, whose URL is in `Location`. 409 `Name already exists` when "
+               "another has the name.")
+    def post(self, values):
+        collection = services.create_collection(current_user, values)
+        location = url_for("collections.CollectionById", collection_id=collection.id)
+        return collection, 201, {"Location": location}
+
+
+@blp.route("/<id:collection_id>", endpoint="CollectionById")
+class CollectionById(MethodView):
+    @operation(blp, "get_collection", 401, 403, COLLECTION_NOT_FOUND, 422, security=BEARER)
+    @blp.response(200, schemas.CollectionSchema)
+    @described("Get a collection", "One collection (any role).")
+    def get(self, collection_id):
+        permissions.require_read(current_user)
+        return services.get_collection(collection_id)
+
+    @operation(blp, "update_collection", *JSON_BODY_ERRORS, 401, 403, COLLECTION_NOT_FOUND,
+               409, security=BEARER)
+    @changes_row(services.get_collection)
+    @blp.arguments(schemas.CollectionUpdateSchema)
+    @blp.response(200, schemas.CollectionSchema)
+    @described("Change a collection", "Change name, description or the whole member list "
+               "(the owner, if an editor, or an admin).")
+    def patch(self, collection, values):
+        return services.update_collection(collection, values)
+
+    @operation(blp, "delete_collection", 401, 403, COLLECTION_NOT_FOUND, 422, security=BEARER)
+    @blp.response(204, description="Deleted; its datasets stay")
+    @described("Delete a collection", "The owner, if an editor, or an admin. Its datasets "
+               "are not deleted.")
+    def delete(self, collection_id):
+        collection = services.get_collection(collection_id, for_update=True)
+        services.delete_collection(changeable(collection))
 
 
 def _membership_change(operation_id):
@@ -32,7 +78,8 @@ def _membership_change(operation_id):
 
     def decorator(view):
         view = blp.response(200, schemas.CollectionSchema)(view)
-        return operation(blp, operation_id, 401, 403, NOT_FOUND, 422, security=BEARER)(view)
+        return operation(blp, operation_id, 401, 403, MEMBERSHIP_NOT_FOUND, 422,
+                         security=BEARER)(view)
 
     return decorator
 

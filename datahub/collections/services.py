@@ -3,23 +3,22 @@ import sqlalchemy as sa
 
 from datahub.collections.errors import CollectionNotFound
 from datahub.collections.models import Collection
-from datahub.platform.database import utcnow
+from datahub.platform.database import utcnow, valid_id
 from datahub.datasets.errors import DatasetNotFound
 from datahub.datasets.models import Dataset
 from datahub.app.extensions import db
-from datahub.web.listing import paginate, valid_id
-from datahub.resources.services import create_named, filter_named, get_or_404, update_named
+from datahub.resources.services import create_named, filter_named, get_or_raise, update_named
 
 FIELDS = ("description", "dataset_ids")
 
 
 def get_collection(collection_id, for_update=False):
-    return get_or_404(Collection, collection_id, CollectionNotFound, for_update=for_update)
+    return get_or_raise(Collection, collection_id, CollectionNotFound, for_update=for_update)
 
 
-def list_collections(args, user):
-    query = filter_named(sa.select(Collection), Collection, args, user)
-    return paginate(query, [Collection.id], args)
+def collections_query(args, user):
+    """The collections a list shows, oldest first: filtered by ``q`` and ``owner``."""
+    return filter_named(sa.select(Collection), Collection, args, user).order_by(Collection.id)
 
 
 def _require_datasets(dataset_ids):

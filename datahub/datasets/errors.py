@@ -1,14 +1,33 @@
-"""The datasets feature's errors."""
-from datahub.web.errors import APIError, BadRequest, NotFound, UnprocessableContent
+"""The datasets feature's errors: what its services raise (domain errors, which know no
+HTTP) and what its upload and download answer (the HTTP contract's own)."""
+from datahub.platform.errors import NotFound, Unprocessable
+from datahub.web.errors import APIError, BadRequest
 
 
-class DatasetNotFound(NotFound): detail = "Dataset not found"
+class DatasetNotFound(NotFound):
+    message = "Dataset not found"
 
 
 class FileNotFound(NotFound):
     """The dataset exists but no file has been uploaded to it."""
 
-    detail = "File not found"
+    message = "File not found"
+
+
+class DatasetHasNoFile(NotFound):
+    message = "Dataset has no file"
+
+
+class DatasetNotTabular(Unprocessable):
+    message = "Dataset file is not tabular"
+
+
+class PreviewTooLarge(Unprocessable):
+    message = "Preview is too large"
+
+
+class PreviewTimedOut(Unprocessable):
+    message = "Preview timed out"
 
 
 class PreconditionFailed(APIError):
@@ -16,12 +35,6 @@ class PreconditionFailed(APIError):
 
     code = 412
     detail = "Precondition Failed"
-
-
-class DatasetHasNoFile(NotFound): detail = "Dataset has no file"
-class DatasetNotTabular(UnprocessableContent): detail = "Dataset file is not tabular"
-class PreviewTooLarge(UnprocessableContent): detail = "Preview is too large"
-class PreviewTimedOut(UnprocessableContent): detail = "Preview timed out"
 
 
 class EmptyFile(BadRequest):

@@ -3,11 +3,14 @@ datahub.datasets.previews_job), never in the web process: at most
 ``PREVIEW_CONCURRENCY`` at once per web process, each within ``PREVIEW_TIMEOUT_SECONDS``
 (waiting for a turn included) and ``PIPELINE_MEMORY_LIMIT`` + ``PIPELINE_MEMORY_MARGIN``;
 the answer at most ``PREVIEW_MAX_BYTES`` of JSON, long cells cut."""
+import contextlib
 import os
 import threading
 import time
 
+from datahub.app.extensions import db
 from datahub.platform import isolation
+from datahub.platform.storage import get_storage
 from datahub.datasets.errors import (
     DatasetHasNoFile,
     DatasetNotTabular,
@@ -28,6 +31,31 @@ def _pool_and_turns(config):
             _state.clear()
             _state[os.getpid()] = state
         return state
+
+
+def preview_dataset(dataset, limit, config):
+    """The first ``limit`` rows of the dataset's file as a table: 404 ``Dataset has no
+    file`` (also when it is replaced or deleted meanwhile), else as :func:`preview_file`."""
+    key, name = dataset.file_key, dataset.name
+    if key is None:
+        raise DatasetHasNoFile()
+    # End the transaction before reading the file: nothing is held while DuckDB works.
+    db.session.commit()
+    with contextlib.ExitStack() as stack:
+        try:
+            # The stored file itself, or (S3) a temporary copy in PIPELINE_TEMP_DIR.
+            path = stack.enter_context(
+                get_storage().local_copy(key, config.get("PIPELINE_TEMP_DIR")))
+        except FileNotFoundError:
+            raise DatasetHasNoFile() from None
+        try:
+            return preview_file(path, limit, name, config)
+        except DatasetNotTabular:
+            # Replaced or deleted by another request since it was looked up (DuckDB
+            # then says the path cannot be accessed).
+            if not os.path.isfile(path):
+                raise DatasetHasNoFile() from None
+            raise
 
 
 def preview_file(path, limit, name, config):

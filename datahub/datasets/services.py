@@ -1,4 +1,6 @@
 """What can be done to datasets, independent of HTTP."""
+from dataclasses import dataclass
+
 import sqlalchemy as sa
 
 from datahub import quotas
@@ -7,23 +9,25 @@ from datahub.datasets.errors import DatasetNotFound
 from datahub.datasets.models import Dataset, DatasetTag
 from datahub.datasets.storage import delete_quietly
 from datahub.app.extensions import db
-from datahub.web.listing import paginate
-from datahub.resources.services import create_named, filter_named, get_or_404, update_named
+from datahub.platform.storage import get_storage
+from datahub.platform.errors import FileTooLarge
+from datahub.resources.services import create_named, filter_named, get_or_raise, update_named
 
 FIELDS = ("description", "tags")
 
 
 def get_dataset(dataset_id, for_update=False):
-    return get_or_404(Dataset, dataset_id, DatasetNotFound, for_update=for_update)
+    return get_or_raise(Dataset, dataset_id, DatasetNotFound, for_update=for_update)
 
 
-def list_datasets(args, user):
+def datasets_query(args, user):
+    """The datasets a list shows, oldest first: filtered by ``q``, ``owner`` and ``tag``."""
     query = filter_named(sa.select(Dataset), Dataset, args, user)
     if args.get("tag"):
         query = query.where(
             Dataset.id.in_(sa.select(DatasetTag.dataset_id).where(DatasetTag.tag == args["tag"]))
         )
-    return paginate(query, [Dataset.id], args)
+    return query.order_by(Dataset.id)
 
 
 def create_dataset(owner, values):
@@ -47,6 +51,44 @@ def delete_dataset(dataset):
     db.session.delete(dataset)
     db.session.commit()
     delete_quietly(key)
+
+
+@dataclass(frozen=True)
+class UploadLimit:
+    """How many bytes an upload may have (None: no limit), and whether the owner's storage
+    quota, rather than ``MAX_CONTENT_LENGTH``, sets it."""
+
+    size: int | None
+    by_quota: bool
+
+
+def upload_limit(dataset, max_content_length):
+    """The limit of an upload to ``dataset``: ``max_content_length``, or the room left in
+    the owner's storage quota when that is less (the file replaced counting as freed)."""
+    room = quotas.storage_room(dataset.owner_id, replaced_bytes(dataset))
+    if room is not None and (max_content_length is None or room < max_content_length):
+        return UploadLimit(max(room, 0), by_quota=True)
+    return UploadLimit(max_content_length, by_quota=False)
+
+
+def store_file(dataset_id, upload, limit):
+    """Stream ``upload`` (``chunks()``, then its ``filename`` and ``content_type``) to
+    storage within ``limit`` and make it the dataset's file; the dataset.
+
+    The transaction ends first: no lock is held while the body arrives. Past the limit:
+    :class:`~datahub.platform.errors.FileTooLarge`, or
+    :class:`~datahub.quotas.StorageQuotaExceeded` when the quota set the limit."""
+    db.session.commit()
+    try:
+        stored = get_storage().save(upload.chunks(), max_size=limit.size)
+    except FileTooLarge:
+        if not limit.by_quota:
+            raise
+        raise quotas.StorageQuotaExceeded() from None
+    try:
+        return attach_file(dataset_id, stored, upload.filename, upload.content_type)
+    finally:
+        stored.release()  # until here a storage sweep leaves the new file alone
 
 
 def attach_file(dataset_id, stored, filename, content_type):

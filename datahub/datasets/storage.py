@@ -5,7 +5,7 @@ import logging
 
 import sqlalchemy as sa
 
-from datahub.web.errors import StorageUnavailable
+from datahub.platform.errors import StorageUnavailable
 from datahub.platform.storage import get_storage
 
 log = logging.getLogger("datahub.storage")

@@ -24,8 +24,9 @@ from werkzeug.sansio.multipart import (
 
 from datahub.web.bodies import MULTIPART_OVERHEAD, open_body
 from datahub.datasets.errors import EmptyFile, FormEncodedUpload
-from datahub.web.errors import BadRequest, IncompleteBody, RequestValidationError
-from datahub.platform.serving.gunicorn_worker import CHUNK_SIZE, socket_body
+from datahub.platform.errors import FileTooLarge, IncompleteBody
+from datahub.web.errors import BadRequest, RequestValidationError
+from datahub.platform.serving.gunicorn_worker import CHUNK_SIZE, close_connection, socket_body
 from datahub.web.validation import media_type_error
 
 MAX_PART_HEADERS = 16 * 1024
@@ -103,16 +104,22 @@ class Upload:
             self.filename = clean_filename(request.args.get("filename"), default_name)
 
     def chunks(self):
-        stream = open_body()  # werkzeug's checks (Content-Length over the limit: 413)
-        if self.multipart:
-            source = self._multipart_chunks(stream)
-        else:
-            source = _read_chunks(stream)
-        empty = True
-        for chunk in source:
-            if len(chunk):
-                empty = False
-            yield chunk
+        """The file's bytes; :class:`FileTooLarge` when the body passes the limit (a
+        declared length over it is left unread: the connection closes after the answer)."""
+        try:
+            stream = open_body()  # werkzeug's checks (Content-Length over the limit)
+            if self.multipart:
+                source = self._multipart_chunks(stream)
+            else:
+                source = _read_chunks(stream)
+            empty = True
+            for chunk in source:
+                if len(chunk):
+                    empty = False
+                yield chunk
+        except RequestEntityTooLarge:
+            close_connection(request.environ)
+            raise FileTooLarge() from None
         if empty:  # checked after the whole body, before the storage keeps anything
             raise EmptyFile()
 

@@ -1,5 +1,8 @@
-"""The identity core's errors: authentication, sessions and accounts of identity providers."""
-from datahub.web.errors import APIError, Conflict, NotFound, ServiceUnavailable
+"""The identity core's errors: authentication (the HTTP contract's 401s, with
+``WWW-Authenticate``), and what sessions and the accounts of identity providers refuse
+(domain errors, which know no HTTP)."""
+from datahub.platform.errors import Conflict, NotFound, Unavailable
+from datahub.web.errors import APIError
 
 
 class NotAuthenticated(APIError):
@@ -11,9 +14,24 @@ class InvalidToken(NotAuthenticated): detail = "Invalid token"
 class TokenExpired(NotAuthenticated): detail = "Token has expired"
 class TokenRevoked(NotAuthenticated): detail = "Token has been revoked"
 class InvalidCredentials(NotAuthenticated): detail = "Invalid email or password"
-class SessionNotFound(NotFound): detail = "Session not found"
-class AuthServiceUnavailable(ServiceUnavailable): detail = "Authentication service unavailable"
-class AccountExistsWithOtherProvider(Conflict): detail = "Account exists with another provider"
-class PasswordManagedByProvider(Conflict): detail = "Password is managed by the identity provider"
 class OIDCLoginFailed(NotAuthenticated): detail = "OIDC login failed"
-class OIDCNotConfigured(NotFound): detail = "OIDC logins are not configured"
+
+
+class SessionNotFound(NotFound):
+    message = "Session not found"
+
+
+class AuthServiceUnavailable(Unavailable):
+    message = "Authentication service unavailable"
+
+
+class AccountExistsWithOtherProvider(Conflict):
+    message = "Account exists with another provider"
+
+
+class PasswordManagedByProvider(Conflict):
+    message = "Password is managed by the identity provider"
+
+
+class OIDCNotConfigured(NotFound):
+    message = "OIDC logins are not configured"

@@ -29,7 +29,7 @@ import redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
-from datahub.app.secrets import ConfigurationError
+from datahub.platform.errors import ConfigurationError
 
 log = logging.getLogger(__name__)
 

@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from flask import g
 from flask_jwt_extended import get_jwt, verify_jwt_in_request
 
-from datahub.web.errors import error_response
+from datahub.web.errors import json_error_response
 from datahub.app.extensions import db
 from datahub.identity.errors import (
     InvalidToken,
@@ -81,7 +81,7 @@ def _decode_key(_jwt_header, _jwt_payload):
 
 def _answer(error):
     """A loader that answers ``error`` whatever flask-jwt-extended passes it."""
-    return lambda *_args: error_response(error())
+    return lambda *_args: json_error_response(error())
 
 
 def register_jwt_loaders(jwt):

@@ -26,7 +26,7 @@ from datahub.datasets import tabular
 from datahub.datasets.models import Dataset
 from datahub.datasets.services import discard, drop_replaced, set_file
 from datahub.platform.storage import get_storage
-from datahub.web.errors import InsufficientStorage, StorageUnavailable
+from datahub.platform.errors import InsufficientStorage, StorageUnavailable
 from datahub.app.extensions import db
 from datahub.identity import permissions
 from datahub.identity.models import User

@@ -1,13 +1,15 @@
-"""/api/v1/pipelines: CRUD, and runs under /api/v1/pipelines/{pipeline_id}/runs."""
+"""/api/v1/pipelines: list, create, get, change and delete, and runs under
+/api/v1/pipelines/{pipeline_id}/runs."""
 from flask import url_for
 from flask.views import MethodView
 
-from datahub.web.api import Blueprint
 from datahub.identity import permissions
 from datahub.identity.guard import authenticate, current_user
-from datahub.web.openapi import BEARER, operation
 from datahub.pipelines import schemas, services
-from datahub.resources.views import changeable, owned_named_views
+from datahub.resources.views import changeable, changes_row
+from datahub.web.api import Blueprint
+from datahub.web.listing import paginate
+from datahub.web.openapi import BEARER, JSON_BODY_ERRORS, described, operation
 
 blp = Blueprint(
     "pipelines", __name__, url_prefix="/api/v1/pipelines", guard=authenticate,
@@ -15,20 +17,63 @@ blp = Blueprint(
                 "into another dataset; runs execute them",
 )
 
-owned_named_views(
-    blp, "pipeline", services, schemas, filters="name, owner or source dataset",
-    patch_doc=("Change a pipeline", "Change any field (the owner, if an editor, or an "
-               "admin); `steps` is replaced whole. A running run keeps the steps it started "
-               "with; a queued one will use these."),
-    delete_doc=("Delete a pipeline", "Delete a pipeline and its runs (the owner, if an "
-                "editor, or an admin). Its output dataset stays."),
-    deleted="Deleted with its runs; the output dataset stays",
-    create_errors=(401, 403, (404, "The source dataset does not exist (`Dataset not found`)"),
-                   409),
-)
-
 NOT_FOUND = (404, "`Pipeline not found`")
 RUN_NOT_FOUND = (404, "`Pipeline not found`, or `Run not found`")
+SOURCE_NOT_FOUND = (404, "The source dataset does not exist (`Dataset not found`)")
+
+
+@blp.route("/", strict_slashes=False, endpoint="Pipelines")
+class Pipelines(MethodView):
+    @operation(blp, "list_pipelines", 401, 403, 422, security=BEARER)
+    @blp.arguments(schemas.PipelineListArgsSchema, location="query")
+    @blp.response(200, schemas.PipelinePageSchema)
+    @described("List pipelines", "One page of pipelines, oldest first, filtered by name, "
+               "owner or source dataset (any role).")
+    def get(self, args):
+        permissions.require_read(current_user)
+        return paginate(services.pipelines_query(args, current_user), args)
+
+    @operation(blp, "create_pipeline", *JSON_BODY_ERRORS, 401, 403, SOURCE_NOT_FOUND, 409,
+               security=BEARER)
+    @permissions.before_body(lambda: permissions.require_create(current_user))
+    @blp.arguments(schemas.PipelineCreateSchema)
+    @blp.response(201, schemas.PipelineSchema, headers={"Location": "Location"})
+    @described("Create a pipeline", "Editors and admins; the caller owns the new pipeline, "
+               "whose URL is in `Location`. 409 `Name already exists` when another has the "
+               "name.")
+    def post(self, values):
+        pipeline = services.create_pipeline(current_user, values)
+        location = url_for("pipelines.PipelineById", pipeline_id=pipeline.id)
+        return pipeline, 201, {"Location": location}
+
+
+@blp.route("/<id:pipeline_id>", endpoint="PipelineById")
+class PipelineById(MethodView):
+    @operation(blp, "get_pipeline", 401, 403, NOT_FOUND, 422, security=BEARER)
+    @blp.response(200, schemas.PipelineSchema)
+    @described("Get a pipeline", "One pipeline (any role).")
+    def get(self, pipeline_id):
+        permissions.require_read(current_user)
+        return services.get_pipeline(pipeline_id)
+
+    @operation(blp, "update_pipeline", *JSON_BODY_ERRORS, 401, 403, NOT_FOUND, 409,
+               security=BEARER)
+    @changes_row(services.get_pipeline)
+    @blp.arguments(schemas.PipelineUpdateSchema)
+    @blp.response(200, schemas.PipelineSchema)
+    @described("Change a pipeline", "Change any field (the owner, if an editor, or an "
+               "admin); `steps` is replaced whole. A running run keeps the steps it started "
+               "with; a queued one will use these.")
+    def patch(self, pipeline, values):
+        return services.update_pipeline(pipeline, values)
+
+    @operation(blp, "delete_pipeline", 401, 403, NOT_FOUND, 422, security=BEARER)
+    @blp.response(204, description="Deleted with its runs; the output dataset stays")
+    @described("Delete a pipeline", "Delete a pipeline and its runs (the owner, if an "
+               "editor, or an admin). Its output dataset stays.")
+    def delete(self, pipeline_id):
+        pipeline = services.get_pipeline(pipeline_id, for_update=True)
+        services.delete_pipeline(changeable(pipeline))
 
 
 @blp.route("/<id:pipeline_id>/runs", strict_slashes=False)
@@ -41,7 +86,7 @@ class Runs(MethodView):
 
         One page of the pipeline's runs, newest first (any role)."""
         permissions.require_read(current_user)
-        return services.list_runs(services.get_pipeline(pipeline_id), args)
+        return paginate(services.runs_query(services.get_pipeline(pipeline_id)), args)
 
     @operation(blp, "start_pipeline_run", 401, 403, NOT_FOUND,
                (409, "`Pipeline is already running`: another run of it is queued or running"),

@@ -8,7 +8,8 @@ from datahub.web.validation import fields
 from datahub.datasets.schemas import FILE_FORMAT
 from datahub.datasets.tabular import FORMATS
 from datahub.web.validation.fields import ErrorMessage
-from datahub.web.listing import MAX_ID, ListArgsSchema, NamedListArgsSchema, page_schema
+from datahub.platform.database import MAX_ID
+from datahub.web.listing import ListArgsSchema, NamedListArgsSchema, page_schema
 from datahub.pipelines.models import STATUSES
 from datahub.pipelines.steps import step_field
 from datahub.web.validation import (

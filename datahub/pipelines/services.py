@@ -3,39 +3,40 @@ import sqlalchemy as sa
 from flask import current_app
 
 from datahub import quotas
-from datahub.platform.database import utcnow
+from datahub.platform.database import utcnow, valid_id
 from datahub.datasets.errors import DatasetNotFound
 from datahub.datasets.models import Dataset
-from datahub.web.errors import RequestValidationError
 from datahub.app.extensions import db
-from datahub.web.listing import paginate, valid_id
 from datahub.pipelines.errors import (
+    JoinedDatasetNotFound,
     PipelineAlreadyRunning,
     PipelineNotFound,
     RunNotFound,
 )
 from datahub.pipelines import wakeups
 from datahub.pipelines.models import ACTIVE_STATUSES, Pipeline, Run
-from datahub.resources.services import create_named, filter_named, get_or_404, update_named
+from datahub.resources.services import create_named, filter_named, get_or_raise, update_named
 
 CANCELLED_BY_USER = "cancelled by a user"
 FIELDS = ("description", "source_dataset_id", "steps", "output_dataset_name", "output_format")
 
 
 def get_pipeline(pipeline_id, for_update=False):
-    return get_or_404(Pipeline, pipeline_id, PipelineNotFound, for_update=for_update)
+    return get_or_raise(Pipeline, pipeline_id, PipelineNotFound, for_update=for_update)
 
 
-def list_pipelines(args, user):
+def pipelines_query(args, user):
+    """The pipelines a list shows, oldest first: filtered by ``q``, ``owner`` and
+    ``source_dataset_id``."""
     query = filter_named(sa.select(Pipeline), Pipeline, args, user)
     if args.get("source_dataset_id"):
         query = query.where(Pipeline.source_dataset_id == args["source_dataset_id"])
-    return paginate(query, [Pipeline.id], args)
+    return query.order_by(Pipeline.id)
 
 
 def _require_source(values):
-    """404 for a missing source dataset; 422 (``loc`` into ``steps``) for a join with a
-    dataset that does not exist."""
+    """:class:`DatasetNotFound` for a missing source dataset; :class:`JoinedDatasetNotFound`
+    for a join with a dataset that does not exist."""
     if "source_dataset_id" in values:
         dataset_id = values["source_dataset_id"]
         if not valid_id(dataset_id) or db.session.get(Dataset, dataset_id) is None:
@@ -43,9 +44,7 @@ def _require_source(values):
     for position, step in enumerate(values.get("steps") or []):
         if step.get("op") == "join" and (not valid_id(step["dataset_id"]) or
                                          db.session.get(Dataset, step["dataset_id"]) is None):
-            raise RequestValidationError.single(
-                ["body", "steps", position, "dataset_id"], "dataset not found",
-                "value_error.dataset_not_found")
+            raise JoinedDatasetNotFound(position)
 
 
 def create_pipeline(owner, values):
@@ -100,9 +99,9 @@ def start_run(pipeline):
     return run
 
 
-def list_runs(pipeline, args):
-    query = sa.select(Run).where(Run.pipeline_id == pipeline.id)
-    return paginate(query, [Run.id.desc()], args)
+def runs_query(pipeline):
+    """The pipeline's runs, newest first."""
+    return sa.select(Run).where(Run.pipeline_id == pipeline.id).order_by(Run.id.desc())
 
 
 def get_run(pipeline, run_id):

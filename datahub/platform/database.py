@@ -1,5 +1,5 @@
-"""Database helpers shared by every feature: UTC timestamps, SQLite tuning, and the
-per-request user lookup's connections.
+"""Database helpers shared by every feature: UTC timestamps, ids and name filters, SQLite
+tuning, and the per-request user lookup's connections.
 
 :class:`LookupConnections` is every use of SQLAlchemy below its ORM and pool (one module, so
 that an upgrade shows here; ``tests/test_library_shapes.py`` fails when one changes):
@@ -17,10 +17,8 @@ import weakref
 from datetime import datetime, timezone
 
 import sqlalchemy as sa
-from flask import has_request_context, request
 from sqlalchemy import event
 
-_READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 # An execution option: this connection only reads, so SQLite's BEGIN need not take the
 # write lock whatever the request's method.
 READS_ONLY = "datahub_reads_only"
@@ -57,13 +55,29 @@ def isoformat(value):
     return value.astimezone(timezone.utc).isoformat().replace("+00:00", "Z")
 
 
-def tune_sqlite(engine, busy_timeout_ms):
+MAX_ID = 2**31 - 1  # integer primary keys; a bigger id cannot exist
+
+
+def valid_id(value):
+    """Whether ``value`` can be an integer primary key."""
+    return isinstance(value, int) and 1 <= value <= MAX_ID
+
+
+def contains_pattern(text):
+    """A LIKE pattern matching ``text`` anywhere, with LIKE's wildcards escaped (``\\``)."""
+    escaped = text.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"
+
+
+def tune_sqlite(engine, busy_timeout_ms, reads_only=lambda: False):
     """WAL and a busy timeout, so several gunicorn workers can write at once.
 
-    Requests that may write (any method but GET/HEAD/OPTIONS) start with BEGIN IMMEDIATE,
-    taking the write lock up front: a deferred transaction that reads and then writes
-    cannot wait out another writer, and SQLite answers "database is locked" at once
-    instead of honouring the busy timeout. Reads stay deferred so they run in parallel.
+    Transactions that may write start with BEGIN IMMEDIATE, taking the write lock up
+    front: a deferred transaction that reads and then writes cannot wait out another
+    writer, and SQLite answers "database is locked" at once instead of honouring the busy
+    timeout. Reads stay deferred so they run in parallel: those of a connection with the
+    :data:`READS_ONLY` option, and whenever ``reads_only()`` says so (the app: a request
+    whose method is GET, HEAD or OPTIONS).
     """
     if engine.dialect.name != "sqlite":
         return
@@ -83,8 +97,7 @@ def tune_sqlite(engine, busy_timeout_ms):
         options = connection.get_execution_options()
         if options.get("isolation_level") == "AUTOCOMMIT":
             return
-        reading = options.get(READS_ONLY) or (
-            has_request_context() and request.method in _READ_METHODS)
+        reading = options.get(READS_ONLY) or reads_only()
         connection.exec_driver_sql("BEGIN" if reading else "BEGIN IMMEDIATE")
 
 

@@ -4,10 +4,9 @@ filters, and how they are created and changed."""
 import sqlalchemy as sa
 from sqlalchemy.orm import Mapped, declared_attr, mapped_column
 
-from datahub.platform.database import UTCDateTime, utcnow
-from datahub.web.errors import NameAlreadyExists
+from datahub.platform.database import UTCDateTime, contains_pattern, utcnow, valid_id
+from datahub.platform.errors import NameTaken
 from datahub.app.extensions import db
-from datahub.web.listing import contains_pattern, valid_id
 
 
 class OwnedNamed:
@@ -36,7 +35,7 @@ def name_key(name):
     return name.lower()
 
 
-def get_or_404(model, resource_id, not_found, for_update=False):
+def get_or_raise(model, resource_id, not_found, for_update=False):
     """The row with ``resource_id``, else raise ``not_found`` (also for impossible ids)."""
     if not valid_id(resource_id):
         raise not_found()
@@ -69,14 +68,15 @@ def name_taken(model, name, exclude_id=None):
 
 
 def refuse_taken_name(model, name, exclude_id=None):
-    """409 if another row of ``model`` has ``name`` already (the unique index decides
-    for good at the commit)."""
+    """:class:`NameTaken` if another row of ``model`` has ``name`` already (the unique
+    index decides for good at the commit)."""
     if name_taken(model, name, exclude_id):
-        raise NameAlreadyExists()
+        raise NameTaken()
 
 
 def commit_named(model, name, exclude_id=None, otherwise=None):
-    """Commit; a unique-name violation (also from a concurrent request) is a 409. Any
+    """Commit; a unique-name violation (also from a concurrent request) is
+    :class:`NameTaken`. Any
     other integrity error raises ``otherwise`` (a referenced row deleted meanwhile), or
     propagates when there is none."""
     try:
@@ -84,14 +84,15 @@ def commit_named(model, name, exclude_id=None, otherwise=None):
     except sa.exc.IntegrityError:
         db.session.rollback()
         if name_taken(model, name, exclude_id):
-            raise NameAlreadyExists() from None
+            raise NameTaken() from None
         if otherwise is not None:
             raise otherwise() from None
         raise
 
 
 def rename(row, name):
-    """Give ``row`` a new ``name``; 409 if another row of its kind has it already."""
+    """Give ``row`` a new ``name``; :class:`NameTaken` if another row of its kind has it
+    already."""
     refuse_taken_name(type(row), name, exclude_id=row.id)
     row.name = name
     row.name_key = name_key(name)
@@ -114,7 +115,7 @@ def create_named(model, owner, values, fields, check=None, otherwise=None):
 
 
 def update_named(row, values, fields, check=None, otherwise=None):
-    """Apply a PATCH: the name (409 if taken), then ``check(values)``, then whichever of
+    """Apply a PATCH: the name (:class:`NameTaken`), then ``check(values)``, then whichever of
     ``fields`` ``values`` has; ``updated_at`` is now."""
     if "name" in values:
         rename(row, values["name"])

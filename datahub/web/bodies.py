@@ -16,12 +16,8 @@ from flask import current_app, g, request
 from webargs.flaskparser import is_json_request
 from werkzeug.exceptions import RequestEntityTooLarge
 
-from datahub.web.errors import (
-    FileTooLarge,
-    MalformedBody,
-    NumberOutOfRange,
-    RequestBodyTooLarge,
-)
+from datahub.platform.errors import FileTooLarge
+from datahub.web.errors import MalformedBody, NumberOutOfRange, RequestBodyTooLarge
 
 # Room for the multipart framing (boundaries, part headers, small extra fields) on top
 # of the file itself, which has the MAX_CONTENT_LENGTH limit of its own.
@@ -125,8 +121,17 @@ def _drain(stream, environ):
         close_connection(environ)
 
 
+def close_after_response():
+    """Close this request's connection after the response instead of reading on for the
+    next request: the rest of the body is unread (refused) or unreadable (broken)."""
+    from datahub.platform.serving.gunicorn_worker import close_connection
+
+    close_connection(request.environ)
+
+
 def too_large_error():
-    """The answer to a body over its limit (see :mod:`datahub.web.errors`)."""
+    """The error of a body over its limit: ``File too large`` for a view that takes a
+    file, else 413 ``Request body too large``."""
     return FileTooLarge() if _view_takes_file() else RequestBodyTooLarge()
 
 
@@ -161,9 +166,7 @@ def _read_json_body():
     data = request.get_data(cache=True)
     limit = current_app.config["MAX_JSON_BODY_BYTES"]
     if limit is not None and len(data) > limit:  # a chunked body past the limit
-        from datahub.platform.serving.gunicorn_worker import close_connection
-
-        close_connection(request.environ)
+        close_after_response()
         raise RequestBodyTooLarge()
     return data
 

@@ -1,5 +1,8 @@
 """Turning any exception, from any layer, into the contract's ``{"detail": ...}``:
-``handle_exception`` is the one place that does it (the table itself is datahub.web.errors)."""
+``handle_exception`` is the one place that does it. The service's own HTTP errors carry
+their status (datahub.web.errors); the domain errors, which know no HTTP
+(datahub.platform.errors, and the features' subclasses), get theirs from
+:data:`DOMAIN_STATUSES`."""
 import logging
 import math
 import time
@@ -10,35 +13,49 @@ from flask_jwt_extended.exceptions import CSRFError
 from flask_limiter.errors import RateLimitExceeded
 from werkzeug import exceptions as wz
 
-from datahub.web.bodies import too_large_error
+from datahub.app.extensions import db, limiter
+from datahub.platform import errors
+from datahub.web.bodies import close_after_response, too_large_error
 from datahub.web.errors import (
     APIError,
     Forbidden,
-    IncompleteBody,
     InternalServerError,
     MalformedBody,
-    MalformedChunkedBody,
     RequestValidationError,
     ServiceUnavailable,
     TooManyRequests,
-    error_response,
+    json_error_response,
 )
-from datahub.app.extensions import db, limiter
 from datahub.web.request_ids import current_request_id
-from datahub.platform.serving.gunicorn_worker import (
-    BROKEN_BODY_ERRORS,
-    MALFORMED_BODY_ERRORS,
-    close_connection,
-)
 from datahub.web.validation import pydantic_errors
 
 log = logging.getLogger("datahub.errors")
+
+# The status of each kind of domain error. The ``detail`` is the error's message (for
+# InvalidValues, the list of its problems under ``body``); a 429 or 503 tells in
+# Retry-After when to try again (the error's ``retry_after``, else 1 second).
+DOMAIN_STATUSES = {
+    errors.NotFound: 404,
+    errors.Conflict: 409,
+    errors.Refused: 403,
+    errors.Throttled: 429,
+    errors.Unavailable: 503,
+    errors.NoRoom: 507,
+    errors.Unprocessable: 422,
+    errors.InvalidValues: 422,
+    errors.FileTooLarge: 400,
+    errors.IncompleteBody: 400,
+    errors.MalformedChunkedBody: 400,
+}
+RETRY_STATUSES = (429, 503)
 
 
 def to_api_error(exc):
     """Map an exception from any layer onto our table."""
     if isinstance(exc, APIError):
         return exc
+    if isinstance(exc, errors.DomainError):
+        return from_domain_error(exc)
     if isinstance(exc, RateLimitExceeded):
         return TooManyRequests(headers={"Retry-After": str(_retry_after())})
     if isinstance(exc, CSRFError):  # double-submit CSRF (JWT_COOKIE_CSRF_PROTECT) failed
@@ -52,7 +69,7 @@ def to_api_error(exc):
             k: v for k, v in exc.get_headers() if k.lower() != "content-type"
         }
         headers.update(data.get("headers") or {})
-        if exc.code in (429, 503) and "Retry-After" not in headers:  # the contract's promise
+        if exc.code in RETRY_STATUSES and "Retry-After" not in headers:  # the contract's
             headers["Retry-After"] = "1"
         messages = data.get("messages")
         if exc.code == 422 and messages:
@@ -65,20 +82,38 @@ def to_api_error(exc):
     return None
 
 
+def from_domain_error(error):
+    """The answer to a domain error, by :data:`DOMAIN_STATUSES` (None for a kind that has
+    no status there: a bug, answered 500)."""
+    status = next((DOMAIN_STATUSES[kind] for kind in type(error).__mro__
+                   if kind in DOMAIN_STATUSES), None)
+    if status is None:
+        return None
+    if isinstance(error, errors.InvalidValues):
+        return RequestValidationError(pydantic_errors(error.messages))
+    headers = {}
+    if status in RETRY_STATUSES:
+        headers["Retry-After"] = str(getattr(error, "retry_after", 1))
+    answer = APIError(detail=error.message, headers=headers)
+    answer.code = status
+    return answer
+
+
 def _body_error(exc):
-    """A request body that was too large, malformed or cut off while being read, from
-    werkzeug's stream or gunicorn's readers. Whatever is left of the body is not read:
-    the connection closes after the answer."""
+    """A request body that was too large, or cut off or malformed while being read (by
+    werkzeug's stream, or by the server's readers, whose exceptions the server registers
+    as domain errors). Whatever is left of the body is not read: the connection closes
+    after the answer."""
     if isinstance(exc, wz.RequestEntityTooLarge):
         error = too_large_error()
-    elif isinstance(exc, MALFORMED_BODY_ERRORS):
-        error = MalformedChunkedBody()
-    elif isinstance(exc, (wz.ClientDisconnected, ConnectionResetError) + BROKEN_BODY_ERRORS):
-        error = IncompleteBody()
+    elif isinstance(exc, (wz.ClientDisconnected, ConnectionResetError)):
+        error = errors.IncompleteBody()
     else:
-        return None
-    close_connection(request.environ)
-    return error
+        error = errors.domain_error(exc)
+        if error is None:
+            return None
+    close_after_response()
+    return to_api_error(error)
 
 
 def _retry_after():
@@ -108,7 +143,7 @@ def handle_exception(exc):
         )
         _rollback()
         error = InternalServerError()
-    return error_response(error)
+    return json_error_response(error)
 
 
 def _rollback():

@@ -1,6 +1,6 @@
-"""The error table's shared part: each exception carries its status and ``detail``.
-Features add their own (``datasets/errors.py`` ...); datahub.web.error_handlers turns any
-exception, from any layer, into ``{"detail": ...}``."""
+"""The HTTP contract's own errors: each carries its status and ``detail`` (the errors of
+storage and services know no HTTP: datahub.platform.errors); datahub.web.error_handlers
+turns any exception, from any layer, into ``{"detail": ...}``."""
 from flask import jsonify
 from werkzeug import exceptions as wz
 
@@ -24,16 +24,6 @@ class BadRequest(APIError):
 
 
 class MalformedBody(BadRequest): detail = "Request body is not valid JSON"
-class FileTooLarge(BadRequest): detail = "File too large"
-
-
-class IncompleteBody(BadRequest):
-    """The client stopped sending (closed, reset, or idle too long) before the body's end."""
-
-    detail = "Request body ended before its Content-Length"
-
-
-class MalformedChunkedBody(BadRequest): detail = "Malformed chunked body"
 
 
 class NumberOutOfRange(MalformedBody):
@@ -70,22 +60,6 @@ class PermanentRedirect(APIError):
         super().__init__(headers={"Location": location})
 
 
-class Conflict(APIError):
-    code = 409
-    detail = "Conflict"
-
-
-class NameAlreadyExists(Conflict): detail = "Name already exists"
-
-
-class UnprocessableContent(APIError):
-    """422 with a message: the request is valid, but what it names cannot be processed
-    (for example a dataset file that is not a table)."""
-
-    code = 422
-    detail = "Unprocessable content"
-
-
 class RequestValidationError(APIError):
     """422 with the pydantic-v1 list: ``[{"loc": [...], "msg": ..., "type": ...}]``."""
 
@@ -117,26 +91,13 @@ class ServiceUnavailable(APIError):
         super().__init__(detail, {"Retry-After": "1", **(headers or {})})
 
 
-class StorageUnavailable(ServiceUnavailable):
-    """The object storage (S3) did not answer, or failed; logged where it happened."""
-
-    detail = "Storage unavailable"
-
-
-class InsufficientStorage(APIError):
-    """The storage has no room for the upload (ENOSPC, EDQUOT); the previous file stays."""
-
-    code = 507
-    detail = "Insufficient storage"
-
-
 class InternalServerError(APIError):
     code = 500
     detail = "Internal server error"
 
 
-def error_response(error):
-    """Render one APIError as the contract's JSON body."""
+def json_error_response(error):
+    """The response to one APIError: the contract's JSON body, status and headers."""
     response = jsonify(detail=error.detail)
     response.status_code = error.code
     response.headers.update(error.extra_headers)

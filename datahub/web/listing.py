@@ -1,13 +1,12 @@
-"""List endpoints: ``limit``/``offset`` paging, the envelope, and the shared filters."""
+"""List endpoints: ``limit``/``offset`` paging, the envelope, and the shared filters (the
+queries themselves are the features' services')."""
 import sqlalchemy as sa
 
-from datahub.web.validation import fields
 from datahub.app.extensions import db
-from datahub.web.validation import Length, Range, Schema, label_field
+from datahub.web.validation import Length, Range, Schema, fields, label_field
 
 MAX_LIMIT = 100
 DEFAULT_LIMIT = 20
-MAX_ID = 2**31 - 1  # integer primary keys; a bigger id cannot exist
 MAX_OFFSET = 2**31 - 1  # beyond any table here; keeps the value inside every SQL integer
 
 
@@ -65,20 +64,9 @@ def _count(select):
         sa.select(sa.func.count()).select_from(select.order_by(None).subquery()))
 
 
-def paginate(select, order_by, args):
-    """Run ``select`` (already filtered) for one page; returns the envelope as a dict."""
+def paginate(select, args):
+    """One page of ``select`` (filtered and ordered by the feature's service): the envelope,
+    as a dict."""
     total = _count(select)
-    items = db.session.scalars(
-        select.order_by(*order_by).limit(args["limit"]).offset(args["offset"])
-    ).all()
+    items = db.session.scalars(select.limit(args["limit"]).offset(args["offset"])).all()
     return {"items": items, "total": total, "limit": args["limit"], "offset": args["offset"]}
-
-
-def contains_pattern(text):
-    """A LIKE pattern matching ``text`` anywhere, with LIKE's wildcards escaped (``\\``)."""
-    escaped = text.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    return f"%{escaped}%"
-
-
-def valid_id(value):
-    return isinstance(value, int) and 1 <= value <= MAX_ID

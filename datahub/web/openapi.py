@@ -121,8 +121,9 @@ ERROR_HEADERS = {401: ("WWW-Authenticate",), 416: ("Content-Range",), 429: ("Ret
 JSON_BODY_ERRORS = (400, 413, 422)  # any operation that reads a JSON body
 
 
-def error_response(code, description=None):
-    """The document of one error response: the ``{"detail": ...}`` body and its headers."""
+def error_response_object(code, description=None):
+    """The OpenAPI Response Object of one error: the ``{"detail": ...}`` body and its
+    headers."""
     headers = {name: name for name in (*ERROR_HEADERS.get(code, ()), "X-Request-ID")}
     return {"description": description or ERROR_DESCRIPTIONS[code],
             "content": {"application/json": {"schema": ErrorSchema}},
@@ -142,11 +143,23 @@ def operation(blp, operation_id, *errors, database=True, **doc):
     responses = {}
     for error in errors:
         code, description = error if isinstance(error, tuple) else (error, None)
-        responses[code] = error_response(code, description)
+        responses[code] = error_response_object(code, description)
     if database and 503 not in responses:
-        responses[503] = error_response(503)
+        responses[503] = error_response_object(503)
     responses.update(doc.pop("responses", {}))
     return blp.doc(operationId=operation_id, responses=responses, **doc)
+
+
+def described(summary, description):
+    """A view's docstring, which flask-smorest makes the operation's ``summary`` (the first
+    line) and ``description`` (the rest): for a description that is one line of text, too
+    long for a docstring's line."""
+
+    def decorator(view):
+        view.__doc__ = f"{summary}\n\n{description}"
+        return view
+
+    return decorator
 
 
 # A field's metadata key: the name and schema of the component its values are (see

@@ -347,7 +347,7 @@ def test_a_run_whose_inputs_do_not_fit_the_temporary_folder_fails_clearly(
 ])
 def test_a_storage_setting_that_cannot_work_stops_the_start(base_config, settings, message):
     from datahub import create_app
-    from datahub.app.secrets import ConfigurationError
+    from datahub.platform.errors import ConfigurationError
 
     with pytest.raises(ConfigurationError, match=message):
         create_app({**base_config, **settings})

@@ -94,7 +94,7 @@ def test_sweep_storage_never_fails_the_worker_start(app, monkeypatch, caplog):
 
 
 def test_sweep_storage_with_s3_unreachable_never_fails_the_worker_start(app, caplog, backend):
-    from datahub.web.errors import StorageUnavailable
+    from datahub.platform.errors import StorageUnavailable
 
     if backend == "local":
         return  # only S3 can be unreachable

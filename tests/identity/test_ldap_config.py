@@ -2,7 +2,7 @@
 import pytest
 
 from datahub import create_app
-from datahub.app.secrets import ConfigurationError
+from datahub.platform.errors import ConfigurationError
 
 GOOD = {"LDAP_URL": "ldap://127.0.0.1:389", "LDAP_USER_BASE": "ou=people,dc=example,dc=org"}
 

@@ -5,16 +5,18 @@ import os
 import click
 from flask.cli import with_appcontext
 
-from datahub.web.errors import APIError
+from datahub.platform.errors import DomainError, InvalidValues
 from datahub.app.extensions import db
 from datahub.identity.models import ROLES, User
 from datahub.identity.users import services
+from datahub.web.validation import pydantic_errors
 
 
 def _fail(error):
-    detail = error.detail
-    if isinstance(detail, list):
-        detail = "; ".join(f"{item['loc'][-1]}: {item['msg']}" for item in detail)
+    detail = error.message
+    if isinstance(error, InvalidValues):
+        detail = "; ".join(f"{item['loc'][-1]}: {item['msg']}"
+                           for item in pydantic_errors(error.messages))
     raise click.ClickException(detail)
 
 
@@ -25,7 +27,7 @@ def _reports_errors(command):
     def reporting(*args, **kwargs):
         try:
             return command(*args, **kwargs)
-        except APIError as error:
+        except DomainError as error:
             _fail(error)
 
     return reporting

@@ -1,20 +1,29 @@
-"""The users feature's errors."""
-from datahub.web.errors import Conflict, NameAlreadyExists, NotFound, RequestValidationError
+"""The users feature's errors (domain errors, which know no HTTP)."""
+from datahub.platform.errors import Conflict, InvalidValues, NameTaken, NotFound
+from datahub.web.validation.fields import ErrorMessage
 
 
-class UserNotFound(NotFound): detail = "User not found"
-class EmailAlreadyExists(NameAlreadyExists): detail = "Email already exists"
-class LastAdmin(Conflict): detail = "The last active admin cannot be removed, deactivated or demoted"
+class UserNotFound(NotFound):
+    message = "User not found"
 
 
-class IncorrectPassword(RequestValidationError):
-    """422 rather than 401: the caller's token is fine, and a 401 would tell a client to
-    refresh or log in again."""
+class EmailAlreadyExists(NameTaken):
+    message = "Email already exists"
+
+
+class LastAdmin(Conflict):
+    message = "The last active admin cannot be removed, deactivated or demoted"
+
+
+class IncorrectPassword(InvalidValues):
+    """A 422 on ``current_password`` rather than a 401: the caller's token is fine, and a
+    401 would tell a client to refresh or log in again."""
 
     def __init__(self):
-        super().__init__([{"loc": ["body", "current_password"],
-                           "msg": "current password is incorrect",
-                           "type": "value_error.password.incorrect"}])
+        super().__init__({"current_password": [
+            ErrorMessage("current password is incorrect", "value_error.password.incorrect")]})
 
 
-class UserOwnsResources(Conflict): detail = "The user owns datasets, collections or pipelines; delete them or deactivate the user instead"
+class UserOwnsResources(Conflict):
+    message = ("The user owns datasets, collections or pipelines; delete them or deactivate "
+               "the user instead")

@@ -5,7 +5,7 @@ from flask.views import MethodView
 from datahub.web.api import Blueprint
 from datahub.identity import permissions
 from datahub.identity.guard import authenticate, current_user
-from datahub.web.listing import ListArgsSchema, page_schema
+from datahub.web.listing import ListArgsSchema, page_schema, paginate
 from datahub.web.openapi import BEARER, JSON_BODY_ERRORS, operation
 from datahub.identity.users import services
 from datahub.identity.users.schemas import NewUserSchema, UserSchema, UserUpdateSchema
@@ -42,7 +42,7 @@ class Users(MethodView):
 
         One page of users, oldest first; ``q`` keeps those whose email or name contains
         it. Admins only (403 for anyone else)."""
-        return services.list_users(args)
+        return paginate(services.users_query(args), args)
 
     @operation(blp, "create_user", *JSON_BODY_ERRORS, 401, 403,
                (409, "Email already exists"), security=BEARER)

@@ -3,13 +3,13 @@ import sqlalchemy as sa
 from marshmallow import ValidationError
 
 from datahub.web.audit import audit
-from datahub.web.errors import RequestValidationError
 from datahub.app.extensions import db
+from datahub.platform.errors import InvalidValues
+from datahub.platform.database import contains_pattern
 from datahub.identity.errors import PasswordManagedByProvider
 from datahub.identity.models import User, normalise_email
 from datahub.identity.passwords import check_password, hash_password
 from datahub.identity.sessions import end_all_sessions
-from datahub.web.listing import contains_pattern, paginate
 from datahub.identity.users.errors import (
     EmailAlreadyExists,
     IncorrectPassword,
@@ -18,7 +18,6 @@ from datahub.identity.users.errors import (
     UserOwnsResources,
 )
 from datahub.identity.users.schemas import NewUserSchema, PasswordSchema
-from datahub.web.validation import pydantic_errors
 
 
 def _keep_an_admin(user):
@@ -42,7 +41,7 @@ def _load(schema, data):
     try:
         return schema.load(data)
     except ValidationError as exc:
-        raise RequestValidationError(pydantic_errors(exc.messages)) from exc
+        raise InvalidValues(exc.messages) from exc
 
 
 def find_by_email(email):
@@ -140,7 +139,8 @@ def get_user(user_id):
     return user
 
 
-def list_users(args):
+def users_query(args):
+    """The users a list shows, oldest first; ``q``: those whose email or name contains it."""
     query = sa.select(User)
     if args.get("q"):
         pattern = contains_pattern(args["q"])
@@ -150,7 +150,7 @@ def list_users(args):
                 sa.func.lower(User.name).like(pattern, escape="\\"),
             )
         )
-    return paginate(query, [User.created_at, User.id], args)
+    return query.order_by(User.created_at, User.id)
 
 
 def update_user(user, values):

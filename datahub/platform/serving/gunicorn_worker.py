@@ -14,7 +14,9 @@ in a thread of a pool (``threads`` per process). What it adds:
   while all its threads are busy, so new connections go to a worker with a free thread.
 * *JSON errors.* What gunicorn answers itself (a malformed request line, a line or header
   over the limits, bad chunked framing, an unhandled error) comes out as the contract's
-  ``{"detail": ...}`` instead of gunicorn's HTML page.
+  ``{"detail": ...}`` instead of gunicorn's HTML page; and what its body readers raise
+  while the app reads a body is registered as the domain error it means
+  (:func:`datahub.platform.errors.treat_as`), which the app answers like its own.
 
 **Internals used** (each checked by ``tests/platform/serving/test_gunicorn_shape.py``, which fails
 when gunicorn changes them, so an upgrade is a visible decision):
@@ -49,7 +51,8 @@ from gunicorn.http import errors as gunicorn_errors
 from gunicorn.workers.base import Worker as Base
 from gunicorn.workers.gthread import ThreadWorker
 
-from datahub.web.errors import IncompleteBody
+from datahub.platform import errors
+from datahub.platform.errors import IncompleteBody
 
 log = logging.getLogger("gunicorn.error")  # gunicorn's error log: where operators look
 
@@ -241,6 +244,10 @@ MALFORMED_BODY_ERRORS = (
     gunicorn_errors.InvalidChunkExtension,
 )
 BROKEN_BODY_ERRORS = (gunicorn_errors.NoMoreData,)
+# The app answers them as it answers its own: 400 ``Malformed chunked body`` and
+# ``Request body ended before its Content-Length`` (datahub.web.error_handlers).
+errors.treat_as(errors.MalformedChunkedBody, *MALFORMED_BODY_ERRORS)
+errors.treat_as(errors.IncompleteBody, *BROKEN_BODY_ERRORS)
 
 
 @contextlib.contextmanager

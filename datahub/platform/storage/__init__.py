@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 
 from flask import current_app
 
-from datahub.app.secrets import ConfigurationError
+from datahub.platform.errors import ConfigurationError
 from datahub.platform.storage.base import (  # noqa: F401
     KEY,
     MAX_PART_SIZE,

@@ -17,7 +17,7 @@ import os
 import secrets
 import tempfile
 
-from datahub.web.errors import FileTooLarge, InsufficientStorage
+from datahub.platform.errors import FileTooLarge, InsufficientStorage
 from datahub.platform.storage.base import KEY, StoredFile, check_key
 
 log = logging.getLogger("datahub.storage")
@@ -41,8 +41,8 @@ class LocalStorage:
 
     def save(self, chunks, max_size=None):
         """Write the byte chunks of ``chunks``; raise :class:`FileTooLarge` as soon as
-        more than ``max_size`` bytes arrive, and :class:`InsufficientStorage` (507) when the
-        file system is full. Any exception (also from ``chunks``) removes the temporary
+        more than ``max_size`` bytes arrive, and :class:`InsufficientStorage` when the file
+        system is full. Any exception (also from ``chunks``) removes the temporary
         file and propagates. The returned file stays locked against ``sweep`` until its
         ``release()``."""
         try:

@@ -22,7 +22,7 @@ longer than any upload takes from its start to its commit. A bucket lifecycle ru
 ``AbortIncompleteMultipartUpload`` does the first half too.
 
 **Errors.** An S3 error or an unreachable endpoint is logged once and raised as
-:class:`~datahub.web.errors.StorageUnavailable` (503); a missing object is
+:class:`~datahub.platform.errors.StorageUnavailable`; a missing object is
 :class:`FileNotFoundError`.
 """
 import collections
@@ -39,7 +39,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 
-from datahub.web.errors import FileTooLarge, InsufficientStorage, StorageUnavailable
+from datahub.platform.errors import FileTooLarge, InsufficientStorage, StorageUnavailable
 from datahub.platform.storage.base import KEY, StoredFile, check_key
 
 log = logging.getLogger("datahub.storage")

@@ -2,7 +2,7 @@
 import pytest
 
 from datahub import create_app
-from datahub.app.secrets import ConfigurationError
+from datahub.platform.errors import ConfigurationError
 from tests.identity.auth.helpers import claims, cookie_value, refresh, use_cookie
 from tests.conftest import bearer, login
 
