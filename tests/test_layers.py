@@ -2,7 +2,8 @@
 
 The folders are the layers (docs: contributing/layout), from the bottom:
 
-1. settings and platform: ``datahub/app/config.py``, ``secrets.py`` and ``datahub/platform/``
+1. settings and platform: ``datahub/app/config.py``, ``secrets.py``, ``registry.py`` (what an
+   app keeps one of) and ``datahub/platform/``
    (database, storage, rate-limit storage, isolated processes, serving, the domain errors).
    Knows no request.
 2. web: ``datahub/web/`` (the HTTP contract: errors and their handlers, bodies, validation,
@@ -28,6 +29,7 @@ PACKAGE = pathlib.Path(__file__).resolve().parents[1] / "datahub"
 LAYERS = {
     "datahub.app.config": 1,
     "datahub.app.secrets": 1,
+    "datahub.app.registry": 1,
     "datahub.platform": 1,
     "datahub.web": 2,
     "datahub.app.extensions": 2,

@@ -1,6 +1,4 @@
 """Extension objects, bound to the app in ``create_app``."""
-import threading
-
 from flask_cors import CORS
 from flask_jwt_extended import JWTManager
 from flask_migrate import Migrate
@@ -40,16 +38,3 @@ limiter = Limiter(
 )
 cors = CORS()
 
-
-_PER_APP_LOCK = threading.Lock()
-
-
-def per_app(app, key, make):
-    """``app.extensions[key]``, made with ``make(app.config)`` on first use (once, also
-    when several threads ask at once): state an app keeps per process, such as pooled
-    connections to a directory or an identity provider."""
-    with _PER_APP_LOCK:
-        found = app.extensions.get(key)
-        if found is None:
-            found = app.extensions[key] = make(app.config)
-        return found

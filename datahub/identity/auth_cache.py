@@ -37,6 +37,7 @@ from sqlalchemy import event
 from sqlalchemy.sql import operators
 
 from datahub.app.extensions import db
+from datahub.app.registry import per_app
 from datahub.identity.invalidation_channel import RedisChannel
 from datahub.identity.models import AuthSession, RevokedAccessToken, User
 
@@ -139,10 +140,7 @@ def for_app(app):
     """The app's cache, made once; None when ``AUTH_CACHE_REDIS_URL`` is unset."""
     if not app.config.get("AUTH_CACHE_REDIS_URL"):
         return None
-    cache = app.extensions.get(EXTENSION)
-    if cache is None:
-        cache = app.extensions[EXTENSION] = AuthCache(app.config)
-    return cache
+    return per_app(app, EXTENSION, lambda: AuthCache(app.config))
 
 
 # -- what a commit changed ---------------------------------------------------------------

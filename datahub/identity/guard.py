@@ -18,6 +18,7 @@ from werkzeug.local import LocalProxy
 
 from datahub.platform.database import LookupConnections, driver_sql
 from datahub.app.extensions import db
+from datahub.app.registry import per_app
 from datahub.identity import auth_cache, tokens
 from datahub.identity.errors import InvalidToken, NotAuthenticated, TokenRevoked
 from datahub.identity.fifo_cache import FifoCache
@@ -157,7 +158,7 @@ class AccessGuard:
 
 def init_app(app):
     with app.app_context():
-        app.extensions["datahub.access_guard"] = AccessGuard(app, db.engine)
+        per_app(app, "datahub.access_guard", lambda: AccessGuard(app, db.engine))
 
 
 def authenticate():

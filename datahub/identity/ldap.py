@@ -18,7 +18,7 @@ from ldap3.core.exceptions import LDAPException
 from ldap3.utils.conv import escape_filter_chars
 from ldap3.utils.dn import safe_dn
 
-from datahub.app.extensions import per_app
+from datahub.app.registry import per_app
 
 log = logging.getLogger(__name__)
 
@@ -58,7 +58,8 @@ def authenticate(email, password):
 
 def directory(app=None):
     """This process's ``Directory`` for the app, made on first use."""
-    return per_app(app or current_app, "datahub.ldap", Directory)
+    app = app or current_app
+    return per_app(app, "datahub.ldap", lambda: Directory(app.config))
 
 
 def _entries(response):

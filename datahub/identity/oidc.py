@@ -22,7 +22,7 @@ from joserfc.errors import InvalidKeyIdError, JoseError
 from joserfc.jwk import KeySet
 from joserfc.jws import JWSRegistry
 
-from datahub.app.extensions import per_app
+from datahub.app.registry import per_app
 from datahub.identity.models import ROLES
 from datahub.web.validation import has_control_character, without_control_characters
 
@@ -74,7 +74,8 @@ def enabled(app=None):
 
 def provider(app=None):
     """This process's ``Provider`` for the app, made on first use."""
-    return per_app(app or current_app, "datahub.oidc", Provider)
+    app = app or current_app
+    return per_app(app, "datahub.oidc", lambda: Provider(app.config))
 
 
 class Provider:

@@ -2,6 +2,8 @@
 import bcrypt
 from flask import current_app
 
+from datahub.app.registry import per_app
+
 MIN_PASSWORD_BYTES = 8
 MAX_PASSWORD_BYTES = 72  # bcrypt's limit; bcrypt 5 raises beyond it
 
@@ -14,7 +16,7 @@ def hash_password(password):
 def _dummy_hash():
     """A hash at the configured cost, made once per app: checked when there is no user,
     so an unknown email costs the same time as a wrong password."""
-    state = current_app.extensions.setdefault("datahub.passwords", {})
+    state = per_app(current_app, "datahub.passwords", dict)
     rounds = int(current_app.config["BCRYPT_ROUNDS"])
     if state.get("rounds") != rounds:
         state["hash"] = bcrypt.hashpw(b"not-a-password", bcrypt.gensalt(rounds))

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import jwt
 from flask import current_app
 
+from datahub.app.registry import per_app
 from datahub.identity.errors import InvalidToken, NotAuthenticated, TokenExpired
 from datahub.identity.fifo_cache import FifoCache
 
@@ -203,7 +204,4 @@ _EXTENSION = "datahub.token_codec"
 def codec(app=None):
     """The app's codec (the current app's by default), made from its configuration."""
     app = current_app._get_current_object() if app is None else app
-    found = app.extensions.get(_EXTENSION)
-    if found is None:
-        found = app.extensions.setdefault(_EXTENSION, TokenCodec(app.config))
-    return found
+    return per_app(app, _EXTENSION, lambda: TokenCodec(app.config))

@@ -16,6 +16,7 @@ from flask import current_app, g, request
 from webargs.flaskparser import is_json_request
 from werkzeug.exceptions import RequestEntityTooLarge
 
+from datahub.app.registry import per_app
 from datahub.platform.errors import FileTooLarge
 from datahub.web.errors import MalformedBody, NumberOutOfRange, RequestBodyTooLarge
 
@@ -42,7 +43,7 @@ def takes_file(view):
 
 def _view_takes_file():
     key = (request.endpoint, request.method)
-    cache = current_app.extensions.setdefault("datahub.file_views", {})
+    cache = per_app(current_app, "datahub.file_views", dict)
     try:
         return cache[key]
     except KeyError:

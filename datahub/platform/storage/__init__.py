@@ -11,6 +11,7 @@ from urllib.parse import urlsplit
 
 from flask import current_app
 
+from datahub.app.registry import per_app
 from datahub.platform.errors import ConfigurationError
 from datahub.platform.storage.base import (  # noqa: F401
     KEY,
@@ -98,8 +99,4 @@ def create_storage(config):
 
 def get_storage():
     """The app's storage backend (one per app)."""
-    storage = current_app.extensions.get("datahub.storage")
-    if storage is None:
-        storage = current_app.extensions.setdefault("datahub.storage",
-                                                    create_storage(current_app.config))
-    return storage
+    return per_app(current_app, "datahub.storage", lambda: create_storage(current_app.config))
