@@ -1,5 +1,6 @@
 """gunicorn settings. Every value can be overridden on the command line or with
 GUNICORN_CMD_ARGS; DATAHUB_* variables configure the app itself."""
+
 import multiprocessing
 import os
 
@@ -13,16 +14,16 @@ workers = int(os.environ.get("DATAHUB_WORKERS", multiprocessing.cpu_count() * 2 
 # That worker builds on gunicorn's internals; DATAHUB_WORKER_CLASS=gthread runs gunicorn's
 # own threaded worker instead, should an upgrade of gunicorn break it (docs/contributing/internals.rst
 # says what is lost).
-worker_class = os.environ.get("DATAHUB_WORKER_CLASS") or "datahub.platform.serving.gunicorn_worker.Worker"
+worker_class = (
+    os.environ.get("DATAHUB_WORKER_CLASS") or "datahub.platform.serving.gunicorn_worker.Worker"
+)
 threads = int(os.environ.get("DATAHUB_THREADS", 64))
 timeout = 30
 graceful_timeout = 30
 keepalive = 5
 forwarded_allow_ips = "127.0.0.1,::1"
 accesslog = "-"
-access_log_format = (
-    '%(h)s "%(r)s" %(s)s %(B)s %(M)sms request_id=%({x-request-id}o)s pid=%(p)s'
-)
+access_log_format = '%(h)s "%(r)s" %(s)s %(B)s %(M)sms request_id=%({x-request-id}o)s pid=%(p)s'
 errorlog = "-"
 # gunicorn >= 24 opens a control socket at one fixed path per user; several services
 # (or test servers) on one host would fight over it. We manage it with signals instead.
@@ -34,14 +35,19 @@ if os.environ.get("DATAHUB_LOG_FORMAT", "").strip().lower() == "json":
         "root": {"level": "INFO", "handlers": ["json_stderr"]},
         "loggers": {
             "gunicorn.error": {"level": "INFO", "handlers": ["json_stderr"], "propagate": False},
-            "gunicorn.access": {"level": "INFO", "handlers": ["json_stdout"],
-                                "propagate": False},
+            "gunicorn.access": {"level": "INFO", "handlers": ["json_stdout"], "propagate": False},
         },
         "handlers": {
-            "json_stderr": {"class": "logging.StreamHandler", "formatter": "json",
-                            "stream": "ext://sys.stderr"},
-            "json_stdout": {"class": "logging.StreamHandler", "formatter": "json",
-                            "stream": "ext://sys.stdout"},
+            "json_stderr": {
+                "class": "logging.StreamHandler",
+                "formatter": "json",
+                "stream": "ext://sys.stderr",
+            },
+            "json_stdout": {
+                "class": "logging.StreamHandler",
+                "formatter": "json",
+                "stream": "ext://sys.stdout",
+            },
         },
         "formatters": {"json": {"()": "datahub.web.logs.JsonFormatter"}},
     }
@@ -62,8 +68,9 @@ def on_starting(server):
         db.engine.dispose()
     # Runs execute in a worker process of their own, never in a web worker: on the
     # embedded default (no broker) the master starts one and keeps it alive (when_ready).
-    server.datahub_worker_wanted = bool(app.config["PIPELINE_EMBEDDED_WORKER"]) and \
-        not app.config.get("CELERY_BROKER_URL")
+    server.datahub_worker_wanted = bool(
+        app.config["PIPELINE_EMBEDDED_WORKER"]
+    ) and not app.config.get("CELERY_BROKER_URL")
 
 
 def when_ready(server):
@@ -95,8 +102,10 @@ def prepare_metrics_folder():
     if os.environ.get("_DATAHUB_METRICS_MASTER") == str(os.getpid()):
         return  # done already: this file is read again (a reload), or on_starting
     if "prometheus_client" in sys.modules:
-        raise RuntimeError("prometheus_client was imported before gunicorn.conf.py was "
-                           "read: its metrics would not be shared by the workers")
+        raise RuntimeError(
+            "prometheus_client was imported before gunicorn.conf.py was "
+            "read: its metrics would not be shared by the workers"
+        )
     given = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
     if given and given != os.environ.get("_DATAHUB_METRICS_TEMP"):  # not a parent master's
         os.makedirs(given, exist_ok=True)
@@ -133,5 +142,6 @@ def post_worker_init(worker):
 
     from datahub.datasets.storage import sweep_storage
 
-    threading.Thread(target=sweep_storage, args=(worker.wsgi,), name="storage-sweep",
-                     daemon=True).start()
+    threading.Thread(
+        target=sweep_storage, args=(worker.wsgi,), name="storage-sweep", daemon=True
+    ).start()

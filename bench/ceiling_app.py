@@ -2,6 +2,7 @@
 
 Served by gunicorn with the same settings as datahub, it shows what Flask + gunicorn
 can do on this machine at all, so datahub's numbers can be read as a ratio."""
+
 import os
 
 from flask import Flask, Response

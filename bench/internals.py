@@ -22,6 +22,7 @@ saves. CPU time hardly depends on what else the machine runs; the request rates,
 beside, swing with it. The target is 1.10: a use that buys less than 10 % is not worth
 relying on a library's private parts. The worker class is judged by the slow-client p99s.
 """
+
 import argparse
 import contextlib
 import json
@@ -56,16 +57,20 @@ def say(text):
 def source_tree(rev, folder):
     """``git archive`` of ``rev`` into ``folder``: a tree to serve the code before from."""
     folder.mkdir(parents=True)
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", "--format=tar", rev],
-                             check=True, capture_output=True).stdout
+    archive = subprocess.run(
+        ["git", "-C", str(ROOT), "archive", "--format=tar", rev], check=True, capture_output=True
+    ).stdout
     subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
     return folder
 
 
 def tree_env(env, root):
     """``env`` for a process that imports datahub from ``root``."""
-    inherited = {key: value for key, value in os.environ.items()
-                 if not key.startswith("DATAHUB_") and key not in ("PYTHONPATH", "GUNICORN_CMD_ARGS")}
+    inherited = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith("DATAHUB_") and key not in ("PYTHONPATH", "GUNICORN_CMD_ARGS")
+    }
     return {**inherited, **env, "PYTHONPATH": str(root)}
 
 
@@ -74,14 +79,26 @@ class Served:
 
     def __init__(self, root, env, workers):
         self.root, self.port = Path(root), run.free_port()
-        self.env = {**tree_env(env, root), "BENCH_BIND": f"127.0.0.1:{self.port}",
-                    "BENCH_WORKERS": str(workers)}
+        self.env = {
+            **tree_env(env, root),
+            "BENCH_BIND": f"127.0.0.1:{self.port}",
+            "BENCH_WORKERS": str(workers),
+        }
         self.process = None
 
     def __enter__(self):
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "-c", str(ROOT / "bench/gunicorn_bench.conf.py"),
-             "wsgi:app"], cwd=self.root, env=self.env)
+            [
+                sys.executable,
+                "-m",
+                "gunicorn",
+                "-c",
+                str(ROOT / "bench/gunicorn_bench.conf.py"),
+                "wsgi:app",
+            ],
+            cwd=self.root,
+            env=self.env,
+        )
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             try:
@@ -99,8 +116,9 @@ class Served:
         return run._request(self.port, method, path, body, headers)
 
     def bearer(self):
-        status, body, _ = self.request("POST", "/api/v1/auth/login",
-                                       {"email": run.EMAIL, "password": run.PASSWORD})
+        status, body, _ = self.request(
+            "POST", "/api/v1/auth/login", {"email": run.EMAIL, "password": run.PASSWORD}
+        )
         assert status == 200, body
         return {"Authorization": f"Bearer {json.loads(body)['access_token']}"}
 
@@ -127,8 +145,9 @@ def wrk(server, path, headers, seconds, connections, script=None):
     if script:
         args += ["-s", str(script)]
     cpu = cpu_seconds(server.process.pid)
-    out = subprocess.run(args + [f"http://127.0.0.1:{server.port}{path}"],
-                         capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        args + [f"http://127.0.0.1:{server.port}{path}"], capture_output=True, text=True, check=True
+    ).stdout
     cpu = cpu_seconds(server.process.pid) - cpu
     assert "Socket errors" not in out and "Non-2xx" not in out or script, out
     requests = int(out.split(" requests in ")[0].split()[-1])
@@ -142,13 +161,19 @@ def interleaved(servers, measure, rounds):
     names = list(servers)
     values = {name: [] for name in names}
     for number in range(rounds):
-        for name in names[number % len(names):] + names[:number % len(names)]:
+        for name in names[number % len(names) :] + names[: number % len(names)]:
             values[name].append(measure(name, servers[name]))
-        say(f"round {number + 1}: " + ", ".join(
-            f"{name} {values[name][-1][0]:,.0f}/s {values[name][-1][1]:,.0f} µs"
-            for name in names))
-    return {name: tuple(statistics.median(value[i] for value in found) for i in (0, 1))
-            for name, found in values.items()}
+        say(
+            f"round {number + 1}: "
+            + ", ".join(
+                f"{name} {values[name][-1][0]:,.0f}/s {values[name][-1][1]:,.0f} µs"
+                for name in names
+            )
+        )
+    return {
+        name: tuple(statistics.median(value[i] for value in found) for i in (0, 1))
+        for name, found in values.items()
+    }
 
 
 def judge(report, what, on, off, unit):
@@ -156,13 +181,20 @@ def judge(report, what, on, off, unit):
     the rates beside it."""
     (on_rate, on_cpu), (off_rate, off_cpu) = on, off
     ratio = off_cpu / on_cpu
-    report(f"{what}: CPU per {unit}, on vs off (rate {on_rate:,.0f} vs {off_rate:,.0f} "
-           f"/s: {on_rate / off_rate:.2f}x)", f"{on_cpu:,.0f} µs", f"{off_cpu:,.0f} µs", ratio,
-           f">= {TARGET} to keep", ratio >= TARGET)
+    report(
+        f"{what}: CPU per {unit}, on vs off (rate {on_rate:,.0f} vs {off_rate:,.0f} "
+        f"/s: {on_rate / off_rate:.2f}x)",
+        f"{on_cpu:,.0f} µs",
+        f"{off_cpu:,.0f} µs",
+        ratio,
+        f">= {TARGET} to keep",
+        ratio >= TARGET,
+    )
     return ratio
 
 
 # -- GET /auth/me under wrk ----------------------------------------------------------------
+
 
 def bench_me(args, env, before, report):
     variants = {"all on": (ROOT, {}), **{name: (ROOT, off) for name, off in ME_SETTINGS.items()}}
@@ -186,9 +218,15 @@ def bench_me(args, env, before, report):
         judge(report, f"{name}: GET /auth/me", on, found[name], "request")
     if before is not None:
         (rate, cpu), (old_rate, old_cpu) = on, found[f"code of {args.before}"]
-        report(f"GET /auth/me: CPU per request, this tree vs {args.before} (rate {rate:,.0f} "
-               f"vs {old_rate:,.0f} /s: {rate / old_rate:.2f}x)", f"{cpu:,.0f} µs",
-               f"{old_cpu:,.0f} µs", old_cpu / cpu, ">= 0.90", old_cpu / cpu >= 0.9)
+        report(
+            f"GET /auth/me: CPU per request, this tree vs {args.before} (rate {rate:,.0f} "
+            f"vs {old_rate:,.0f} /s: {rate / old_rate:.2f}x)",
+            f"{cpu:,.0f} µs",
+            f"{old_cpu:,.0f} µs",
+            old_cpu / cpu,
+            ">= 0.90",
+            old_cpu / cpu >= 0.9,
+        )
 
 
 # -- GET /auth/me in-process -----------------------------------------------------------------
@@ -238,10 +276,19 @@ print(json.dumps(best))
 
 def in_process_us(root, env, batches, per_batch):
     """``{variant: µs per request}``: all on, and each setting off, in one process."""
-    code = (IN_PROCESS.replace("EMAIL", repr(run.EMAIL)).replace("PASSWORD", repr(run.PASSWORD))
-            .replace("BATCHES", str(batches)).replace("PER_BATCH", str(per_batch)))
-    done = subprocess.run([sys.executable, "-c", code], cwd=root, env=tree_env(env, root),
-                          capture_output=True, text=True)
+    code = (
+        IN_PROCESS.replace("EMAIL", repr(run.EMAIL))
+        .replace("PASSWORD", repr(run.PASSWORD))
+        .replace("BATCHES", str(batches))
+        .replace("PER_BATCH", str(per_batch))
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=root,
+        env=tree_env(env, root),
+        capture_output=True,
+        text=True,
+    )
     if done.returncode:
         raise RuntimeError(done.stderr[-3000:])
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -258,43 +305,62 @@ def bench_me_in_process(args, env, before, report):
             for variant, us in in_process_us(root, env, args.batches, args.per_batch).items():
                 key = (tree, variant)
                 best[key] = min(best.get(key, us), us)
-        say(f"in-process round {number + 1}: " + ", ".join(
-            f"{tree}: {variant} {us:.1f} µs" for (tree, variant), us in best.items()))
+        say(
+            f"in-process round {number + 1}: "
+            + ", ".join(f"{tree}: {variant} {us:.1f} µs" for (tree, variant), us in best.items())
+        )
     on = best[("this tree", "all on")]
     for (tree, variant), us in best.items():
         if tree == "this tree" and variant != "all on":
-            report(f"{variant}: GET /auth/me in-process, on vs off", f"{on:.1f} µs",
-                   f"{us:.1f} µs", us / on, f">= {TARGET} to keep", us / on >= TARGET)
+            report(
+                f"{variant}: GET /auth/me in-process, on vs off",
+                f"{on:.1f} µs",
+                f"{us:.1f} µs",
+                us / on,
+                f">= {TARGET} to keep",
+                us / on >= TARGET,
+            )
     if before is not None:
         old = best[(f"code of {args.before}", "all on")]
-        report(f"GET /auth/me in-process, this tree vs {args.before}", f"{on:.1f} µs",
-               f"{old:.1f} µs", old / on, ">= 0.90", old / on >= 0.9)
+        report(
+            f"GET /auth/me in-process, this tree vs {args.before}",
+            f"{on:.1f} µs",
+            f"{old:.1f} µs",
+            old / on,
+            ">= 0.90",
+            old / on >= 0.9,
+        )
 
 
 # -- an upload's throughput ------------------------------------------------------------------
+
 
 def bench_socket_uploads(args, env, report):
     size = args.upload_mib * 1024 * 1024
     off = {"DATAHUB_SOCKET_UPLOADS": "false"}
     file_env = {**env, "DATAHUB_MAX_CONTENT_LENGTH": str(size + 1)}
-    with tempfile.TemporaryDirectory(dir=args.scratch) as scratch, \
-            contextlib.ExitStack() as stack:
+    with tempfile.TemporaryDirectory(dir=args.scratch) as scratch, contextlib.ExitStack() as stack:
         source = Path(scratch) / "upload.bin"
         with open(source, "wb") as out:
             block = os.urandom(1024 * 1024)
             for _ in range(args.upload_mib):
                 out.write(block)
         os.sync()
-        servers = {"on": stack.enter_context(Served(ROOT, file_env, 1)),
-                   "off": stack.enter_context(Served(ROOT, {**file_env, **off}, 1))}
+        servers = {
+            "on": stack.enter_context(Served(ROOT, file_env, 1)),
+            "off": stack.enter_context(Served(ROOT, {**file_env, **off}, 1)),
+        }
         targets = {}
         for name, server in servers.items():
             headers = server.bearer()
-            status, body, _ = server.request("POST", "/api/v1/datasets/",
-                                             {"name": f"upload {name}"}, headers)
+            status, body, _ = server.request(
+                "POST", "/api/v1/datasets/", {"name": f"upload {name}"}, headers
+            )
             assert status == 201, body
-            targets[name] = (f"/api/v1/datasets/{json.loads(body)['id']}/file?filename=u.bin",
-                             headers)
+            targets[name] = (
+                f"/api/v1/datasets/{json.loads(body)['id']}/file?filename=u.bin",
+                headers,
+            )
 
         def measure(name, server):
             path, headers = targets[name]
@@ -305,15 +371,22 @@ def bench_socket_uploads(args, env, report):
             return args.upload_mib / seconds, cpu / args.upload_mib * 1e6
 
         found = interleaved(servers, measure, args.upload_rounds)
-    judge(report, f"SOCKET_UPLOADS: uploads of {args.upload_mib} MiB", found["on"],
-          found["off"], "MiB")
+    judge(
+        report,
+        f"SOCKET_UPLOADS: uploads of {args.upload_mib} MiB",
+        found["on"],
+        found["off"],
+        "MiB",
+    )
 
 
 # -- the worker under slow clients -----------------------------------------------------------
 
+
 def bench_worker(args, env, report):
     """The ``slow`` case (gunicorn alone, as deployed) with datahub's worker and with
     gthread, each with ``--worker-threads`` threads per worker, in interleaved runs."""
+
     def p99s(label, extra):
         rows = []
         slow_args = argparse.Namespace(**{**vars(args.slow_defaults), "slow_rounds": 1})
@@ -325,10 +398,21 @@ def bench_worker(args, env, report):
                 for _ in range(slow_args.slow_download_mib):
                     out.write(block)
             # The variant's name also names its datasets: one per run.
-            run._slow_variant(slow_args, {**env, **extra}, lambda *row: rows.append(row),
-                              label, Path(scratch) / "gunicorn", source, size)
-        return {probe: row for row in rows for probe in ("/healthz", "login")
-                if row[0].startswith(f"slow clients: {probe} p99")}
+            run._slow_variant(
+                slow_args,
+                {**env, **extra},
+                lambda *row: rows.append(row),
+                label,
+                Path(scratch) / "gunicorn",
+                source,
+                size,
+            )
+        return {
+            probe: row
+            for row in rows
+            for probe in ("/healthz", "login")
+            if row[0].startswith(f"slow clients: {probe} p99")
+        }
 
     for threads in args.worker_threads.split(","):
         found = {"on": [], "off": []}
@@ -337,20 +421,36 @@ def bench_worker(args, env, report):
                 label = f"worker {name}, {threads} threads, run {number + 1}"
                 rows = p99s(label, {**extra, "DATAHUB_THREADS": threads})
                 found[name].append(rows)
-                say(f"{label}: " + "; ".join(f"{probe} p99 {row[1]} (no slow clients: "
-                                             f"{row[2]})" for probe, row in rows.items()))
+                say(
+                    f"{label}: "
+                    + "; ".join(
+                        f"{probe} p99 {row[1]} (no slow clients: {row[2]})"
+                        for probe, row in rows.items()
+                    )
+                )
         for probe in ("/healthz", "login"):
             on = " / ".join(rows[probe][1] for rows in found["on"])
             off = " / ".join(rows[probe][1] for rows in found["off"])
-            report(f"worker class: {probe} p99 with slow clients, {threads} threads a worker, "
-                   "datahub's vs gthread", on, off, "-", "(see the values)", True)
+            report(
+                f"worker class: {probe} p99 with slow clients, {threads} threads a worker, "
+                "datahub's vs gthread",
+                on,
+                off,
+                "-",
+                "(see the values)",
+                True,
+            )
 
 
 def build_parser():
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--before", default=None,
-                        help="also serve the code of this git revision (all on) beside /me")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--before",
+        default=None,
+        help="also serve the code of this git revision (all on) beside /me",
+    )
     parser.add_argument("--skip-me", action="store_true")
     parser.add_argument("--skip-in-process", action="store_true")
     parser.add_argument("--skip-uploads", action="store_true")
@@ -360,8 +460,9 @@ def build_parser():
     parser.add_argument("--per-batch", type=int, default=1000)
     parser.add_argument("--upload-mib", type=int, default=256)
     parser.add_argument("--upload-rounds", type=int, default=5)
-    parser.add_argument("--worker-threads", default="64,24",
-                        help="threads per worker for the slow-client runs")
+    parser.add_argument(
+        "--worker-threads", default="64,24", help="threads per worker for the slow-client runs"
+    )
     parser.add_argument("--worker-rounds", type=int, default=1)
     return parser
 

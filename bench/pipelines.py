@@ -20,6 +20,7 @@ with DuckDB alone in a subprocess for comparison.
 
 See bench/README.rst ("Pipelines").
 """
+
 import argparse
 import contextlib
 import csv
@@ -46,37 +47,74 @@ from bench import proctree  # noqa: E402
 from bench.run import EMAIL, PASSWORD, datahub_env, free_port  # noqa: E402
 
 GENERATOR_VERSION = 1  # part of the cache key: bump when the generated data changes
-CITIES = ["Oslo", "Bergen", "Trondheim", "Stavanger", "Tromso", "Drammen", "Kristiansand",
-          "Fredrikstad", "Sandnes", "Bodo", "Alesund", "Tonsberg", "Moss", "Haugesund",
-          "Arendal", "Hamar", "Larvik", "Halden", "Lillehammer", "Molde"]
+CITIES = [
+    "Oslo",
+    "Bergen",
+    "Trondheim",
+    "Stavanger",
+    "Tromso",
+    "Drammen",
+    "Kristiansand",
+    "Fredrikstad",
+    "Sandnes",
+    "Bodo",
+    "Alesund",
+    "Tonsberg",
+    "Moss",
+    "Haugesund",
+    "Arendal",
+    "Hamar",
+    "Larvik",
+    "Halden",
+    "Lillehammer",
+    "Molde",
+]
 COLUMNS = ["id", "city", "amount", "quantity", "day", "note"]
 
 JOBS = {
     "A": {
         "title": "filter + sort + select",
-        "steps": [{"op": "filter", "column": "amount", "operator": "gt", "value": 500},
-                  {"op": "sort", "columns": ["city", "amount"], "descending": False},
-                  {"op": "select", "columns": ["id", "city", "amount", "day"]}],
+        "steps": [
+            {"op": "filter", "column": "amount", "operator": "gt", "value": 500},
+            {"op": "sort", "columns": ["city", "amount"], "descending": False},
+            {"op": "select", "columns": ["id", "city", "amount", "day"]},
+        ],
         # The service breaks sort ties by the remaining columns (in the source's order),
         # so its output is deterministic; the same ORDER BY here makes them comparable.
         "sql": "SELECT id, city, amount, day FROM read_csv({src}) WHERE amount > 500 "
-               "ORDER BY city, amount, id, quantity, day, note",
+        "ORDER BY city, amount, id, quantity, day, note",
     },
     "B": {
         "title": "aggregate",
-        "steps": [{"op": "aggregate", "group_by": ["city"], "aggregates": [
-            {"column": "amount", "function": "sum", "as": "total"},
-            {"column": "quantity", "function": "avg", "as": "avg_qty"},
-            {"column": "id", "function": "count", "as": "n"}]}],
+        "steps": [
+            {
+                "op": "aggregate",
+                "group_by": ["city"],
+                "aggregates": [
+                    {"column": "amount", "function": "sum", "as": "total"},
+                    {"column": "quantity", "function": "avg", "as": "avg_qty"},
+                    {"column": "id", "function": "count", "as": "n"},
+                ],
+            }
+        ],
         "sql": "SELECT city, sum(amount) AS total, avg(quantity) AS avg_qty, count(id) AS n "
-               "FROM read_csv({src}) GROUP BY city ORDER BY city",
+        "FROM read_csv({src}) GROUP BY city ORDER BY city",
     },
 }
 MEMCHECK_STEPS = [{"op": "sort", "columns": ["note"]}]
-MEMCHECK_SQL = ("SELECT * FROM read_csv({src}) ORDER BY note, id, city, amount, quantity, day")
+MEMCHECK_SQL = "SELECT * FROM read_csv({src}) ORDER BY note, id, city, amount, quantity, day"
 
-UNITS = {"B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12,
-         "KIB": 2**10, "MIB": 2**20, "GIB": 2**30, "TIB": 2**40}
+UNITS = {
+    "B": 1,
+    "KB": 10**3,
+    "MB": 10**6,
+    "GB": 10**9,
+    "TB": 10**12,
+    "KIB": 2**10,
+    "MIB": 2**20,
+    "GIB": 2**30,
+    "TIB": 2**40,
+}
 
 
 def say(text):
@@ -133,8 +171,10 @@ def generate_csv(path, rows):
     with duckdb.connect() as con:
         con.execute(f"COPY ({query}) TO {sql_string(part)} (FORMAT csv, HEADER)")
     os.replace(part, path)
-    say(f"generated {path} ({rows:,} rows, {mib(path.stat().st_size)}) in "
-        f"{time.perf_counter() - start:.1f} s")
+    say(
+        f"generated {path} ({rows:,} rows, {mib(path.stat().st_size)}) in "
+        f"{time.perf_counter() - start:.1f} s"
+    )
 
 
 def sha256_of(path):
@@ -194,8 +234,9 @@ class Client:
 
     def _connection(self, timeout):
         if self.conn is None:
-            self.conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout,
-                                                   blocksize=2**20)
+            self.conn = http.client.HTTPConnection(
+                "127.0.0.1", self.port, timeout=timeout, blocksize=2**20
+            )
         self.conn.timeout = timeout
         if self.conn.sock is not None:
             self.conn.sock.settimeout(timeout)
@@ -218,8 +259,7 @@ class Client:
                 conn.request(method, path, body=body, headers=headers)
                 response = conn.getresponse()
                 break
-            except (ConnectionError, http.client.RemoteDisconnected,
-                    http.client.CannotSendRequest):
+            except (ConnectionError, http.client.RemoteDisconnected, http.client.CannotSendRequest):
                 self.close()
                 if attempt == 2 or hasattr(body, "read"):
                     raise
@@ -237,8 +277,10 @@ class Client:
     def json(self, method, path, body=None, expect=200, **kwargs):
         status, data = self.request(method, path, body, **kwargs)
         if status != expect:
-            raise RuntimeError(f"{method} {path}: {status} (expected {expect}): "
-                               f"{data[:2000].decode(errors='replace')}")
+            raise RuntimeError(
+                f"{method} {path}: {status} (expected {expect}): "
+                f"{data[:2000].decode(errors='replace')}"
+            )
         return json.loads(data) if data else None
 
 
@@ -260,14 +302,19 @@ class Service:
         self.workers = workers
         self.supervises = (self.root / "datahub/pipelines/supervisor.py").exists()
         self.port = free_port()
-        inherited = {key: value for key, value in os.environ.items()
-                     if not key.startswith("DATAHUB_") and key != "GUNICORN_CMD_ARGS"}
+        inherited = {
+            key: value
+            for key, value in os.environ.items()
+            if not key.startswith("DATAHUB_") and key != "GUNICORN_CMD_ARGS"
+        }
         self.env = {
             **inherited,
             **datahub_env(self.instance, None, 4),
             **settings,
-            "PYTHONPATH": os.pathsep.join([str(self.root)] + (
-                [os.environ["PYTHONPATH"]] if os.environ.get("PYTHONPATH") else [])),
+            "PYTHONPATH": os.pathsep.join(
+                [str(self.root)]
+                + ([os.environ["PYTHONPATH"]] if os.environ.get("PYTHONPATH") else [])
+            ),
             "BENCH_BIND": f"127.0.0.1:{self.port}",
             "BENCH_WORKERS": str(workers),
             "BENCH_PIPELINE_WORKER": "1" if self.supervises else "0",
@@ -280,19 +327,33 @@ class Service:
         self.log = open(self.instance / "gunicorn.log", "wb")
         prepared = subprocess.run(
             [sys.executable, "-c", PREPARE.format(email=EMAIL, password=PASSWORD)],
-            cwd=self.root, env=self.env, stdout=self.log, stderr=subprocess.STDOUT)
+            cwd=self.root,
+            env=self.env,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+        )
         if prepared.returncode:
             self.log.close()
-            raise RuntimeError("migrating and creating the bench user failed:\n"
-                               + self.log_tail())
+            raise RuntimeError("migrating and creating the bench user failed:\n" + self.log_tail())
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "-c", str(ROOT / "bench/gunicorn_bench.conf.py"),
-             "wsgi:app"], cwd=self.root, env=self.env, stdout=self.log,
-            stderr=subprocess.STDOUT)
+            [
+                sys.executable,
+                "-m",
+                "gunicorn",
+                "-c",
+                str(ROOT / "bench/gunicorn_bench.conf.py"),
+                "wsgi:app",
+            ],
+            cwd=self.root,
+            env=self.env,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+        )
         try:
             self._wait_ready()
-            login = self.client.json("POST", "/api/v1/auth/login",
-                                     {"email": EMAIL, "password": PASSWORD})
+            login = self.client.json(
+                "POST", "/api/v1/auth/login", {"email": EMAIL, "password": PASSWORD}
+            )
             self.client.headers["Authorization"] = f"Bearer {login['access_token']}"
         except BaseException:
             self.__exit__()
@@ -303,12 +364,16 @@ class Service:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                raise RuntimeError(f"gunicorn exited ({self.process.returncode}):\n"
-                                   + self.log_tail())
+                raise RuntimeError(
+                    f"gunicorn exited ({self.process.returncode}):\n" + self.log_tail()
+                )
             try:
                 status, _ = self.client.request("GET", "/healthz", timeout=2)
-                if status == 200 and len(self.worker_pids()) == self.workers and (
-                        not self.supervises or self.pipeline_worker() is not None):
+                if (
+                    status == 200
+                    and len(self.worker_pids()) == self.workers
+                    and (not self.supervises or self.pipeline_worker() is not None)
+                ):
                     return
             except OSError:
                 self.client.close()
@@ -321,8 +386,14 @@ class Service:
 
     def pipeline_worker(self):
         """The supervised pipeline worker process's pid (None in an older tree)."""
-        return next((pid for pid in proctree.children(self.process.pid)
-                     if proctree.is_pipeline_worker(pid)), None)
+        return next(
+            (
+                pid
+                for pid in proctree.children(self.process.pid)
+                if proctree.is_pipeline_worker(pid)
+            ),
+            None,
+        )
 
     def log_tail(self, lines=40):
         try:
@@ -352,9 +423,12 @@ class Service:
         start = time.perf_counter()
         with open(source, "rb") as body:
             dataset = self.client.json(
-                "PUT", f"/api/v1/datasets/{dataset['id']}/file?filename={source.name}", body,
+                "PUT",
+                f"/api/v1/datasets/{dataset['id']}/file?filename={source.name}",
+                body,
                 headers={"Content-Type": "text/csv", "Content-Length": str(size)},
-                timeout=3600)
+                timeout=3600,
+            )
         seconds = time.perf_counter() - start
         say(f"[{self.label}] uploaded {source.name} ({mib(size)}) in {seconds:.1f} s")
         return dataset
@@ -370,8 +444,13 @@ class Service:
         raise RuntimeError(f"no file with sha256 {sha} in {storage}")
 
     def create_pipeline(self, name, source_id, steps, output_name):
-        body = {"name": name, "source_dataset_id": source_id, "steps": steps,
-                "output_dataset_name": output_name, "output_format": "csv"}
+        body = {
+            "name": name,
+            "source_dataset_id": source_id,
+            "steps": steps,
+            "output_dataset_name": output_name,
+            "output_format": "csv",
+        }
         status, data = self.client.request("POST", "/api/v1/pipelines/", body)
         if status == 422 and b"output_format" in data:  # an engine from before output_format
             say(f"[{self.label}] this service does not know output_format; created without it")
@@ -389,19 +468,24 @@ class Service:
         run = self.client.json("POST", path, expect=201)
         while run["status"] != "succeeded":
             if run["status"] not in ("queued", "running"):
-                raise RunFailed(f"[{self.label}] run {run['id']} of pipeline {pipeline_id} "
-                                f"{run['status']}: {run.get('error')}\n{self.log_tail()}", run)
+                raise RunFailed(
+                    f"[{self.label}] run {run['id']} of pipeline {pipeline_id} "
+                    f"{run['status']}: {run.get('error')}\n{self.log_tail()}",
+                    run,
+                )
             if time.perf_counter() - start > timeout:
-                raise RuntimeError(f"[{self.label}] run {run['id']} still {run['status']} "
-                                   f"after {timeout:g} s")
+                raise RuntimeError(
+                    f"[{self.label}] run {run['id']} still {run['status']} after {timeout:g} s"
+                )
             time.sleep(poll)
             run = self.client.json("GET", f"{path}/{run['id']}")
         return time.perf_counter() - start, run
 
     def download(self, dataset_id, target):
         with open(target, "wb") as sink:
-            status, size = self.client.request("GET", f"/api/v1/datasets/{dataset_id}/file",
-                                               sink=sink, timeout=3600)
+            status, size = self.client.request(
+                "GET", f"/api/v1/datasets/{dataset_id}/file", sink=sink, timeout=3600
+            )
         if status != 200:
             raise RuntimeError(f"download of dataset {dataset_id}: {status}")
         return size
@@ -483,8 +567,12 @@ def duckdb_subprocess(sql, source, target, config):
     """The same COPY in a fresh Python process: its idle RSS (duckdb imported), peak RSS
     (VmHWM) and seconds."""
     query = sql.format(src=sql_string(source))
-    out = subprocess.run([sys.executable, "-c", CHILD, query, str(target), json.dumps(config)],
-                         capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", CHILD, query, str(target), json.dumps(config)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     return json.loads(out.strip().splitlines()[-1])
 
 
@@ -507,8 +595,7 @@ def compare_csv(ours, theirs):
     formatting, first, rows = 0, None, [0, 0]
     examples = []
     with open(ours, newline="") as a, open(theirs, newline="") as b:
-        for number, (left, right) in enumerate(
-                itertools.zip_longest(csv.reader(a), csv.reader(b))):
+        for number, (left, right) in enumerate(itertools.zip_longest(csv.reader(a), csv.reader(b))):
             if left is not None:
                 rows[0] += 1
             if right is not None:
@@ -518,12 +605,15 @@ def compare_csv(ours, theirs):
             if left is None or right is None or len(left) != len(right):
                 first = first or (number, left, right)
                 continue
-            for x, y in zip(left, right):
+            for x, y in zip(left, right, strict=False):
                 if x == y:
                     continue
                 nx, ny = _number(x), _number(y)
-                if nx is not None and ny is not None and math.isclose(nx, ny, rel_tol=1e-9,
-                                                                      abs_tol=1e-9):
+                if (
+                    nx is not None
+                    and ny is not None
+                    and math.isclose(nx, ny, rel_tol=1e-9, abs_tol=1e-9)
+                ):
                     formatting += 1
                     if len(examples) < 3:
                         examples.append(f"{x!r} vs {y!r}")
@@ -533,18 +623,35 @@ def compare_csv(ours, theirs):
     line_ends = b"\r\n" in open(ours, "rb").read(4096), b"\r\n" in open(theirs, "rb").read(4096)
     notes = []
     if line_ends[0] != line_ends[1]:
-        notes.append("line ends differ (service " + ("CRLF" if line_ends[0] else "LF")
-                     + ", DuckDB " + ("CRLF" if line_ends[1] else "LF") + ")")
+        notes.append(
+            "line ends differ (service "
+            + ("CRLF" if line_ends[0] else "LF")
+            + ", DuckDB "
+            + ("CRLF" if line_ends[1] else "LF")
+            + ")"
+        )
     if formatting:
-        notes.append(f"{formatting:,} numbers differ in formatting or last bits only, e.g. "
-                     + ", ".join(examples))
+        notes.append(
+            f"{formatting:,} numbers differ in formatting or last bits only, e.g. "
+            + ", ".join(examples)
+        )
     if first is None:
-        return True, rows[0], rows[1], "equal after parsing (not byte-identical: " + (
-            "; ".join(notes) or "quoting") + ")"
+        return (
+            True,
+            rows[0],
+            rows[1],
+            "equal after parsing (not byte-identical: " + ("; ".join(notes) or "quoting") + ")",
+        )
     number, left, right = first
-    return False, rows[0], rows[1], (f"DIFFERENT: first at line {number + 1}: service "
-                                     f"{left} vs DuckDB {right}" + (
-                                         f"; also {'; '.join(notes)}" if notes else ""))
+    return (
+        False,
+        rows[0],
+        rows[1],
+        (
+            f"DIFFERENT: first at line {number + 1}: service "
+            f"{left} vs DuckDB {right}" + (f"; also {'; '.join(notes)}" if notes else "")
+        ),
+    )
 
 
 # ----------------------------------------------------------------------------- the bench
@@ -561,13 +668,15 @@ def engine_copy(steps, source, target, memory_limit, threads, temp_dir):
     steps = [STEP_SCHEMAS[step["op"]]().load(step) for step in steps]
     source, target = str(source), str(target)
     start = time.perf_counter()
-    con = tabular.connect([source], [target], memory_limit=memory_limit, threads=threads,
-                          temp_dir=str(temp_dir))
+    con = tabular.connect(
+        [source], [target], memory_limit=memory_limit, threads=threads, temp_dir=str(temp_dir)
+    )
     try:
         fmt = tabular.detect_format(source)
         sql, params = tabular.source_sql(source, fmt, 4194304)
-        query = engine.compile_steps(con, sql, params, steps, {}, 10000,
-                                     {source: "the source", target: "the output"})
+        query = engine.compile_steps(
+            con, sql, params, steps, {}, 10000, {source: "the source", target: "the output"}
+        )
         engine.write(query, target, "csv")
         try:  # its signature has changed once already
             engine.rows_scanned(con, source, fmt)
@@ -594,30 +703,44 @@ def bench_engine(args, root, scratch, report):
         for job in args.jobs:
             ours, theirs = scratch / f"engine-{job}.csv", scratch / f"duckdb-{job}.csv"
             ours.unlink(missing_ok=True)
-            seconds = engine_copy(JOBS[job]["steps"], source, ours, args.memory_limit,
-                                  args.threads, temp / "engine")
+            seconds = engine_copy(
+                JOBS[job]["steps"], source, ours, args.memory_limit, args.threads, temp / "engine"
+            )
             alone = duckdb_copy(JOBS[job]["sql"], source, theirs, config)
             say(f"{label}: job {job} engine {fmt_s(seconds)}, DuckDB alone {fmt_s(alone)}")
             if round_number > 0:
                 times[job]["engine"].append(seconds)
                 times[job]["duckdb"].append(alone)
     for job in args.jobs:
-        same, n_ours, n_theirs, text = compare_csv(scratch / f"engine-{job}.csv",
-                                                   scratch / f"duckdb-{job}.csv")
-        report(f"job {job} engine output equals DuckDB's", f"{n_ours:,} rows",
-               f"{n_theirs:,} rows", text.split(" (")[0], "equal", same)
+        same, n_ours, n_theirs, text = compare_csv(
+            scratch / f"engine-{job}.csv", scratch / f"duckdb-{job}.csv"
+        )
+        report(
+            f"job {job} engine output equals DuckDB's",
+            f"{n_ours:,} rows",
+            f"{n_theirs:,} rows",
+            text.split(" (")[0],
+            "equal",
+            same,
+        )
         engine_s = statistics.median(times[job]["engine"])
         duck_s = statistics.median(times[job]["duckdb"])
-        report(f"job {job} {JOBS[job]['title']}, engine in-process, median time",
-               fmt_s(engine_s), fmt_s(duck_s), f"{duck_s / engine_s:.2f}x",
-               f">= {args.target}", duck_s / engine_s >= args.target)
+        report(
+            f"job {job} {JOBS[job]['title']}, engine in-process, median time",
+            fmt_s(engine_s),
+            fmt_s(duck_s),
+            f"{duck_s / engine_s:.2f}x",
+            f">= {args.target}",
+            duck_s / engine_s >= args.target,
+        )
 
 
 def old_engine_tree(rev, folder):
     """``git archive`` of ``rev`` into ``folder``: a source tree to serve from."""
     folder.mkdir(parents=True)
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", "--format=tar", rev],
-                             check=True, capture_output=True).stdout
+    archive = subprocess.run(
+        ["git", "-C", str(ROOT), "archive", "--format=tar", rev], check=True, capture_output=True
+    ).stdout
     subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
     return folder
 
@@ -631,29 +754,35 @@ def bench_jobs(args, root, scratch, report):
         (temp / folder).mkdir(parents=True)
     settings = engine_settings(limit_text, threads, temp / "service", size, args.run_timeout)
     config = duckdb_config(limit_text, threads, temp / "duckdb")
-    say(f"jobs {','.join(args.jobs)} over {source.name} ({args.rows:,} rows, {mib(size)}); "
+    say(
+        f"jobs {','.join(args.jobs)} over {source.name} ({args.rows:,} rows, {mib(size)}); "
         f"memory_limit {limit_text}, threads {threads or 'default (one per CPU)'}; "
-        f"{args.warmup} warm-up + {args.repeat} timed rounds")
+        f"{args.warmup} warm-up + {args.repeat} timed rounds"
+    )
     times = {job: {"service": [], "recorded": [], "duckdb": []} for job in args.jobs}
     with Service(root, scratch / "instance", settings, "service") as service:
         dataset = service.upload(source, "pipelines bench source")
         stored = service.stored_path(dataset)
-        pipelines = {job: service.create_pipeline(f"bench job {job}", dataset["id"],
-                                                  JOBS[job]["steps"], f"bench job {job} out")
-                     for job in args.jobs}
+        pipelines = {
+            job: service.create_pipeline(
+                f"bench job {job}", dataset["id"], JOBS[job]["steps"], f"bench job {job} out"
+            )
+            for job in args.jobs
+        }
         outputs = {job: scratch / f"duckdb-{job}.csv" for job in args.jobs}
         runs = {}
         for round_number in range(-args.warmup + 1, args.repeat + 1):
             label = f"round {round_number}" if round_number > 0 else "warm-up"
             for job in args.jobs:  # interleaved: A service, A DuckDB, B service, ...
-                seconds, runs[job] = service.run(pipelines[job]["id"], args.poll,
-                                                 args.run_timeout)
+                seconds, runs[job] = service.run(pipelines[job]["id"], args.poll, args.run_timeout)
                 alone = duckdb_copy(JOBS[job]["sql"], stored, outputs[job], config)
                 recorded = recorded_seconds(runs[job])
-                say(f"{label}: job {job} service {fmt_s(seconds)} (run {runs[job]['id']}: "
+                say(
+                    f"{label}: job {job} service {fmt_s(seconds)} (run {runs[job]['id']}: "
                     f"{fmt_s(recorded)} started -> finished, "
                     f"rows {fmt_n(runs[job]['rows_in'])} -> {fmt_n(runs[job]['rows_out'])}), "
-                    f"DuckDB alone {fmt_s(alone)}")
+                    f"DuckDB alone {fmt_s(alone)}"
+                )
                 if round_number > 0:
                     times[job]["service"].append(seconds)
                     times[job]["recorded"].append(recorded)
@@ -664,26 +793,48 @@ def bench_jobs(args, root, scratch, report):
             same, n_ours, n_theirs, text = compare_csv(ours, outputs[job])
             counted = runs[job]["rows_out"]
             same = same and n_ours == n_theirs == counted
-            say(f"job {job} output: service {n_ours:,} rows (run says {fmt_n(counted)}), DuckDB "
-                f"{n_theirs:,} rows: {text}")
-            report(f"job {job} output equals DuckDB's", f"{n_ours:,} rows",
-                   f"{n_theirs:,} rows", text.split(" (")[0], "equal", same)
+            say(
+                f"job {job} output: service {n_ours:,} rows (run says {fmt_n(counted)}), DuckDB "
+                f"{n_theirs:,} rows: {text}"
+            )
+            report(
+                f"job {job} output equals DuckDB's",
+                f"{n_ours:,} rows",
+                f"{n_theirs:,} rows",
+                text.split(" (")[0],
+                "equal",
+                same,
+            )
             ours.unlink()
     for job in args.jobs:
         service_s = statistics.median(times[job]["service"])
         duck_s = statistics.median(times[job]["duckdb"])
         ratio = duck_s / service_s
-        say(f"job {job} ({JOBS[job]['title']}): service "
-            + ", ".join(fmt_s(s) for s in times[job]["service"]) + " (started -> finished "
-            + ", ".join(fmt_s(s) for s in times[job]["recorded"]) + "); DuckDB alone "
-            + ", ".join(fmt_s(s) for s in times[job]["duckdb"]))
-        report(f"job {job} {JOBS[job]['title']}, {args.rows:,} rows, median time",
-               fmt_s(service_s), fmt_s(duck_s), f"{ratio:.2f}x", f">= {args.target}",
-               ratio >= args.target)
+        say(
+            f"job {job} ({JOBS[job]['title']}): service "
+            + ", ".join(fmt_s(s) for s in times[job]["service"])
+            + " (started -> finished "
+            + ", ".join(fmt_s(s) for s in times[job]["recorded"])
+            + "); DuckDB alone "
+            + ", ".join(fmt_s(s) for s in times[job]["duckdb"])
+        )
+        report(
+            f"job {job} {JOBS[job]['title']}, {args.rows:,} rows, median time",
+            fmt_s(service_s),
+            fmt_s(duck_s),
+            f"{ratio:.2f}x",
+            f">= {args.target}",
+            ratio >= args.target,
+        )
         recorded_s = statistics.median(times[job]["recorded"])
-        report(f"job {job}: the run as recorded (started -> finished), median",
-               fmt_s(recorded_s), fmt_s(duck_s), f"{duck_s / recorded_s:.2f}x", "(not judged)",
-               True)
+        report(
+            f"job {job}: the run as recorded (started -> finished), median",
+            fmt_s(recorded_s),
+            fmt_s(duck_s),
+            f"{duck_s / recorded_s:.2f}x",
+            "(not judged)",
+            True,
+        )
 
 
 def bench_memory(args, root, scratch, report):
@@ -694,18 +845,22 @@ def bench_memory(args, root, scratch, report):
     temp = scratch / "spill-memory"
     for folder in ("service", "duckdb"):
         (temp / folder).mkdir(parents=True)
-    settings = engine_settings(args.memcheck_limit, args.threads, temp / "service", size,
-                               args.run_timeout)
-    say(f"memory check: sort by note of {source.name} ({rows:,} rows, {mib(size)}, "
-        f"{size / limit:.1f}x) with memory_limit {args.memcheck_limit} ({mib(limit)})")
+    settings = engine_settings(
+        args.memcheck_limit, args.threads, temp / "service", size, args.run_timeout
+    )
+    say(
+        f"memory check: sort by note of {source.name} ({rows:,} rows, {mib(size)}, "
+        f"{size / limit:.1f}x) with memory_limit {args.memcheck_limit} ({mib(limit)})"
+    )
     budget_kib = (limit + parse_size(args.memcheck_slack)) // 1024
     budget = f"<= {mib(budget_kib * 1024)} (limit + {args.memcheck_slack})"
     ours, theirs = scratch / "service-memory.csv", scratch / "duckdb-memory.csv"
     with Service(root, scratch / "instance-memory", settings, "memory") as service:
         dataset = service.upload(source, "pipelines memory source")
         stored = service.stored_path(dataset)
-        pipeline = service.create_pipeline("bench memory sort", dataset["id"], MEMCHECK_STEPS,
-                                           "bench memory sort out")
+        pipeline = service.create_pipeline(
+            "bench memory sort", dataset["id"], MEMCHECK_STEPS, "bench memory sort out"
+        )
         time.sleep(1)  # let the upload's buffers go
         failed = None
         with proctree.TreeSampler(service.process.pid) as rss:
@@ -714,9 +869,11 @@ def bench_memory(args, root, scratch, report):
             except RunFailed as exc:  # reported, and DuckDB alone still tried
                 failed, run = exc.run.get("error"), exc.run
                 seconds = recorded_seconds(run)
-        say(f"memory check: service run {fmt_s(seconds)} "
+        say(
+            f"memory check: service run {fmt_s(seconds)} "
             + (f"FAILED: {failed}" if failed else "succeeded")
-            + f", rows {fmt_n(run['rows_in'])} -> {fmt_n(run['rows_out'])}; {rss.summary()}")
+            + f", rows {fmt_n(run['rows_in'])} -> {fmt_n(run['rows_out'])}; {rss.summary()}"
+        )
         if not failed:
             service.download(run["output_dataset_id"], ours)
         config = duckdb_config(args.memcheck_limit, args.threads, temp / "duckdb")
@@ -724,22 +881,40 @@ def bench_memory(args, root, scratch, report):
     if alone.get("error"):
         say(f"memory check: DuckDB alone (subprocess) FAILED too: {alone['error']}")
     else:
-        say(f"memory check: DuckDB alone (subprocess) {fmt_s(alone['seconds'])}, idle RSS "
-            f"{mib(alone['idle_kib'] * 1024)}, peak RSS {mib(alone['hwm_kib'] * 1024)}")
+        say(
+            f"memory check: DuckDB alone (subprocess) {fmt_s(alone['seconds'])}, idle RSS "
+            f"{mib(alone['idle_kib'] * 1024)}, peak RSS {mib(alone['hwm_kib'] * 1024)}"
+        )
     peak, _, role = rss.largest()
     alone_text = "failed" if alone.get("error") else mib(alone["hwm_kib"] * 1024)
-    report(f"memory check: sort {mib(size)} CSV, limit {args.memcheck_limit}: peak RSS of "
-           "the largest process", f"{mib(peak * 1024)} ({role})",
-           f"DuckDB alone {alone_text}", f"{peak / budget_kib:.2f}x of budget", budget,
-           peak <= budget_kib and not failed)
+    report(
+        f"memory check: sort {mib(size)} CSV, limit {args.memcheck_limit}: peak RSS of "
+        "the largest process",
+        f"{mib(peak * 1024)} ({role})",
+        f"DuckDB alone {alone_text}",
+        f"{peak / budget_kib:.2f}x of budget",
+        budget,
+        peak <= budget_kib and not failed,
+    )
     growth = rss.web_growth_kib()
     judged = service.supervises  # before, the run executed in the web worker
-    report("memory check: web worker's RSS growth during the run", mib(growth * 1024),
-           "-", "-", "<= 50 MiB" if judged else "(not judged: runs in it)",
-           growth <= 50 * 1024 or not judged)
+    report(
+        "memory check: web worker's RSS growth during the run",
+        mib(growth * 1024),
+        "-",
+        "-",
+        "<= 50 MiB" if judged else "(not judged: runs in it)",
+        growth <= 50 * 1024 or not judged,
+    )
     if failed or alone.get("error"):
-        report("memory check: the sort ran", "FAILED" if failed else "ok",
-               "FAILED" if alone.get("error") else "ok", "-", "both ok", False)
+        report(
+            "memory check: the sort ran",
+            "FAILED" if failed else "ok",
+            "FAILED" if alone.get("error") else "ok",
+            "-",
+            "both ok",
+            False,
+        )
         for path in (ours, theirs):
             path.unlink(missing_ok=True)
         return
@@ -750,10 +925,22 @@ def bench_memory(args, root, scratch, report):
     say(f"memory check: outputs {text}")
     for path in (ours, theirs):
         path.unlink()
-    report("memory check: sort time, DuckDB alone / service", fmt_s(seconds),
-           fmt_s(alone["seconds"]), f"{alone['seconds'] / seconds:.2f}x", "(not judged)", True)
-    report("memory check: output equals DuckDB's", f"{fmt_n(run['rows_out'])} rows",
-           f"{rows:,} rows", text, "equal", same and run["rows_out"] == rows)
+    report(
+        "memory check: sort time, DuckDB alone / service",
+        fmt_s(seconds),
+        fmt_s(alone["seconds"]),
+        f"{alone['seconds'] / seconds:.2f}x",
+        "(not judged)",
+        True,
+    )
+    report(
+        "memory check: output equals DuckDB's",
+        f"{fmt_n(run['rows_out'])} rows",
+        f"{rows:,} rows",
+        text,
+        "equal",
+        same and run["rows_out"] == rows,
+    )
 
 
 def run_benchmark(args, report):
@@ -762,8 +949,11 @@ def run_benchmark(args, report):
             scratch = Path(tempfile.mkdtemp(prefix="datahub-bench-pipelines-", dir=args.scratch))
             say(f"scratch folder (kept): {scratch}")
         else:
-            scratch = Path(stack.enter_context(tempfile.TemporaryDirectory(
-                prefix="datahub-bench-pipelines-", dir=args.scratch)))
+            scratch = Path(
+                stack.enter_context(
+                    tempfile.TemporaryDirectory(prefix="datahub-bench-pipelines-", dir=args.scratch)
+                )
+            )
         root = Path(args.source) if args.source else ROOT
         if args.old_engine:
             root = old_engine_tree(args.old_engine, scratch / "source")
@@ -779,50 +969,96 @@ def run_benchmark(args, report):
 
 def build_parser():
     parser = argparse.ArgumentParser(
-        prog="python -m bench.pipelines", description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        prog="python -m bench.pipelines",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--rows", type=int, default=2_000_000, help="rows of the jobs' CSV")
     parser.add_argument("--repeat", type=int, default=3, help="timed rounds (medians)")
     parser.add_argument("--warmup", type=int, default=1, help="untimed rounds first")
-    parser.add_argument("--jobs", default="A,B", type=lambda text: [
-        job.strip().upper() for job in text.split(",") if job.strip()],
-        help="A (filter + sort + select), B (aggregate), or both: A,B")
-    parser.add_argument("--memory-limit", default="512MB",
-                        help="PIPELINE_MEMORY_LIMIT for the jobs, and DuckDB's memory_limit")
-    parser.add_argument("--threads", type=int, default=None,
-                        help="PIPELINE_THREADS and DuckDB's threads (default: DuckDB's, one "
-                             "per CPU)")
-    parser.add_argument("--engine-only", action="store_true",
-                        help="the service's engine in this process against DuckDB alone (no "
-                             "gunicorn, HTTP, queue or storage; no memory check)")
-    parser.add_argument("--target", type=float, default=0.8,
-                        help="DuckDB time / service time must be at least this")
+    parser.add_argument(
+        "--jobs",
+        default="A,B",
+        type=lambda text: [job.strip().upper() for job in text.split(",") if job.strip()],
+        help="A (filter + sort + select), B (aggregate), or both: A,B",
+    )
+    parser.add_argument(
+        "--memory-limit",
+        default="512MB",
+        help="PIPELINE_MEMORY_LIMIT for the jobs, and DuckDB's memory_limit",
+    )
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=None,
+        help="PIPELINE_THREADS and DuckDB's threads (default: DuckDB's, one per CPU)",
+    )
+    parser.add_argument(
+        "--engine-only",
+        action="store_true",
+        help="the service's engine in this process against DuckDB alone (no "
+        "gunicorn, HTTP, queue or storage; no memory check)",
+    )
+    parser.add_argument(
+        "--target", type=float, default=0.8, help="DuckDB time / service time must be at least this"
+    )
     parser.add_argument("--poll", type=float, default=0.02, help="seconds between run polls")
-    parser.add_argument("--run-timeout", type=int, default=3600,
-                        help="seconds a run may take (the service's limit, and ours)")
+    parser.add_argument(
+        "--run-timeout",
+        type=int,
+        default=3600,
+        help="seconds a run may take (the service's limit, and ours)",
+    )
     memory = parser.add_argument_group("the memory check")
     memory.add_argument("--skip-memory", action="store_true", help="no memory check")
     memory.add_argument("--memory-only", action="store_true", help="only the memory check")
-    memory.add_argument("--memcheck-limit", default="256MB",
-                        help="PIPELINE_MEMORY_LIMIT of the memory check's service")
-    memory.add_argument("--memcheck-factor", type=float, default=4.0,
-                        help="its CSV is about this many times the limit")
-    memory.add_argument("--memcheck-rows", type=int, default=None,
-                        help="rows of its CSV instead (overrides the factor)")
-    memory.add_argument("--memcheck-slack", default="100MB",
-                        help="the worker's peak RSS may exceed the limit by this much")
-    memory.add_argument("--memcheck-compare", action="store_true",
-                        help="parse and compare the sorted outputs if not byte-identical")
+    memory.add_argument(
+        "--memcheck-limit",
+        default="256MB",
+        help="PIPELINE_MEMORY_LIMIT of the memory check's service",
+    )
+    memory.add_argument(
+        "--memcheck-factor",
+        type=float,
+        default=4.0,
+        help="its CSV is about this many times the limit",
+    )
+    memory.add_argument(
+        "--memcheck-rows",
+        type=int,
+        default=None,
+        help="rows of its CSV instead (overrides the factor)",
+    )
+    memory.add_argument(
+        "--memcheck-slack",
+        default="100MB",
+        help="the worker's peak RSS may exceed the limit by this much",
+    )
+    memory.add_argument(
+        "--memcheck-compare",
+        action="store_true",
+        help="parse and compare the sorted outputs if not byte-identical",
+    )
     where = parser.add_argument_group("where")
-    where.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir())
-                       / "datahub-bench-cache", help="generated CSVs, kept between runs")
-    where.add_argument("--scratch", default=None,
-                       help="parent of the temporary instance folders and outputs")
+    where.add_argument(
+        "--cache",
+        type=Path,
+        default=Path(tempfile.gettempdir()) / "datahub-bench-cache",
+        help="generated CSVs, kept between runs",
+    )
+    where.add_argument(
+        "--scratch", default=None, help="parent of the temporary instance folders and outputs"
+    )
     where.add_argument("--keep", action="store_true", help="keep the scratch folder")
-    where.add_argument("--source", default=None,
-                       help="serve the datahub source tree in this folder instead")
-    where.add_argument("--old-engine", metavar="REV", default=None,
-                       help="serve the code of git revision REV (git archive to scratch)")
+    where.add_argument(
+        "--source", default=None, help="serve the datahub source tree in this folder instead"
+    )
+    where.add_argument(
+        "--old-engine",
+        metavar="REV",
+        default=None,
+        help="serve the code of git revision REV (git archive to scratch)",
+    )
     return parser
 
 
@@ -838,8 +1074,10 @@ def main(argv=None):
         sys.exit("--memory-only and --skip-memory exclude each other")
     for size in (args.memory_limit, args.memcheck_limit):
         parse_size(size)
-    return run_reported(lambda report: run_benchmark(args, report),
-                        lambda: f"DuckDB {duckdb_version()}, {os.cpu_count()} CPUs")
+    return run_reported(
+        lambda report: run_benchmark(args, report),
+        lambda: f"DuckDB {duckdb_version()}, {os.cpu_count()} CPUs",
+    )
 
 
 def run_reported(run, footer):
@@ -851,8 +1089,7 @@ def run_reported(run, footer):
 
     def report(name, ours, baseline, ratio, target, ok):
         rows.append((name, ours, baseline, ratio, target, "PASS" if ok else "MISS"))
-        say(f"{'PASS' if ok else 'MISS'}: {name}: {ours} vs {baseline} = {ratio} "
-            f"(target {target})")
+        say(f"{'PASS' if ok else 'MISS'}: {name}: {ours} vs {baseline} = {ratio} (target {target})")
 
     started = time.perf_counter()
     try:
@@ -862,7 +1099,11 @@ def run_reported(run, footer):
             widths = [max(len(str(r[i])) for r in rows + [HEADER]) for i in range(len(HEADER))]
             print()
             for row in [HEADER] + rows:
-                print("  ".join(str(cell).ljust(width) for cell, width in zip(row, widths)))
+                print(
+                    "  ".join(
+                        str(cell).ljust(width) for cell, width in zip(row, widths, strict=False)
+                    )
+                )
             print(f"\n({time.perf_counter() - started:.0f} s; {footer()})", flush=True)
     return 0 if rows and all(r[-1] == "PASS" for r in rows) else 1
 

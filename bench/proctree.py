@@ -6,6 +6,7 @@ keeps, per process, the largest of its sampled ``VmRSS`` and its ``VmHWM`` (the 
 own peak, so a process killed between two samples is not missed by more than its last
 20 ms). The ``VmHWM`` of the processes already running is reset first (``clear_refs``).
 """
+
 import threading
 import time
 from pathlib import Path
@@ -55,8 +56,13 @@ def status_kib(pid):
 
 def command(pid):
     try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(
-            errors="replace").strip()
+        return (
+            Path(f"/proc/{pid}/cmdline")
+            .read_bytes()
+            .replace(b"\0", b" ")
+            .decode(errors="replace")
+            .strip()
+        )
     except OSError:
         return ""
 
@@ -128,13 +134,14 @@ class TreeSampler:
             return "pipeline worker" if "flask" in self.cmd.get(pid, "") else "web worker"
         if "isolation.child" in self.cmd.get(pid, ""):
             parent = self.parent.get(pid)
-            return ("preview process" if parent in self.web else "query process")
+            return "preview process" if parent in self.web else "query process"
         return "other process"
 
     def web_growth_kib(self):
         """The largest growth of a web worker's RSS over its RSS before the sampling."""
-        return max((self.peak_kib.get(pid, 0) - self.idle_kib.get(pid, 0)
-                    for pid in self.web), default=0)
+        return max(
+            (self.peak_kib.get(pid, 0) - self.idle_kib.get(pid, 0) for pid in self.web), default=0
+        )
 
     def roles(self):
         """{role: (processes seen, the largest peak KiB among them)}."""
@@ -146,7 +153,11 @@ class TreeSampler:
 
     def summary(self):
         peak, pid, role = self.largest()
-        return (f"largest process {pid} ({role}) {peak / 1024:,.1f} MiB; web workers grew "
-                f"by at most {self.web_growth_kib() / 1024:,.1f} MiB; processes seen "
-                + ", ".join(f"{n} {r} (peak {kib / 1024:,.0f} MiB)"
-                            for r, (n, kib) in sorted(self.roles().items())))
+        return (
+            f"largest process {pid} ({role}) {peak / 1024:,.1f} MiB; web workers grew "
+            f"by at most {self.web_growth_kib() / 1024:,.1f} MiB; processes seen "
+            + ", ".join(
+                f"{n} {r} (peak {kib / 1024:,.0f} MiB)"
+                for r, (n, kib) in sorted(self.roles().items())
+            )
+        )

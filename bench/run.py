@@ -5,6 +5,7 @@
 
 Each case prints what it measured and the ratio to its baseline; see bench/README.rst.
 """
+
 import argparse
 import contextlib
 import http.client
@@ -43,15 +44,28 @@ class Server:
 
     def __init__(self, wsgi, env, workers):
         self.port = free_port()
-        self.env = {**os.environ, **env, "BENCH_BIND": f"127.0.0.1:{self.port}",
-                    "BENCH_WORKERS": str(workers)}
+        self.env = {
+            **os.environ,
+            **env,
+            "BENCH_BIND": f"127.0.0.1:{self.port}",
+            "BENCH_WORKERS": str(workers),
+        }
         self.wsgi = wsgi
         self.process = None
 
     def __enter__(self):
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "-c", str(ROOT / "bench/gunicorn_bench.conf.py"),
-             self.wsgi], cwd=ROOT, env=self.env)
+            [
+                sys.executable,
+                "-m",
+                "gunicorn",
+                "-c",
+                str(ROOT / "bench/gunicorn_bench.conf.py"),
+                self.wsgi,
+            ],
+            cwd=ROOT,
+            env=self.env,
+        )
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             try:
@@ -72,8 +86,9 @@ class Server:
 def _request(port, method, path, body=None, headers=None):
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
     payload = json.dumps(body).encode() if body is not None else None
-    conn.request(method, path, body=payload,
-                 headers={"Content-Type": "application/json", **(headers or {})})
+    conn.request(
+        method, path, body=payload, headers={"Content-Type": "application/json", **(headers or {})}
+    )
     response = conn.getresponse()
     data = response.read()
     conn.close()
@@ -85,8 +100,9 @@ def wrk(port, path, headers, seconds, connections, threads=2):
     args = ["wrk", f"-t{threads}", f"-c{connections}", f"-d{seconds}s", "--latency"]
     for key, value in headers.items():
         args += ["-H", f"{key}: {value}"]
-    out = subprocess.run(args + [f"http://127.0.0.1:{port}{path}"], capture_output=True,
-                         text=True, check=True).stdout
+    out = subprocess.run(
+        args + [f"http://127.0.0.1:{port}{path}"], capture_output=True, text=True, check=True
+    ).stdout
     if "Non-2xx" in out:
         raise RuntimeError(f"wrk saw errors:\n{out}")
     return float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
@@ -135,8 +151,9 @@ def median_rate(measure, rounds):
 def bench_me(args, env, report):
     """GET /auth/me against the bare-Flask ceiling with a body of the same size."""
     with Server("wsgi:app", env, args.workers) as datahub:
-        status, body, _ = datahub.request("POST", "/api/v1/auth/login",
-                                          {"email": EMAIL, "password": PASSWORD})
+        status, body, _ = datahub.request(
+            "POST", "/api/v1/auth/login", {"email": EMAIL, "password": PASSWORD}
+        )
         assert status == 200, body
         headers = {"Authorization": f"Bearer {json.loads(body)['access_token']}"}
         status, me_body, _ = datahub.request("GET", "/api/v1/auth/me", headers=headers)
@@ -145,13 +162,21 @@ def bench_me(args, env, report):
         with Server("bench.ceiling_app:app", ceiling_env, args.workers) as ceiling:
             rates = {"datahub": [], "ceiling": []}
             for _ in range(args.rounds):  # interleaved, so drift hits both alike
-                rates["ceiling"].append(wrk(ceiling.port, "/api/v1/auth/me", headers,
-                                            args.seconds, args.connections))
-                rates["datahub"].append(wrk(datahub.port, "/api/v1/auth/me", headers,
-                                            args.seconds, args.connections))
+                rates["ceiling"].append(
+                    wrk(ceiling.port, "/api/v1/auth/me", headers, args.seconds, args.connections)
+                )
+                rates["datahub"].append(
+                    wrk(datahub.port, "/api/v1/auth/me", headers, args.seconds, args.connections)
+                )
     ours, ceiling_rate = statistics.median(rates["datahub"]), statistics.median(rates["ceiling"])
-    report("GET /auth/me req/s vs bare Flask", f"{ours:.0f}", f"{ceiling_rate:.0f}",
-           ours / ceiling_rate, ">= 0.6", ours / ceiling_rate >= 0.6)
+    report(
+        "GET /auth/me req/s vs bare Flask",
+        f"{ours:.0f}",
+        f"{ceiling_rate:.0f}",
+        ours / ceiling_rate,
+        ">= 0.6",
+        ours / ceiling_rate >= 0.6,
+    )
 
 
 def bench_login(args, env, report):
@@ -167,13 +192,20 @@ def bench_login(args, env, report):
             bcrypt.checkpw(PASSWORD.encode(), hashed)
             checks.append(time.perf_counter() - start)
             start = time.perf_counter()
-            status, body, _ = datahub.request("POST", "/api/v1/auth/login",
-                                              {"email": EMAIL, "password": PASSWORD})
+            status, body, _ = datahub.request(
+                "POST", "/api/v1/auth/login", {"email": EMAIL, "password": PASSWORD}
+            )
             logins.append(time.perf_counter() - start)
             assert status == 200, body
     ours, base = statistics.median(logins), statistics.median(checks)
-    report(f"login p50 vs bcrypt.checkpw (cost {rounds})", f"{ours * 1000:.1f} ms",
-           f"{base * 1000:.1f} ms", ours / base, "<= 1.1", ours / base <= 1.1)
+    report(
+        f"login p50 vs bcrypt.checkpw (cost {rounds})",
+        f"{ours * 1000:.1f} ms",
+        f"{base * 1000:.1f} ms",
+        ours / base,
+        "<= 1.1",
+        ours / base <= 1.1,
+    )
 
 
 def _seed_datasets(env, count):
@@ -181,10 +213,10 @@ def _seed_datasets(env, count):
     import sqlalchemy as sa
 
     from datahub import create_app
-    from datahub.platform.database import utcnow
-    from datahub.datasets.models import Dataset
     from datahub.app.extensions import db
+    from datahub.datasets.models import Dataset
     from datahub.identity.users import services
+    from datahub.platform.database import utcnow
 
     os.environ.update(env)
     app = create_app()
@@ -197,20 +229,25 @@ def _seed_datasets(env, count):
             series = series.union_all(sa.select(series.c.i + 1).where(series.c.i < count))
             name = sa.literal("dataset ").concat(sa.cast(series.c.i, sa.String))
             stamp = sa.bindparam("now", now, type_=Dataset.created_at.type)
-            db.session.execute(sa.insert(Dataset).from_select(
-                ["name", "name_key", "description", "owner_id", "created_at", "updated_at"],
-                sa.select(name, name, sa.literal(""), sa.literal(owner), stamp, stamp)))
+            db.session.execute(
+                sa.insert(Dataset).from_select(
+                    ["name", "name_key", "description", "owner_id", "created_at", "updated_at"],
+                    sa.select(name, name, sa.literal(""), sa.literal(owner), stamp, stamp),
+                )
+            )
         db.session.commit()
         db.engine.dispose()
 
 
 def bench_list(args, env, report):
     """GET /datasets/?limit=20 p50 with 100,000 datasets against 100 (the same query)."""
+
     def p50_for(count):
         _seed_datasets(env, count)
         with Server("wsgi:app", env, args.workers) as datahub:
-            status, body, _ = datahub.request("POST", "/api/v1/auth/login",
-                                              {"email": EMAIL, "password": PASSWORD})
+            status, body, _ = datahub.request(
+                "POST", "/api/v1/auth/login", {"email": EMAIL, "password": PASSWORD}
+            )
             headers = {"Authorization": f"Bearer {json.loads(body)['access_token']}"}
             samples = []
             for i in range(args.list_samples):
@@ -223,8 +260,14 @@ def bench_list(args, env, report):
 
     small, large = p50_for(100), p50_for(100_000)
     _seed_datasets(env, 0)
-    report("GET /datasets/?limit=20 p50, 100k vs 100 rows", f"{large * 1000:.2f} ms",
-           f"{small * 1000:.2f} ms", large / small, "<= 1.5", large / small <= 1.5)
+    report(
+        "GET /datasets/?limit=20 p50, 100k vs 100 rows",
+        f"{large * 1000:.2f} ms",
+        f"{small * 1000:.2f} ms",
+        large / small,
+        "<= 1.5",
+        large / small <= 1.5,
+    )
 
 
 def _rss_kib(pid):
@@ -282,8 +325,12 @@ def _upload_seconds(port, path, source, size, headers, content_type="application
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=3600, blocksize=1024 * 1024)
     start = time.perf_counter()
     with open(source, "rb") as body_file:
-        conn.request("PUT", path, body=body_file, headers={
-            **headers, "Content-Type": content_type, "Content-Length": str(size)})
+        conn.request(
+            "PUT",
+            path,
+            body=body_file,
+            headers={**headers, "Content-Type": content_type, "Content-Length": str(size)},
+        )
         response = conn.getresponse()
         response.read()
     seconds = time.perf_counter() - start
@@ -321,11 +368,13 @@ def bench_files(args, env, report):
 
         file_env = {**env, "DATAHUB_MAX_CONTENT_LENGTH": str(size + 1)}
         with Server("wsgi:app", file_env, 1) as datahub:
-            status, body, _ = datahub.request("POST", "/api/v1/auth/login",
-                                              {"email": EMAIL, "password": PASSWORD})
+            status, body, _ = datahub.request(
+                "POST", "/api/v1/auth/login", {"email": EMAIL, "password": PASSWORD}
+            )
             headers = {"Authorization": f"Bearer {json.loads(body)['access_token']}"}
-            status, body, _ = datahub.request("POST", "/api/v1/datasets/",
-                                              {"name": "big file"}, headers=headers)
+            status, body, _ = datahub.request(
+                "POST", "/api/v1/datasets/", {"name": "big file"}, headers=headers
+            )
             assert status == 201, body
             file_path = f"/api/v1/datasets/{json.loads(body)['id']}/file"
             (worker,) = _worker_pids(datahub.process.pid)
@@ -333,22 +382,44 @@ def bench_files(args, env, report):
             with PeakRss(worker) as rss:
                 for _ in range(args.rounds):
                     times["cp"].append(_copy_seconds(source, copy))
-                    times["upload"].append(_upload_seconds(
-                        datahub.port, file_path + "?filename=big.bin", source, size, headers))
+                    times["upload"].append(
+                        _upload_seconds(
+                            datahub.port, file_path + "?filename=big.bin", source, size, headers
+                        )
+                    )
                     times["download"].append(
-                        _download_seconds(datahub.port, file_path, size, headers))
+                        _download_seconds(datahub.port, file_path, size, headers)
+                    )
                     os.sync()  # each round starts with nothing left to write back
     cp, upload, download = (statistics.median(times[k]) for k in ("cp", "upload", "download"))
 
     def mib_s(seconds):
         return f"{size / seconds / 2**20:.0f} MiB/s"
 
-    report(f"upload {args.file_mib} MiB, throughput vs cp", mib_s(upload), mib_s(cp),
-           cp / upload, ">= 0.5", cp / upload >= 0.5)
-    report(f"download {args.file_mib} MiB, throughput vs cp", mib_s(download), mib_s(cp),
-           cp / download, ">= 0.5", cp / download >= 0.5)
-    report("worker peak RSS growth during both", f"{rss.growth_mib:.1f} MiB", "50 MiB",
-           rss.growth_mib / 50, "< 1.0", rss.growth_mib < 50)
+    report(
+        f"upload {args.file_mib} MiB, throughput vs cp",
+        mib_s(upload),
+        mib_s(cp),
+        cp / upload,
+        ">= 0.5",
+        cp / upload >= 0.5,
+    )
+    report(
+        f"download {args.file_mib} MiB, throughput vs cp",
+        mib_s(download),
+        mib_s(cp),
+        cp / download,
+        ">= 0.5",
+        cp / download >= 0.5,
+    )
+    report(
+        "worker peak RSS growth during both",
+        f"{rss.growth_mib:.1f} MiB",
+        "50 MiB",
+        rss.growth_mib / 50,
+        "< 1.0",
+        rss.growth_mib < 50,
+    )
 
 
 def _write_csv(path, mib):
@@ -363,8 +434,10 @@ def _write_csv(path, mib):
         while written < target:
             for _ in range(10000):
                 row_count += 1
-                block.append(f"{row_count},{cities[row_count % 5]},{row_count % 41 - 10},"
-                             f"reading number {row_count} of the bench\n")
+                block.append(
+                    f"{row_count},{cities[row_count % 5]},{row_count % 41 - 10},"
+                    f"reading number {row_count} of the bench\n"
+                )
             text = "".join(block)
             out.write(text)
             written += len(text)
@@ -399,22 +472,43 @@ def bench_pipeline(args, env, report):
         rows = _write_csv(source, args.csv_mib)
         size = source.stat().st_size
         baseline = _baseline_rows_per_second(source)
-        run_env = {**env, "DATAHUB_MAX_CONTENT_LENGTH": str(size + 1),
-                   "DATAHUB_PIPELINE_EMBEDDED_WORKER": "true", "BENCH_PIPELINE_WORKER": "1"}
+        run_env = {
+            **env,
+            "DATAHUB_MAX_CONTENT_LENGTH": str(size + 1),
+            "DATAHUB_PIPELINE_EMBEDDED_WORKER": "true",
+            "BENCH_PIPELINE_WORKER": "1",
+        }
         with Server("wsgi:app", run_env, 1) as datahub:
-            status, body, _ = datahub.request("POST", "/api/v1/auth/login",
-                                              {"email": EMAIL, "password": PASSWORD})
+            status, body, _ = datahub.request(
+                "POST", "/api/v1/auth/login", {"email": EMAIL, "password": PASSWORD}
+            )
             headers = {"Authorization": f"Bearer {json.loads(body)['access_token']}"}
-            status, body, _ = datahub.request("POST", "/api/v1/datasets/",
-                                              {"name": "readings"}, headers=headers)
+            status, body, _ = datahub.request(
+                "POST", "/api/v1/datasets/", {"name": "readings"}, headers=headers
+            )
             dataset_id = json.loads(body)["id"]
-            _upload_seconds(datahub.port, f"/api/v1/datasets/{dataset_id}/file?filename=r.csv",
-                            source, size, headers, content_type="text/csv")
-            status, body, _ = datahub.request("POST", "/api/v1/pipelines/", {
-                "name": "oslo readings", "source_dataset_id": dataset_id,
-                "output_dataset_name": "oslo readings out",
-                "steps": [{"op": "filter", "column": "city", "operator": "eq", "value": "Oslo"},
-                          {"op": "select", "columns": ["city", "temp"]}]}, headers=headers)
+            _upload_seconds(
+                datahub.port,
+                f"/api/v1/datasets/{dataset_id}/file?filename=r.csv",
+                source,
+                size,
+                headers,
+                content_type="text/csv",
+            )
+            status, body, _ = datahub.request(
+                "POST",
+                "/api/v1/pipelines/",
+                {
+                    "name": "oslo readings",
+                    "source_dataset_id": dataset_id,
+                    "output_dataset_name": "oslo readings out",
+                    "steps": [
+                        {"op": "filter", "column": "city", "operator": "eq", "value": "Oslo"},
+                        {"op": "select", "columns": ["city", "temp"]},
+                    ],
+                },
+                headers=headers,
+            )
             assert status == 201, body
             pipeline_id = json.loads(body)["id"]
             from bench.proctree import web_workers
@@ -422,24 +516,37 @@ def bench_pipeline(args, env, report):
             (worker,) = web_workers(datahub.process.pid)
             with PeakRss(worker) as rss:
                 status, body, _ = datahub.request(
-                    "POST", f"/api/v1/pipelines/{pipeline_id}/runs", headers=headers)
+                    "POST", f"/api/v1/pipelines/{pipeline_id}/runs", headers=headers
+                )
                 assert status == 201, body
                 run = json.loads(body)
                 while run["status"] in ("queued", "running"):
                     time.sleep(0.2)
                     status, body, _ = datahub.request(
-                        "GET", f"/api/v1/pipelines/{pipeline_id}/runs/{run['id']}",
-                        headers=headers)
+                        "GET", f"/api/v1/pipelines/{pipeline_id}/runs/{run['id']}", headers=headers
+                    )
                     run = json.loads(body)
             assert run["status"] == "succeeded" and run["rows_in"] == rows, run
     started = datetime.fromisoformat(run["started_at"].replace("Z", "+00:00"))
     finished = datetime.fromisoformat(run["finished_at"].replace("Z", "+00:00"))
     ours = rows / (finished - started).total_seconds()
     growth_mib = rss.growth_mib
-    report(f"pipeline filter+select over {args.csv_mib} MiB CSV, rows/s vs csv module",
-           f"{ours:,.0f}", f"{baseline:,.0f}", ours / baseline, ">= 0.5", ours / baseline >= 0.5)
-    report("web worker peak RSS growth during the run", f"{growth_mib:.1f} MiB", "50 MiB",
-           growth_mib / 50, "< 1.0", growth_mib < 50)
+    report(
+        f"pipeline filter+select over {args.csv_mib} MiB CSV, rows/s vs csv module",
+        f"{ours:,.0f}",
+        f"{baseline:,.0f}",
+        ours / baseline,
+        ">= 0.5",
+        ours / baseline >= 0.5,
+    )
+    report(
+        "web worker peak RSS growth during the run",
+        f"{growth_mib:.1f} MiB",
+        "50 MiB",
+        growth_mib / 50,
+        "< 1.0",
+        growth_mib < 50,
+    )
 
 
 def _fmt_seconds(seconds, timeout):
@@ -450,9 +557,11 @@ def _fmt_seconds(seconds, timeout):
 
 def _summary(samples, timeout):
     failed = slow.failures(samples)
-    text = (f"p50 {_fmt_seconds(slow.percentile(samples, 0.5), timeout)}, "
-            f"p99 {_fmt_seconds(slow.percentile(samples, 0.99), timeout)} "
-            f"({len(samples)} requests")
+    text = (
+        f"p50 {_fmt_seconds(slow.percentile(samples, 0.5), timeout)}, "
+        f"p99 {_fmt_seconds(slow.percentile(samples, 0.99), timeout)} "
+        f"({len(samples)} requests"
+    )
     if failed:
         text += ", failed: " + ", ".join(f"{count} {name}" for name, count in failed.items())
     return text + ")"
@@ -468,31 +577,42 @@ def streams_names(streams):
 
 def _slow_variant(args, env, report, variant, folder, source, size):
     """One variant (``gunicorn`` alone or ``nginx`` in front): baseline, then loaded."""
+
     def say(text):
         print(f"[slow, {variant}] {text}", flush=True)
 
-    extra = {"DATAHUB_PROXY_FIX_X_FOR": "1", "DATAHUB_PROXY_FIX_X_PROTO": "1"} if (
-        variant == "nginx") else {}
+    extra = (
+        {"DATAHUB_PROXY_FIX_X_FOR": "1", "DATAHUB_PROXY_FIX_X_PROTO": "1"}
+        if (variant == "nginx")
+        else {}
+    )
     folder.mkdir()
     with contextlib.ExitStack() as stack:
-        server = stack.enter_context(slow.DeployedServer({**env, **extra},
-                                                         folder / "gunicorn.log"))
+        server = stack.enter_context(slow.DeployedServer({**env, **extra}, folder / "gunicorn.log"))
         settings = server.settings
-        say("gunicorn.conf.py as deployed: " + ", ".join(f"{k}={v}" for k, v in settings.items())
-            + f"; {server.worker_count} worker processes running")
-        status, body, _ = _request(server.port, "POST", "/api/v1/auth/login",
-                                   {"email": EMAIL, "password": PASSWORD})
+        say(
+            "gunicorn.conf.py as deployed: "
+            + ", ".join(f"{k}={v}" for k, v in settings.items())
+            + f"; {server.worker_count} worker processes running"
+        )
+        status, body, _ = _request(
+            server.port, "POST", "/api/v1/auth/login", {"email": EMAIL, "password": PASSWORD}
+        )
         assert status == 200, body
         token = json.loads(body)["access_token"]
         headers = {"Authorization": f"Bearer {token}"}
         paths = {}
         for role in ("download", "upload"):
-            status, body, _ = _request(server.port, "POST", "/api/v1/datasets/",
-                                       {"name": f"slow {role} {variant}"}, headers)
+            status, body, _ = _request(
+                server.port,
+                "POST",
+                "/api/v1/datasets/",
+                {"name": f"slow {role} {variant}"},
+                headers,
+            )
             assert status == 201, body
             paths[role] = f"/api/v1/datasets/{json.loads(body)['id']}/file"
-        _upload_seconds(server.port, paths["download"] + "?filename=big.bin", source, size,
-                        headers)
+        _upload_seconds(server.port, paths["download"] + "?filename=big.bin", source, size, headers)
         ports = {"gunicorn": server.port}
         if variant == "nginx":
             from datahub.app.config import DefaultConfig
@@ -501,20 +621,34 @@ def _slow_variant(args, env, report, variant, folder, source, size):
             limit = int(env.get("DATAHUB_MAX_CONTENT_LENGTH", DefaultConfig.MAX_CONTENT_LENGTH))
             # worker_connections: the slow clients, the probe's connections and nginx's own
             # upstream connections for each need more than the tests' 256 (Debian: 768).
-            proxy = stack.enter_context(Nginx(folder / "nginx", f"127.0.0.1:{server.port}",
-                                              limit + 65536, worker_connections=1024))
+            proxy = stack.enter_context(
+                Nginx(
+                    folder / "nginx",
+                    f"127.0.0.1:{server.port}",
+                    limit + 65536,
+                    worker_connections=1024,
+                )
+            )
             target, ports["nginx"] = slow.Target(proxy.port, tls=True), proxy.port
         else:
             target = slow.Target(server.port, tls=False)
 
-        streams = [("healthz", "GET", "/healthz", None, args.slow_healthz_interval),
-                   ("login", "POST", "/api/v1/auth/login", slow.login_body(EMAIL, PASSWORD),
-                    args.slow_login_interval)]
+        streams = [
+            ("healthz", "GET", "/healthz", None, args.slow_healthz_interval),
+            (
+                "login",
+                "POST",
+                "/api/v1/auth/login",
+                slow.login_body(EMAIL, PASSWORD),
+                args.slow_login_interval,
+            ),
+        ]
         timeout = args.slow_timeout
         baseline = {name: [] for name, *_ in streams}
         loaded = {name: [] for name, *_ in streams}
         held, total = None, args.slow_bodies + args.slow_downloads
         for round_number in range(1, args.slow_rounds + 1):  # interleaved: drift hits both
+
             def said(text):
                 say(f"round {round_number}: {text}")
 
@@ -522,8 +656,13 @@ def _slow_variant(args, env, report, variant, folder, source, size):
                 baseline[name] += samples
                 said(f"no slow clients: {name} {_summary(samples, timeout)}")
             clients = slow.SlowClients(
-                target, bodies=args.slow_bodies, downloads=args.slow_downloads, token=token,
-                upload_path=paths["upload"], download_path=paths["download"])
+                target,
+                bodies=args.slow_bodies,
+                downloads=args.slow_downloads,
+                token=token,
+                upload_path=paths["upload"],
+                download_path=paths["download"],
+            )
             with clients:
                 time.sleep(args.slow_settle)  # let the slow requests reach the server
                 with slow.Sampler(clients, ports) as sampler:
@@ -532,29 +671,42 @@ def _slow_variant(args, env, report, variant, folder, source, size):
             assert samples, "no sample of the slow clients was taken"
             round_held = min(sample["open"] for sample in samples)
             held = round_held if held is None else min(held, round_held)
-            said(f"slow clients open during the measurement: "
-                 f"{_range([s['open'] for s in samples])} of {total} ({args.slow_bodies} trickling"
-                 f" bodies, {args.slow_downloads} slow downloads), {len(samples)} samples")
+            said(
+                f"slow clients open during the measurement: "
+                f"{_range([s['open'] for s in samples])} of {total} ({args.slow_bodies} trickling"
+                f" bodies, {args.slow_downloads} slow downloads), {len(samples)} samples"
+            )
             for name, port in ports.items():
                 opened = [s["tcp"][name][0] for s in samples]
                 queued = [s["tcp"][name][1] for s in samples]
-                served = [o - q for o, q in zip(opened, queued)]
-                said(f"{name} port {port}: connections accepted {_range(served)}, waiting in"
-                     f" its accept queue {_range(queued)} (slow clients and probes together)")
+                served = [o - q for o, q in zip(opened, queued, strict=False)]
+                said(
+                    f"{name} port {port}: connections accepted {_range(served)}, waiting in"
+                    f" its accept queue {_range(queued)} (slow clients and probes together)"
+                )
             receiving = [s["receiving"] for s in samples[1:]] or [0]
-            said(f"downloads answered 200: {_range([s['downloads_started'] for s in samples])},"
-                 f" receiving data in a given second: {_range(receiving)} of"
-                 f" {args.slow_downloads}; body bytes trickled {samples[-1]['body_bytes_sent']},"
-                 f" download bytes read {samples[-1]['download_bytes']}")
-            said("slow clients at the end: " + ", ".join(
-                f"{count} {state}" for state, count in sorted(samples[-1]["states"].items())))
+            said(
+                f"downloads answered 200: {_range([s['downloads_started'] for s in samples])},"
+                f" receiving data in a given second: {_range(receiving)} of"
+                f" {args.slow_downloads}; body bytes trickled {samples[-1]['body_bytes_sent']},"
+                f" download bytes read {samples[-1]['download_bytes']}"
+            )
+            said(
+                "slow clients at the end: "
+                + ", ".join(
+                    f"{count} {state}" for state, count in sorted(samples[-1]["states"].items())
+                )
+            )
             for name, samples in measured.items():
                 loaded[name] += samples
                 said(f"with slow clients: {name} {_summary(samples, timeout)}")
             # What the slow clients and the probes left queued drains before the next round.
             drained = slow.wait_idle(server.port, args.slow_recover)
-            said(f"server idle again after {drained:.1f} s" if drained is not None else
-                 f"server NOT idle again within {args.slow_recover:g} s; going on")
+            said(
+                f"server idle again after {drained:.1f} s"
+                if drained is not None
+                else f"server NOT idle again within {args.slow_recover:g} s; going on"
+            )
         for name in streams_names(streams):
             say(f"all rounds, no slow clients: {name} {_summary(baseline[name], timeout)}")
             say(f"all rounds, with slow clients: {name} {_summary(loaded[name], timeout)}")
@@ -563,18 +715,31 @@ def _slow_variant(args, env, report, variant, folder, source, size):
         base = slow.percentile(baseline[name], 0.99)
         ours = slow.percentile(loaded[name], 0.99)
         failed = sum(slow.failures(loaded[name]).values())
-        text = _fmt_seconds(ours, timeout) + (f" ({failed}/{len(loaded[name])} failed)"
-                                              if failed else "")
+        text = _fmt_seconds(ours, timeout) + (
+            f" ({failed}/{len(loaded[name])} failed)" if failed else ""
+        )
         if math.isinf(base) or math.isnan(base):
             ratio, ok = "n/a", False
         elif math.isinf(ours):
             ratio, ok = f">{timeout / base:.0f}x", False
         else:
             ratio, ok = ours / base, ours / base <= 2
-        report(f"slow clients: {label} p99 loaded vs none ({variant})", text,
-               _fmt_seconds(base, timeout), ratio, "<= 2", ok)
-    report(f"slow clients held open meanwhile ({variant})", f"{held}/{total}", f"{total}",
-           held / total, "= 1.0", held == total)
+        report(
+            f"slow clients: {label} p99 loaded vs none ({variant})",
+            text,
+            _fmt_seconds(base, timeout),
+            ratio,
+            "<= 2",
+            ok,
+        )
+    report(
+        f"slow clients held open meanwhile ({variant})",
+        f"{held}/{total}",
+        f"{total}",
+        held / total,
+        "= 1.0",
+        held == total,
+    )
 
 
 def bench_slow(args, env, report):
@@ -640,17 +805,30 @@ def bench_internals(args, env, report):
     internals.run_benchmark(options, env, report)
 
 
-CASES = {"me": bench_me, "me_cache": bench_me_cache, "login": bench_login, "list": bench_list,
-         "files": bench_files,
-         "pipeline": bench_pipeline, "pipelines": bench_pipelines, "isolation": bench_isolation,
-         "slow": bench_slow, "internals": bench_internals}
+CASES = {
+    "me": bench_me,
+    "me_cache": bench_me_cache,
+    "login": bench_login,
+    "list": bench_list,
+    "files": bench_files,
+    "pipeline": bench_pipeline,
+    "pipelines": bench_pipelines,
+    "isolation": bench_isolation,
+    "slow": bench_slow,
+    "internals": bench_internals,
+}
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--database-url", help="PostgreSQL URL (its public schema is rebuilt)")
-    parser.add_argument("--cases", default=",".join(c for c in CASES if c != "internals"),
-                        help="comma-separated: " + ",".join(CASES) + " (internals only when named)")
+    parser.add_argument(
+        "--cases",
+        default=",".join(c for c in CASES if c != "internals"),
+        help="comma-separated: " + ",".join(CASES) + " (internals only when named)",
+    )
     parser.add_argument("--workers", type=int, default=os.cpu_count())
     parser.add_argument("--seconds", type=int, default=5, help="wrk duration per round")
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds per case")
@@ -661,39 +839,77 @@ def main():
     parser.add_argument("--file-mib", type=int, default=1024, help="size of the file case")
     parser.add_argument("--scratch", default=None, help="folder for the large files")
     parser.add_argument("--csv-mib", type=int, default=1024, help="size of the pipeline's CSV")
-    parser.add_argument("--pipelines-args", default="",
-                        help='options of the pipelines case, e.g. "--rows 20000 --repeat 1" '
-                             "(see python -m bench.pipelines --help)")
-    parser.add_argument("--isolation-args", default="",
-                        help='options of the isolation case, e.g. "--skip-sort --rounds 1" '
-                             "(see python -m bench.isolation --help)")
-    parser.add_argument("--internals-args", default="",
-                        help='options of the internals case, e.g. "--before main --skip-worker" '
-                             '(see --internals-args "--help")')
+    parser.add_argument(
+        "--pipelines-args",
+        default="",
+        help='options of the pipelines case, e.g. "--rows 20000 --repeat 1" '
+        "(see python -m bench.pipelines --help)",
+    )
+    parser.add_argument(
+        "--isolation-args",
+        default="",
+        help='options of the isolation case, e.g. "--skip-sort --rounds 1" '
+        "(see python -m bench.isolation --help)",
+    )
+    parser.add_argument(
+        "--internals-args",
+        default="",
+        help='options of the internals case, e.g. "--before main --skip-worker" '
+        '(see --internals-args "--help")',
+    )
     cache_args = parser.add_argument_group("the me_cache case")
-    cache_args.add_argument("--auth-cache-redis", default="redis://127.0.0.1:6379/6",
-                            help="Redis of the auth cache's invalidation channel")
-    cache_args.add_argument("--revocation-tries", type=int, default=20,
-                            help="logouts on one host checked on another at the next request")
+    cache_args.add_argument(
+        "--auth-cache-redis",
+        default="redis://127.0.0.1:6379/6",
+        help="Redis of the auth cache's invalidation channel",
+    )
+    cache_args.add_argument(
+        "--revocation-tries",
+        type=int,
+        default=20,
+        help="logouts on one host checked on another at the next request",
+    )
     slow_args = parser.add_argument_group("the slow case")
-    slow_args.add_argument("--slow-variants", default="gunicorn,nginx",
-                           help="gunicorn alone, nginx in front, or both")
-    slow_args.add_argument("--slow-rounds", type=int, default=2,
-                           help="interleaved rounds of baseline and loaded measurement")
-    slow_args.add_argument("--slow-seconds", type=float, default=12,
-                           help="length of each baseline and loaded measurement, per round")
-    slow_args.add_argument("--slow-timeout", type=float, default=10,
-                           help="a probe request not answered by then has failed")
+    slow_args.add_argument(
+        "--slow-variants", default="gunicorn,nginx", help="gunicorn alone, nginx in front, or both"
+    )
+    slow_args.add_argument(
+        "--slow-rounds",
+        type=int,
+        default=2,
+        help="interleaved rounds of baseline and loaded measurement",
+    )
+    slow_args.add_argument(
+        "--slow-seconds",
+        type=float,
+        default=12,
+        help="length of each baseline and loaded measurement, per round",
+    )
+    slow_args.add_argument(
+        "--slow-timeout",
+        type=float,
+        default=10,
+        help="a probe request not answered by then has failed",
+    )
     slow_args.add_argument("--slow-healthz-interval", type=float, default=0.1)
     slow_args.add_argument("--slow-login-interval", type=float, default=1.0)
     slow_args.add_argument("--slow-bodies", type=int, default=50, help="clients trickling bodies")
-    slow_args.add_argument("--slow-downloads", type=int, default=50,
-                           help="clients reading a download slowly")
+    slow_args.add_argument(
+        "--slow-downloads", type=int, default=50, help="clients reading a download slowly"
+    )
     slow_args.add_argument("--slow-download-mib", type=int, default=64)
-    slow_args.add_argument("--slow-settle", type=float, default=3,
-                           help="seconds between the slow clients' start and the measurement")
-    slow_args.add_argument("--slow-recover", type=float, default=60,
-                           help="at most this long for the server to drain after a round")
+    slow_args.add_argument(
+        "--slow-settle",
+        type=float,
+        default=3,
+        help="seconds between the slow clients' start and the measurement",
+    )
+    slow_args.add_argument(
+        "--slow-recover",
+        type=float,
+        default=60,
+        help="at most this long for the server to drain after a round",
+    )
     args = parser.parse_args()
     if {"me", "me_cache", "internals"} & set(args.cases.split(",")) and not shutil.which("wrk"):
         sys.exit("wrk is needed: apt-get install wrk")
@@ -716,7 +932,7 @@ def main():
     widths = [max(len(str(r[i])) for r in rows + [HEADER]) for i in range(len(HEADER))]
     print()
     for row in [HEADER] + rows:
-        print("  ".join(str(cell).ljust(width) for cell, width in zip(row, widths)))
+        print("  ".join(str(cell).ljust(width) for cell, width in zip(row, widths, strict=False)))
     return 0 if all(r[-1] == "ok" for r in rows) else 1
 
 

@@ -16,6 +16,7 @@ writes a database row). The downloaded bytes are checked.
 
 See bench/README.rst ("S3 storage").
 """
+
 import argparse
 import hashlib
 import json
@@ -60,8 +61,9 @@ def boto3_seconds(s3, action, *args, **kwargs):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--mib", type=int, default=200, help="the file's size in MiB")
     parser.add_argument("--rounds", type=int, default=2, help="interleaved rounds")
     parser.add_argument("--part-mib", type=int, default=8, help="S3_PART_SIZE in MiB")
@@ -81,40 +83,61 @@ def main():
 
         s3 = S3Server.start(scratch / "moto.log", bucket=BUCKET)
         try:
-            env = {**datahub_env(scratch / "instance", None, 4), **s3.env(PREFIX),
-                   "DATAHUB_S3_PART_SIZE": str(args.part_mib * 1024 * 1024),
-                   "DATAHUB_S3_UPLOAD_CONCURRENCY": str(args.concurrency),
-                   "DATAHUB_MAX_CONTENT_LENGTH": str(size + 1),
-                   "DATAHUB_PIPELINE_EMBEDDED_WORKER": "false"}
+            env = {
+                **datahub_env(scratch / "instance", None, 4),
+                **s3.env(PREFIX),
+                "DATAHUB_S3_PART_SIZE": str(args.part_mib * 1024 * 1024),
+                "DATAHUB_S3_UPLOAD_CONCURRENCY": str(args.concurrency),
+                "DATAHUB_MAX_CONTENT_LENGTH": str(size + 1),
+                "DATAHUB_PIPELINE_EMBEDDED_WORKER": "false",
+            }
             prepare_datahub(env)
-            times = {"upload": [], "download": [], "boto3 upload": [], "boto3 download": [],
-                     "server copy": []}
+            times = {
+                "upload": [],
+                "download": [],
+                "boto3 upload": [],
+                "boto3 download": [],
+                "server copy": [],
+            }
             with Server("wsgi:app", env, 1) as datahub:
-                status, body, _ = datahub.request("POST", "/api/v1/auth/login",
-                                                  {"email": EMAIL, "password": PASSWORD})
+                status, body, _ = datahub.request(
+                    "POST", "/api/v1/auth/login", {"email": EMAIL, "password": PASSWORD}
+                )
                 assert status == 200, body
                 headers = {"Authorization": f"Bearer {json.loads(body)['access_token']}"}
-                status, body, _ = datahub.request("POST", "/api/v1/datasets/",
-                                                  {"name": "big file"}, headers=headers)
+                status, body, _ = datahub.request(
+                    "POST", "/api/v1/datasets/", {"name": "big file"}, headers=headers
+                )
                 assert status == 201, body
                 path = f"/api/v1/datasets/{json.loads(body)['id']}/file"
                 for round_ in range(args.rounds):
-                    times["upload"].append(_upload_seconds(
-                        datahub.port, path + "?filename=big.bin", source, size, headers))
-                    times["boto3 upload"].append(boto3_seconds(
-                        s3, "upload_file", str(source), BUCKET, "boto3/big.bin"))
-                    times["download"].append(_download_seconds(datahub.port, path, size,
-                                                               headers))
-                    times["boto3 download"].append(boto3_seconds(
-                        s3, "download_file", BUCKET, "boto3/big.bin", str(copy)))
-                    times["server copy"].append(boto3_seconds(
-                        s3, "copy_object", Bucket=BUCKET, Key="boto3/copied.bin",
-                        CopySource={"Bucket": BUCKET, "Key": "boto3/big.bin"}))
-                    print(f"round {round_ + 1}: " + ", ".join(
-                        f"{name} {values[-1]:.2f} s" for name, values in times.items()),
-                        flush=True)
-                status, body, _ = datahub.request("GET", path.rsplit("/", 1)[0],
-                                                  headers=headers)
+                    times["upload"].append(
+                        _upload_seconds(
+                            datahub.port, path + "?filename=big.bin", source, size, headers
+                        )
+                    )
+                    times["boto3 upload"].append(
+                        boto3_seconds(s3, "upload_file", str(source), BUCKET, "boto3/big.bin")
+                    )
+                    times["download"].append(_download_seconds(datahub.port, path, size, headers))
+                    times["boto3 download"].append(
+                        boto3_seconds(s3, "download_file", BUCKET, "boto3/big.bin", str(copy))
+                    )
+                    times["server copy"].append(
+                        boto3_seconds(
+                            s3,
+                            "copy_object",
+                            Bucket=BUCKET,
+                            Key="boto3/copied.bin",
+                            CopySource={"Bucket": BUCKET, "Key": "boto3/big.bin"},
+                        )
+                    )
+                    print(
+                        f"round {round_ + 1}: "
+                        + ", ".join(f"{name} {values[-1]:.2f} s" for name, values in times.items()),
+                        flush=True,
+                    )
+                status, body, _ = datahub.request("GET", path.rsplit("/", 1)[0], headers=headers)
                 assert json.loads(body)["file"]["sha256"] == expected
                 assert sha256_of(copy) == expected
         finally:
@@ -128,15 +151,21 @@ def main():
         ours, theirs = (statistics.median(times[k]) for k in (direction, f"boto3 {direction}"))
         ratio = theirs / ours
         ok &= ratio >= TARGET
-        print(f"{direction} {args.mib} MiB through datahub vs boto3 {direction}_file: "
-              f"{mib_s(ours):.0f} MiB/s vs {mib_s(theirs):.0f} MiB/s = {ratio:.2f}x "
-              f"(target >= {TARGET}) {'ok' if ratio >= TARGET else 'MISSED'}", flush=True)
+        print(
+            f"{direction} {args.mib} MiB through datahub vs boto3 {direction}_file: "
+            f"{mib_s(ours):.0f} MiB/s vs {mib_s(theirs):.0f} MiB/s = {ratio:.2f}x "
+            f"(target >= {TARGET}) {'ok' if ratio >= TARGET else 'MISSED'}",
+            flush=True,
+        )
     # The S3 server's own speed, with no client in the way: a server-side CopyObject.
     copy_seconds = statistics.median(times["server copy"])
-    print(f"the S3 server's own copy (CopyObject) of {args.mib} MiB: "
-          f"{mib_s(copy_seconds):.0f} MiB/s; datahub's upload is "
-          f"{copy_seconds / statistics.median(times['upload']):.2f}x and its download "
-          f"{copy_seconds / statistics.median(times['download']):.2f}x of it", flush=True)
+    print(
+        f"the S3 server's own copy (CopyObject) of {args.mib} MiB: "
+        f"{mib_s(copy_seconds):.0f} MiB/s; datahub's upload is "
+        f"{copy_seconds / statistics.median(times['upload']):.2f}x and its download "
+        f"{copy_seconds / statistics.median(times['download']):.2f}x of it",
+        flush=True,
+    )
     return 0 if ok else 1
 
 

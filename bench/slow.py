@@ -2,6 +2,7 @@
 latency probe, and slow clients that trickle request bodies or read downloads slowly.
 
 Everything talks to 127.0.0.1 only; every loop is bounded in count and in time."""
+
 import errno
 import http.client
 import json
@@ -32,8 +33,11 @@ def free_port():
 def server_env(env, extra=None):
     """The process environment for a deployed gunicorn: inherited DATAHUB_* variables and
     GUNICORN_CMD_ARGS are dropped, so only gunicorn.conf.py and ``env`` decide."""
-    inherited = {k: v for k, v in os.environ.items()
-                 if not k.startswith("DATAHUB_") and k != "GUNICORN_CMD_ARGS"}
+    inherited = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("DATAHUB_") and k != "GUNICORN_CMD_ARGS"
+    }
     return {**inherited, **env, **(extra or {})}
 
 
@@ -54,10 +58,16 @@ def deployed_settings(env):
     for key, value in namespace.items():
         if key in cfg.settings:
             cfg.set(key.lower(), value)
-    return {"workers": cfg.workers, "worker_class": cfg.worker_class_str,
-            "threads": cfg.threads, "worker_connections": cfg.worker_connections,
-            "timeout": cfg.timeout, "graceful_timeout": cfg.graceful_timeout,
-            "keepalive": cfg.keepalive, "backlog": cfg.backlog}
+    return {
+        "workers": cfg.workers,
+        "worker_class": cfg.worker_class_str,
+        "threads": cfg.threads,
+        "worker_connections": cfg.worker_connections,
+        "timeout": cfg.timeout,
+        "graceful_timeout": cfg.graceful_timeout,
+        "keepalive": cfg.keepalive,
+        "backlog": cfg.backlog,
+    }
 
 
 def _children(pid):
@@ -81,8 +91,13 @@ class DeployedServer:
     def __enter__(self):
         with open(self.log_path, "wb") as log:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "gunicorn", "-c", str(CONF)], cwd=ROOT, env=self.env,
-                stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+                [sys.executable, "-m", "gunicorn", "-c", str(CONF)],
+                cwd=ROOT,
+                env=self.env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
         try:
             self._wait_ready()
         except BaseException:
@@ -157,8 +172,9 @@ def wait_idle(port, limit):
     while time.monotonic() - start < limit:
         if tcp_counts(port)[1] == 0:
             try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz",
-                                            timeout=1) as response:
+                with urllib.request.urlopen(
+                    f"http://127.0.0.1:{port}/healthz", timeout=1
+                ) as response:
                     if response.status == 200:
                         time.sleep(1)
                         return time.monotonic() - start
@@ -170,6 +186,7 @@ def wait_idle(port, limit):
 
 # -- the latency probe ---------------------------------------------------------------------
 
+
 class Target:
     """Where the probe and the slow clients connect: plain http to gunicorn, or https to
     nginx (throw-away certificate, not verified)."""
@@ -180,8 +197,9 @@ class Target:
 
     def connection(self, timeout):
         if self.tls:
-            return http.client.HTTPSConnection("127.0.0.1", self.port, timeout=timeout,
-                                               context=self.context)
+            return http.client.HTTPSConnection(
+                "127.0.0.1", self.port, timeout=timeout, context=self.context
+            )
         return http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
 
     def socket(self, timeout, rcvbuf=None):
@@ -230,14 +248,15 @@ def probe(target, streams, seconds, timeout):
 
     def run(name, method, path, body, interval):
         count = max(1, int(seconds / interval))
-        with ThreadPoolExecutor(max_workers=min(128, math.ceil(timeout / interval) + 4),
-                                thread_name_prefix=f"probe-{name}") as pool:
+        with ThreadPoolExecutor(
+            max_workers=min(128, math.ceil(timeout / interval) + 4),
+            thread_name_prefix=f"probe-{name}",
+        ) as pool:
             futures, start = [], time.monotonic()
             for i in range(count):
                 due = start + i * interval
                 time.sleep(max(0.0, due - time.monotonic()))
-                futures.append(pool.submit(_one_request, target, method, path, body,
-                                           timeout, due))
+                futures.append(pool.submit(_one_request, target, method, path, body, timeout, due))
             results[name] = [future.result() for future in futures]
 
     threads = [threading.Thread(target=run, args=stream, daemon=True) for stream in streams]
@@ -295,27 +314,48 @@ class SlowClients:
     with a small SO_RCVBUF and read ``read_bytes`` every ``tick`` seconds. One thread drives
     them all with non-blocking sockets; ``snapshot`` tells what state they are in."""
 
-    def __init__(self, target, *, bodies, downloads, token, upload_path, download_path,
-                 tick=0.25, trickle_every=1.0, trickle_bytes=4, read_bytes=1024,
-                 rcvbuf=4096, max_seconds=600):
+    def __init__(
+        self,
+        target,
+        *,
+        bodies,
+        downloads,
+        token,
+        upload_path,
+        download_path,
+        tick=0.25,
+        trickle_every=1.0,
+        trickle_bytes=4,
+        read_bytes=1024,
+        rcvbuf=4096,
+        max_seconds=600,
+    ):
         self.target, self.tick, self.read_bytes, self.rcvbuf = target, tick, read_bytes, rcvbuf
         self.trickle_ticks = max(1, round(trickle_every / tick))
         self.trickle = b"a" * trickle_bytes
         self.max_seconds = max_seconds
         auth = f"Authorization: Bearer {token}\r\n"
         host = "Host: localhost\r\n"
-        upload = (f"PUT {upload_path}?filename=slow.bin HTTP/1.1\r\n{host}{auth}"
-                  "Content-Type: application/octet-stream\r\n"
-                  f"Content-Length: {16 * 1024 * 1024}\r\n\r\n").encode()
-        login = (f"POST /api/v1/auth/login HTTP/1.1\r\n{host}Content-Type: application/json\r\n"
-                 f"Content-Length: {64 * 1024}\r\n\r\n").encode()
-        download = (f"GET {download_path} HTTP/1.1\r\n{host}{auth}"
-                    "Connection: close\r\n\r\n").encode()
+        upload = (
+            f"PUT {upload_path}?filename=slow.bin HTTP/1.1\r\n{host}{auth}"
+            "Content-Type: application/octet-stream\r\n"
+            f"Content-Length: {16 * 1024 * 1024}\r\n\r\n"
+        ).encode()
+        login = (
+            f"POST /api/v1/auth/login HTTP/1.1\r\n{host}Content-Type: application/json\r\n"
+            f"Content-Length: {64 * 1024}\r\n\r\n"
+        ).encode()
+        download = (
+            f"GET {download_path} HTTP/1.1\r\n{host}{auth}Connection: close\r\n\r\n"
+        ).encode()
         self.clients = []
         for i in range(max(bodies, downloads)):  # interleaved, so both kinds reach workers
             if i < bodies:
-                self.clients.append(SlowClient("upload", upload, b"") if i % 2 == 0 else
-                                    SlowClient("login", login, b'{"email": "'))
+                self.clients.append(
+                    SlowClient("upload", upload, b"")
+                    if i % 2 == 0
+                    else SlowClient("login", login, b'{"email": "')
+                )
             if i < downloads:
                 self.clients.append(SlowClient("download", download, b""))
         self.lock = threading.Lock()
@@ -430,8 +470,9 @@ class SlowClients:
         with self.lock:
             counts = {"open": 0, "receiving": 0, "downloads_started": 0, "states": {}}
             for client in self.clients:
-                key = f"{client.kind} {client.state}" + (f" ({client.detail})"
-                                                         if client.detail else "")
+                key = f"{client.kind} {client.state}" + (
+                    f" ({client.detail})" if client.detail else ""
+                )
                 counts["states"][key] = counts["states"].get(key, 0) + 1
                 counts["open"] += client.open
                 if client.kind == "download" and client.open and client.status == 200:

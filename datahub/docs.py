@@ -1,6 +1,7 @@
 """Where things are: ``GET /`` and ``GET /api/v1/`` answer JSON links to the API docs, the
 OpenAPI document and the SPA; the docs page's Swagger UI files come from the installed,
 pinned ``swagger-ui-bundle`` package (no CDN: the page works offline)."""
+
 import functools
 from importlib.metadata import PackageNotFoundError, version
 

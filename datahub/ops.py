@@ -1,16 +1,17 @@
 """Operations: health and readiness probes, and the Prometheus metrics (request ids:
 ``datahub.web.request_ids``; the counters: ``datahub.web.metrics``)."""
+
 import logging
 
 import sqlalchemy as sa
 from flask import Blueprint, Response, request
 from prometheus_client.core import GaugeMetricFamily
 
-from datahub.web import metrics as counters
-from datahub.datasets.models import Dataset
-from datahub.web.errors import NotFound, ServiceUnavailable
 from datahub.app.extensions import db
+from datahub.datasets.models import Dataset
 from datahub.pipelines.models import Run
+from datahub.web import metrics as counters
+from datahub.web.errors import NotFound, ServiceUnavailable
 
 log = logging.getLogger("datahub.ops")
 blp = Blueprint("ops", __name__)
@@ -33,7 +34,6 @@ def readyz():
     return {"status": "ok", "database": "ok"}
 
 
-
 @blp.get("/metrics")
 def metrics():
     """Prometheus metrics, for clients in METRICS_ALLOWED_NETWORKS only (not in the OpenAPI
@@ -49,17 +49,22 @@ def database_gauges():
     bytes stored. An unreachable database leaves them out rather than failing the scrape."""
     try:
         queued = db.session.scalar(
-            sa.select(sa.func.count()).select_from(Run).where(Run.status == "queued"))
+            sa.select(sa.func.count()).select_from(Run).where(Run.status == "queued")
+        )
         stored = db.session.scalar(
-            sa.select(sa.func.coalesce(sa.func.sum(Dataset.file_size), 0))
-            .where(Dataset.file_key.is_not(None)))
+            sa.select(sa.func.coalesce(sa.func.sum(Dataset.file_size), 0)).where(
+                Dataset.file_key.is_not(None)
+            )
+        )
     except sa.exc.SQLAlchemyError as exc:
         db.session.rollback()
         log.warning("metrics: the database gauges are left out: %s", exc)
         return []
     return [
-        GaugeMetricFamily("datahub_runs_queued", "Pipeline runs waiting for a worker",
-                          value=queued),
-        GaugeMetricFamily("datahub_storage_bytes", "Bytes of the stored dataset files",
-                          value=int(stored or 0)),
+        GaugeMetricFamily(
+            "datahub_runs_queued", "Pipeline runs waiting for a worker", value=queued
+        ),
+        GaugeMetricFamily(
+            "datahub_storage_bytes", "Bytes of the stored dataset files", value=int(stored or 0)
+        ),
     ]

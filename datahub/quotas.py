@@ -8,14 +8,15 @@ PostgreSQL the lock is ``SELECT ... FOR NO KEY UPDATE`` on the user's row; SQLit
 writers already (a writing request, and the pipeline worker, begins with ``BEGIN
 IMMEDIATE``), so there the row is only read. A limit of ``None`` is no limit.
 """
+
 import sqlalchemy as sa
 from flask import current_app
 
-from datahub.datasets.models import Dataset
-from datahub.platform.errors import NoRoom, Refused, Throttled
 from datahub.app.extensions import db
+from datahub.datasets.models import Dataset
 from datahub.identity.models import User
 from datahub.pipelines.models import ACTIVE_STATUSES, Pipeline, Run
+from datahub.platform.errors import NoRoom, Refused, Throttled
 
 # The Retry-After of a 429 ``Too many queued runs``: a run takes seconds to minutes, and a
 # client polling faster than this only finds the same runs still queued.
@@ -44,9 +45,11 @@ class QueuedRunsQuotaExceeded(Throttled):
 def limits():
     """The configured limits: ``{"storage_bytes", "datasets", "queued_runs"}``, None = none."""
     config = current_app.config
-    return {"storage_bytes": _limit(config.get("QUOTA_STORAGE_BYTES")),
-            "datasets": _limit(config.get("QUOTA_DATASETS")),
-            "queued_runs": _limit(config.get("QUOTA_QUEUED_RUNS"))}
+    return {
+        "storage_bytes": _limit(config.get("QUOTA_STORAGE_BYTES")),
+        "datasets": _limit(config.get("QUOTA_DATASETS")),
+        "queued_runs": _limit(config.get("QUOTA_QUEUED_RUNS")),
+    }
 
 
 def _limit(value):
@@ -58,35 +61,43 @@ def lock_user(user_id):
     # FOR NO KEY UPDATE: it excludes another lock_user, not the inserts of rows that refer
     # to the user (a login's session). SQLite has none (SQLAlchemy leaves it out): its
     # BEGIN IMMEDIATE is the lock.
-    db.session.execute(
-        sa.select(User.id).where(User.id == user_id).with_for_update(key_share=True))
+    db.session.execute(sa.select(User.id).where(User.id == user_id).with_for_update(key_share=True))
 
 
 def stored_bytes(user_id):
     """The bytes of every stored file of the datasets ``user_id`` owns."""
     total = db.session.scalar(
-        sa.select(sa.func.coalesce(sa.func.sum(Dataset.file_size), 0))
-        .where(Dataset.owner_id == user_id, Dataset.file_key.is_not(None)))
+        sa.select(sa.func.coalesce(sa.func.sum(Dataset.file_size), 0)).where(
+            Dataset.owner_id == user_id, Dataset.file_key.is_not(None)
+        )
+    )
     return int(total)  # PostgreSQL's sum of a bigint is a numeric (a Decimal)
 
 
 def owned_datasets(user_id):
     return db.session.scalar(
-        sa.select(sa.func.count()).select_from(Dataset).where(Dataset.owner_id == user_id))
+        sa.select(sa.func.count()).select_from(Dataset).where(Dataset.owner_id == user_id)
+    )
 
 
 def active_runs(user_id):
     """Runs queued or running, over every pipeline ``user_id`` owns."""
     return db.session.scalar(
-        sa.select(sa.func.count()).select_from(Run)
+        sa.select(sa.func.count())
+        .select_from(Run)
         .join(Pipeline, Pipeline.id == Run.pipeline_id)
-        .where(Pipeline.owner_id == user_id, Run.status.in_(ACTIVE_STATUSES)))
+        .where(Pipeline.owner_id == user_id, Run.status.in_(ACTIVE_STATUSES))
+    )
 
 
 def usage(user_id):
     """What ``GET /auth/me/usage`` answers."""
-    return {"storage_bytes": stored_bytes(user_id), "datasets": owned_datasets(user_id),
-            "queued_runs": active_runs(user_id), "limits": limits()}
+    return {
+        "storage_bytes": stored_bytes(user_id),
+        "datasets": owned_datasets(user_id),
+        "queued_runs": active_runs(user_id),
+        "limits": limits(),
+    }
 
 
 def storage_room(owner_id, freeing_bytes=0):

@@ -4,6 +4,7 @@ The suite runs on SQLite by default and on PostgreSQL when DATAHUB_TEST_DATABASE
 (for example ``postgresql+psycopg://postgres@127.0.0.1:5432/test``). The schema is built
 once per session by the real migrations; every test starts from empty tables.
 """
+
 import os
 
 import flask_migrate
@@ -13,6 +14,7 @@ import sqlalchemy as sa
 from datahub import create_app
 from datahub.app.extensions import db
 from datahub.identity.users.services import create_user
+from tests import workers
 from tests.s3_server import s3_prefix, s3_server  # noqa: F401  (fixtures)
 
 PASSWORD = "correct horse battery"
@@ -36,6 +38,9 @@ DATABASE_INDEPENDENT = (
 
 
 def pytest_collection_modifyitems(config, items):
+    # The end-to-end tests first (a stable sort): they are the long ones, and started
+    # early on pytest-xdist's workers they do not leave one worker busy at the end.
+    items.sort(key=lambda item: item.get_closest_marker("e2e") is None)
     if os.environ.get("DATAHUB_TEST_SKIP_DATABASE_INDEPENDENT") != "1":
         return
     root = str(config.rootpath) + os.sep
@@ -50,9 +55,11 @@ def pytest_collection_modifyitems(config, items):
 
 @pytest.fixture(scope="session")
 def database_url(tmp_path_factory):
-    url = os.environ.get("DATAHUB_TEST_DATABASE_URL")
-    if not url:
+    """SQLite in a temporary folder, or PostgreSQL: DATAHUB_TEST_DATABASE_URL's database,
+    emptied, or under pytest-xdist a database of the worker's own (tests.workers)."""
+    if not os.environ.get("DATAHUB_TEST_DATABASE_URL"):
         return f"sqlite:///{tmp_path_factory.mktemp('db') / 'test.sqlite'}"
+    url = workers.postgres_url()
     engine = sa.create_engine(url.replace("postgresql://", "postgresql+psycopg://", 1))
     with engine.begin() as conn:  # fails loudly when the server is unreachable
         conn.execute(sa.text("DROP SCHEMA public CASCADE"))

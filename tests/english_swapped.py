@@ -3,6 +3,7 @@ defines (its fields' ``default_error_messages``, Schema's, its validators' ``mes
 is replaced by other words before datahub is imported. The 422 tests run under it must
 pass unchanged: the contract's texts come from datahub's own messages, not from
 marshmallow's wording."""
+
 import inspect
 import re
 import sys
@@ -18,8 +19,7 @@ _PLACEHOLDER_OR_WORD = re.compile(r"(\{\{\w*\}\}|\{[^{}]*\})|[A-Za-z]+")
 def _other_words(message):
     """Each word spelled backwards; ``{placeholders}`` (escaped ones too) kept, as
     marshmallow formats them."""
-    return _PLACEHOLDER_OR_WORD.sub(lambda match: match.group(1) or match.group(0)[::-1],
-                                    message)
+    return _PLACEHOLDER_OR_WORD.sub(lambda match: match.group(1) or match.group(0)[::-1], message)
 
 
 def _swap():
@@ -30,7 +30,8 @@ def _swap():
             cls.default_error_messages = {key: _other_words(text) for key, text in own.items()}
             swapped += len(own)
     Schema._default_error_messages = {
-        key: _other_words(text) for key, text in Schema._default_error_messages.items()}
+        key: _other_words(text) for key, text in Schema._default_error_messages.items()
+    }
     swapped += len(Schema._default_error_messages)
     for _, cls in inspect.getmembers(validate, inspect.isclass):
         for name, text in list(vars(cls).items()):

@@ -1,5 +1,6 @@
 """Starting and ending the processes that tests start (gunicorn, workers, nginx, slapd,
 the OIDC provider, the S3 server)."""
+
 import ctypes
 import os
 import signal

@@ -1,4 +1,5 @@
 """Helpers for the resource tests: users of every role, logged in, and quick creates."""
+
 import threading
 from dataclasses import dataclass
 
@@ -18,9 +19,13 @@ class Actor:
 def actors(client, make_user):
     """One logged-in user per role, plus a second editor: ``actors["editor"]`` etc."""
     people = {}
-    for key, roles in (("admin", ["admin"]), ("editor", ["editor"]),
-                       ("other_editor", ["editor"]), ("viewer", ["viewer"]),
-                       ("nobody", [])):
+    for key, roles in (
+        ("admin", ["admin"]),
+        ("editor", ["editor"]),
+        ("other_editor", ["editor"]),
+        ("viewer", ["viewer"]),
+        ("nobody", []),
+    ):
         email = f"{key}@example.com"
         user = make_user(email=email, roles=roles)
         response = login(client, email)
@@ -66,4 +71,3 @@ def at_once(count, call):
     for thread in threads:
         thread.join(60)
     return results
-

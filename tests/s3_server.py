@@ -12,6 +12,7 @@ Fixtures (a pytest plugin, registered in tests/conftest.py):
 ``S3Server.config(prefix)`` is an app's config (``STORAGE_URL`` ...) and
 ``S3Server.env(prefix)`` the same as DATAHUB_* environment variables for gunicorn.
 """
+
 import os
 import subprocess
 import sys
@@ -25,8 +26,12 @@ from tests.e2e.conftest import free_port
 from tests.processes import popen, stop
 
 BUCKET = "datahub-tests"
-CREDENTIALS = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
-               "AWS_DEFAULT_REGION": "us-east-1", "AWS_EC2_METADATA_DISABLED": "true"}
+CREDENTIALS = {
+    "AWS_ACCESS_KEY_ID": "testing",
+    "AWS_SECRET_ACCESS_KEY": "testing",
+    "AWS_DEFAULT_REGION": "us-east-1",
+    "AWS_EC2_METADATA_DISABLED": "true",
+}
 
 
 class S3Server:
@@ -42,7 +47,10 @@ class S3Server:
         with open(log_path, "wb") as log:
             process = popen(
                 [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
-                stdout=log, stderr=subprocess.STDOUT, env={**os.environ, **CREDENTIALS})
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                env={**os.environ, **CREDENTIALS},
+            )
         server = cls(process, f"http://127.0.0.1:{port}", log_path, bucket)
         deadline = time.monotonic() + timeout
         while True:
@@ -53,8 +61,9 @@ class S3Server:
                 pass
             if process.poll() is not None or time.monotonic() > deadline:
                 stop(process)
-                raise RuntimeError("the moto S3 server did not start:\n"
-                                   + log_path.read_text(errors="replace"))
+                raise RuntimeError(
+                    "the moto S3 server did not start:\n" + log_path.read_text(errors="replace")
+                )
             time.sleep(0.1)
         server.client().create_bucket(Bucket=bucket)
         return server
@@ -69,33 +78,43 @@ class S3Server:
             from botocore.config import Config
 
             self._client = boto3.client(
-                "s3", endpoint_url=self.url, region_name="us-east-1",
-                aws_access_key_id="testing", aws_secret_access_key="testing",
-                config=Config(s3={"addressing_style": "path"}))
+                "s3",
+                endpoint_url=self.url,
+                region_name="us-east-1",
+                aws_access_key_id="testing",
+                aws_secret_access_key="testing",
+                config=Config(s3={"addressing_style": "path"}),
+            )
         return self._client
 
     def config(self, prefix, **extra):
         """App settings storing files under ``prefix`` of the bucket."""
-        return {"STORAGE_URL": f"s3://{self.bucket}/{prefix}", "S3_ENDPOINT_URL": self.url,
-                **extra}
+        return {"STORAGE_URL": f"s3://{self.bucket}/{prefix}", "S3_ENDPOINT_URL": self.url, **extra}
 
     def env(self, prefix, **extra):
         """The same as environment variables (gunicorn), credentials included."""
-        return {"DATAHUB_STORAGE_URL": f"s3://{self.bucket}/{prefix}",
-                "DATAHUB_S3_ENDPOINT_URL": self.url, **CREDENTIALS,
-                **{f"DATAHUB_{name}": str(value) for name, value in extra.items()}}
+        return {
+            "DATAHUB_STORAGE_URL": f"s3://{self.bucket}/{prefix}",
+            "DATAHUB_S3_ENDPOINT_URL": self.url,
+            **CREDENTIALS,
+            **{f"DATAHUB_{name}": str(value) for name, value in extra.items()},
+        }
 
     def objects(self, prefix):
         """The object names (the part after ``prefix/``) under ``prefix``, sorted."""
-        pages = self.client().get_paginator("list_objects_v2").paginate(
-            Bucket=self.bucket, Prefix=f"{prefix}/")
-        return sorted(item["Key"][len(prefix) + 1:]
-                      for page in pages for item in page.get("Contents", []))
+        pages = (
+            self.client()
+            .get_paginator("list_objects_v2")
+            .paginate(Bucket=self.bucket, Prefix=f"{prefix}/")
+        )
+        return sorted(
+            item["Key"][len(prefix) + 1 :] for page in pages for item in page.get("Contents", [])
+        )
 
     def uploads(self, prefix):
         """The incomplete multipart uploads under ``prefix``: their object names, sorted."""
         found = self.client().list_multipart_uploads(Bucket=self.bucket, Prefix=f"{prefix}/")
-        return sorted(upload["Key"][len(prefix) + 1:] for upload in found.get("Uploads", []))
+        return sorted(upload["Key"][len(prefix) + 1 :] for upload in found.get("Uploads", []))
 
     def listing(self, prefix):
         """Objects, then each incomplete upload as ``.upload-<name>`` (as the local
@@ -104,10 +123,12 @@ class S3Server:
 
     def empty(self, prefix):
         client = self.client()
-        for upload in client.list_multipart_uploads(
-                Bucket=self.bucket, Prefix=f"{prefix}/").get("Uploads", []):
-            client.abort_multipart_upload(Bucket=self.bucket, Key=upload["Key"],
-                                          UploadId=upload["UploadId"])
+        for upload in client.list_multipart_uploads(Bucket=self.bucket, Prefix=f"{prefix}/").get(
+            "Uploads", []
+        ):
+            client.abort_multipart_upload(
+                Bucket=self.bucket, Key=upload["Key"], UploadId=upload["UploadId"]
+            )
         for name in self.objects(prefix):
             client.delete_object(Bucket=self.bucket, Key=f"{prefix}/{name}")
 

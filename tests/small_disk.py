@@ -1,5 +1,6 @@
 """A real, small file system for the storage: a tmpfs mounted for one test (as root, as
 the tests run in CI). Nothing is simulated: writes fail with the kernel's ENOSPC."""
+
 import os
 import subprocess
 

@@ -1,4 +1,5 @@
 """The app factory: configuration layering and the signing secret."""
+
 import os
 import stat
 
@@ -13,8 +14,10 @@ def instance(tmp_path, monkeypatch, database_url):
     monkeypatch.setenv("DATAHUB_INSTANCE_PATH", str(tmp_path))
     monkeypatch.setenv("DATAHUB_SQLALCHEMY_DATABASE_URI", database_url)
     for key in list(os.environ):
-        if key.startswith("DATAHUB_") and key not in {"DATAHUB_INSTANCE_PATH",
-                                                      "DATAHUB_SQLALCHEMY_DATABASE_URI"}:
+        if key.startswith("DATAHUB_") and key not in {
+            "DATAHUB_INSTANCE_PATH",
+            "DATAHUB_SQLALCHEMY_DATABASE_URI",
+        }:
             monkeypatch.delenv(key)
     return tmp_path
 
@@ -37,7 +40,9 @@ def test_sqlite_in_the_instance_folder_is_the_default(instance, monkeypatch):
 
 
 def test_layering_instance_file_then_env_then_test_config(instance, monkeypatch):
-    (instance / "config.py").write_text("BCRYPT_ROUNDS = 5\nMAX_CONTENT_LENGTH = 111\nADMIN_EMAIL = 'file@example.com'\n")
+    (instance / "config.py").write_text(
+        "BCRYPT_ROUNDS = 5\nMAX_CONTENT_LENGTH = 111\nADMIN_EMAIL = 'file@example.com'\n"
+    )
     assert create_app().config["BCRYPT_ROUNDS"] == 5
     monkeypatch.setenv("DATAHUB_BCRYPT_ROUNDS", "6")
     monkeypatch.setenv("DATAHUB_CORS_ORIGINS", '["https://app.example.com"]')

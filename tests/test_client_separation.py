@@ -1,5 +1,6 @@
 """The server and the client (clients/python) are separate distributions: neither imports
 the other."""
+
 import ast
 from pathlib import Path
 

@@ -1,6 +1,7 @@
 """The shape of the code: no view, service or schema is found through a name built as a
 string (every caller of a function names it, so a search for the function finds its
 callers), and what an app keeps one of is made in one place (datahub.app.registry)."""
+
 import ast
 import pathlib
 import threading
@@ -21,8 +22,12 @@ def built(node):
         return True
     if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Mod)):
         return any(text(side) or built(side) for side in (node.left, node.right))
-    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-            and node.func.attr in ("format", "join") and text(node.func.value))
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in ("format", "join")
+        and text(node.func.value)
+    )
 
 
 def text(node):
@@ -39,8 +44,11 @@ def built_lookups(source, filename="<source>"):
         name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
         if name not in LOOKUPS:
             continue
-        argument = node.args[0] if name in ("import_module", "__import__") else (
-            node.args[1] if len(node.args) > 1 else None)
+        argument = (
+            node.args[0]
+            if name in ("import_module", "__import__")
+            else (node.args[1] if len(node.args) > 1 else None)
+        )
         if argument is not None and built(argument):
             found.append(f"{filename}:{node.lineno}")
     return found
@@ -54,14 +62,14 @@ def test_no_name_is_built_to_find_a_function_or_a_class():
 
 
 def test_the_scan_finds_built_names():
-    source = '''
+    source = """
 getattr(services, f"update_{kind}")
 getattr(schemas, title + "UpdateSchema", None)
 hasattr(module, "get_%s" % kind)
 importlib.import_module("datahub.{}.routes".format(feature))
 getattr(view_class, method, None)
 getattr(row, "name")
-'''
+"""
     assert built_lookups(source) == ["<source>:2", "<source>:3", "<source>:4", "<source>:5"]
 
 
@@ -80,11 +88,13 @@ def extension_writes(source, filename="<source>"):
     for node in ast.walk(ast.parse(source, filename)):
         targets = node.targets if isinstance(node, ast.Assign) else []
         written = [target.value for target in targets if isinstance(target, ast.Subscript)]
-        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                and node.func.attr == "setdefault"):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "setdefault"
+        ):
             written.append(node.func.value)
-        if any(isinstance(each, ast.Attribute) and each.attr == "extensions"
-               for each in written):
+        if any(isinstance(each, ast.Attribute) and each.attr == "extensions" for each in written):
             found.append(f"{filename}:{node.lineno}")
     return found
 
@@ -99,12 +109,12 @@ def test_one_registry_makes_what_an_app_keeps():
 
 
 def test_the_scan_finds_extension_writes():
-    source = '''
+    source = """
 app.extensions["datahub.x"] = make()
 current_app.extensions.setdefault("datahub.y", {})
 state = app.extensions.get("datahub.z")
 cache[key] = value
-'''
+"""
     assert extension_writes(source) == ["<source>:2", "<source>:3"]
 
 
@@ -122,9 +132,12 @@ def test_the_registry_makes_one_of_each_also_when_threads_race_and_makes_nest():
         return ("outer", per_app(app, "inner", make_inner))
 
     found = []
-    threads = [threading.Thread(target=lambda: found.append(per_app(app, "outer", make_outer)),
-                                daemon=True)
-               for _ in range(8)]
+    threads = [
+        threading.Thread(
+            target=lambda: found.append(per_app(app, "outer", make_outer)), daemon=True
+        )
+        for _ in range(8)
+    ]
     for thread in threads:
         thread.start()
     for thread in threads:

@@ -1,12 +1,18 @@
 """Where things are: ``GET /`` and ``GET /api/v1/`` link to the docs, the OpenAPI document
 and the SPA; the docs page loads Swagger UI from the service itself (datahub.docs)."""
+
 import re
 
 import pytest
 from swagger_ui_bundle import swagger_ui_path
 
-LINKS = {"api": "/api/v1/", "docs": "/api/v1/docs", "openapi": "/api/v1/openapi.json",
-         "app": "/app/", "health": "/healthz"}
+LINKS = {
+    "api": "/api/v1/",
+    "docs": "/api/v1/docs",
+    "openapi": "/api/v1/openapi.json",
+    "app": "/app/",
+    "health": "/healthz",
+}
 
 
 @pytest.mark.parametrize("path", ["/", "/api/v1/", "/api/v1"])
@@ -32,15 +38,18 @@ def test_links_follow_the_mount_point(client):
 def test_the_docs_page_loads_nothing_from_elsewhere(client):
     page = client.get("/api/v1/docs").get_data(as_text=True)
     sources = re.findall(r'(?:src|href)="([^"]+)"', page)
-    assert sorted(sources) == ["docs/assets/swagger-ui-bundle.js",
-                               "docs/assets/swagger-ui-standalone-preset.js",
-                               "docs/assets/swagger-ui.css"]
+    assert sorted(sources) == [
+        "docs/assets/swagger-ui-bundle.js",
+        "docs/assets/swagger-ui-standalone-preset.js",
+        "docs/assets/swagger-ui.css",
+    ]
     assert "validatorUrl" in page and '"validatorUrl": null' in page
     assert "http://" not in page and "https://" not in page
 
 
-@pytest.mark.parametrize("name", ["swagger-ui-bundle.js", "swagger-ui-standalone-preset.js",
-                                  "swagger-ui.css"])
+@pytest.mark.parametrize(
+    "name", ["swagger-ui-bundle.js", "swagger-ui-standalone-preset.js", "swagger-ui.css"]
+)
 def test_swagger_ui_files_come_from_the_installed_package(client, name):
     response = client.get(f"/api/v1/docs/assets/{name}")
     assert response.status_code == 200

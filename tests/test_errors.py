@@ -1,23 +1,23 @@
 """The shared error behaviour (seed part 7, DESIGN.md "Errors") and response headers."""
+
 import io
 import logging
 import os
 
 import pytest
 import sqlalchemy as sa
-
 from flask import request
 from gunicorn.http import errors as gunicorn_errors
 from werkzeug import exceptions as wz
 
 from datahub.datasets.errors import DatasetNotFound
 from datahub.platform import errors
-from datahub.web.errors import Forbidden, NotFound, TooManyRequests
 from datahub.quotas import (
     DatasetQuotaExceeded,
     QueuedRunsQuotaExceeded,
     StorageQuotaExceeded,
 )
+from datahub.web.errors import Forbidden, NotFound, TooManyRequests
 
 
 def assert_json_error(response, status, detail):
@@ -77,13 +77,16 @@ def test_database_failure_is_503_json(app, client):
 
 @pytest.mark.parametrize(
     "exc, status, detail",
-    [(Forbidden(), 403, "Forbidden"), (NotFound(), 404, "Not Found"),
-     (errors.NameTaken(), 409, "Name already exists"),
-     (DatasetNotFound(), 404, "Dataset not found"),
-     (errors.FileTooLarge(), 400, "File too large"),
-     (errors.InsufficientStorage(), 507, "Insufficient storage"),
-     (errors.IncompleteBody(), 400, "Request body ended before its Content-Length"),
-     (errors.Unprocessable("Dataset file is not tabular"), 422, "Dataset file is not tabular")],
+    [
+        (Forbidden(), 403, "Forbidden"),
+        (NotFound(), 404, "Not Found"),
+        (errors.NameTaken(), 409, "Name already exists"),
+        (DatasetNotFound(), 404, "Dataset not found"),
+        (errors.FileTooLarge(), 400, "File too large"),
+        (errors.InsufficientStorage(), 507, "Insufficient storage"),
+        (errors.IncompleteBody(), 400, "Request body ended before its Content-Length"),
+        (errors.Unprocessable("Dataset file is not tabular"), 422, "Dataset file is not tabular"),
+    ],
 )
 def test_app_errors_carry_their_status_and_detail(app, client, exc, status, detail):
     def raise_it():
@@ -95,16 +98,19 @@ def test_app_errors_carry_their_status_and_detail(app, client, exc, status, deta
 
 @pytest.mark.parametrize(
     "exc, status, detail, retry_after",
-    [(StorageQuotaExceeded(), 507, "Storage quota exceeded", None),
-     (DatasetQuotaExceeded(), 403, "Dataset quota exceeded", None),
-     (QueuedRunsQuotaExceeded(), 429, "Too many queued runs", "10"),
-     (TooManyRequests(), 429, "Too many requests", "1"),
-     (errors.StorageUnavailable(), 503, "Storage unavailable", "1"),
-     (wz.TooManyRequests(), 429, "Too Many Requests", "1"),
-     (wz.TooManyRequests(retry_after=7), 429, "Too Many Requests", "7")],
+    [
+        (StorageQuotaExceeded(), 507, "Storage quota exceeded", None),
+        (DatasetQuotaExceeded(), 403, "Dataset quota exceeded", None),
+        (QueuedRunsQuotaExceeded(), 429, "Too many queued runs", "10"),
+        (TooManyRequests(), 429, "Too many requests", "1"),
+        (errors.StorageUnavailable(), 503, "Storage unavailable", "1"),
+        (wz.TooManyRequests(), 429, "Too Many Requests", "1"),
+        (wz.TooManyRequests(retry_after=7), 429, "Too Many Requests", "7"),
+    ],
 )
-def test_quota_and_throttling_errors_are_json_with_retry_after(app, client, exc, status,
-                                                                detail, retry_after):
+def test_quota_and_throttling_errors_are_json_with_retry_after(
+    app, client, exc, status, detail, retry_after
+):
     def raise_it():
         raise exc
 
@@ -119,9 +125,17 @@ def test_a_domain_error_of_values_is_the_422_list_under_body(app, client):
         raise errors.InvalidValues({"steps": {0: {"dataset_id": ["dataset not found"]}}})
 
     app.add_url_rule("/raise", view_func=raise_it)
-    assert_json_error(client.get("/raise"), 422, [
-        {"loc": ["body", "steps", 0, "dataset_id"], "msg": "dataset not found",
-         "type": "value_error"}])
+    assert_json_error(
+        client.get("/raise"),
+        422,
+        [
+            {
+                "loc": ["body", "steps", 0, "dataset_id"],
+                "msg": "dataset not found",
+                "type": "value_error",
+            }
+        ],
+    )
 
 
 def test_every_domain_error_has_a_status():
@@ -157,26 +171,33 @@ class BrokenInput(io.BytesIO):
     readinto = read1 = readline = read
 
 
-@pytest.mark.parametrize("error, detail", [
-    (gunicorn_errors.NoMoreData(), "Request body ended before its Content-Length"),
-    (gunicorn_errors.InvalidChunkSize("zz"), "Malformed chunked body"),
-])
-def test_the_servers_body_errors_are_400s_that_close_the_connection(app, client, error,
-                                                                   detail):
+@pytest.mark.parametrize(
+    "error, detail",
+    [
+        (gunicorn_errors.NoMoreData(), "Request body ended before its Content-Length"),
+        (gunicorn_errors.InvalidChunkSize("zz"), "Malformed chunked body"),
+    ],
+)
+def test_the_servers_body_errors_are_400s_that_close_the_connection(app, client, error, detail):
     app.add_url_rule("/read", view_func=lambda: request.get_data() and "", methods=["POST"])
     body = BrokenInput(error)
-    response = client.post("/read", input_stream=body,
-                           content_type="application/octet-stream")
+    response = client.post("/read", input_stream=body, content_type="application/octet-stream")
     assert_json_error(response, 400, detail)
     assert body.failed is True
 
 
 def test_request_id_is_honoured_or_generated(client):
-    assert client.get("/healthz", headers={"X-Request-ID": "abc-123"}).headers["X-Request-ID"] == "abc-123"
+    assert (
+        client.get("/healthz", headers={"X-Request-ID": "abc-123"}).headers["X-Request-ID"]
+        == "abc-123"
+    )
     generated = client.get("/healthz").headers["X-Request-ID"]
     assert len(generated) == 32
     # A header that could forge log lines is replaced, not echoed.
-    assert client.get("/healthz", headers={"X-Request-ID": "a b\tc"}).headers["X-Request-ID"] != "a b\tc"
+    assert (
+        client.get("/healthz", headers={"X-Request-ID": "a b\tc"}).headers["X-Request-ID"]
+        != "a b\tc"
+    )
 
 
 def test_generated_request_ids_differ_between_requests_and_forked_workers(client):
@@ -211,20 +232,28 @@ def test_health_and_readiness(client):
 def test_readiness_reports_an_unreachable_database(base_config):
     from datahub import create_app
 
-    app = create_app({**base_config,
-                      "SQLALCHEMY_DATABASE_URI": "postgresql+psycopg://nobody@127.0.0.1:1/none"})
+    app = create_app(
+        {**base_config, "SQLALCHEMY_DATABASE_URI": "postgresql+psycopg://nobody@127.0.0.1:1/none"}
+    )
     response = app.test_client().get("/readyz")
     assert_json_error(response, 503, "Database unavailable")
 
 
 def test_openapi_document_describes_auth(client):
     spec = client.get("/api/v1/openapi.json").get_json()
-    assert {"/api/v1/auth/login", "/api/v1/auth/refresh", "/api/v1/auth/logout",
-            "/api/v1/auth/me"} <= set(spec["paths"])
+    assert {
+        "/api/v1/auth/login",
+        "/api/v1/auth/refresh",
+        "/api/v1/auth/logout",
+        "/api/v1/auth/me",
+    } <= set(spec["paths"])
     schemes = spec["components"]["securitySchemes"]
     assert schemes["bearerAuth"]["scheme"] == "bearer"
-    assert schemes["refreshCookie"] == {**schemes["refreshCookie"], "in": "cookie",
-                                        "name": "__Secure-refresh_token"}
+    assert schemes["refreshCookie"] == {
+        **schemes["refreshCookie"],
+        "in": "cookie",
+        "name": "__Secure-refresh_token",
+    }
     login = spec["paths"]["/api/v1/auth/login"]["post"]
     assert {"200", "401", "422"} <= set(login["responses"])
     error = spec["components"]["schemas"]["Error"]

@@ -19,6 +19,7 @@ The folders are the layers (docs: contributing/layout), from the bottom:
 A module's layer is the one of the longest prefix of its path in ``LAYERS``.
 Features may use one another only as ``FEATURE_USES`` lists.
 """
+
 import ast
 import pathlib
 
@@ -68,8 +69,9 @@ def module_name(path):
 
 
 def modules():
-    return {module_name(path): path for path in PACKAGE.rglob("*.py")
-            if "migrations" not in path.parts}
+    return {
+        module_name(path): path for path in PACKAGE.rglob("*.py") if "migrations" not in path.parts
+    }
 
 
 def imports_of(path, known):
@@ -165,7 +167,8 @@ def test_the_cycle_finder_finds_one():
 def test_no_upward_import():
     upward = sorted(
         f"{module} -> {target}"
-        for module, targets in graph().items() for target in targets
+        for module, targets in graph().items()
+        for target in targets
         if layer_of(target) > layer_of(module) and (module, target) not in ALLOWED_UPWARD
     )
     assert upward == []
@@ -174,14 +177,18 @@ def test_no_upward_import():
 def test_the_error_handlers_know_no_server():
     """The server registers its body readers' errors (datahub.platform.errors.treat_as);
     the handlers import none of it."""
-    assert not [name for name in graph()["datahub.web.error_handlers"]
-                if name.startswith("datahub.platform.serving")]
+    assert not [
+        name
+        for name in graph()["datahub.web.error_handlers"]
+        if name.startswith("datahub.platform.serving")
+    ]
 
 
 def test_features_use_only_the_features_they_declare():
     crossing = sorted(
         f"{module} -> {target}"
-        for module, targets in graph().items() for target in targets
+        for module, targets in graph().items()
+        for target in targets
         if layer_of(module) == layer_of(target) == FEATURES
         and prefix_of(target) != prefix_of(module)
         and prefix_of(target) not in FEATURE_USES.get(prefix_of(module), ())
@@ -190,17 +197,28 @@ def test_features_use_only_the_features_they_declare():
 
 
 @pytest.mark.parametrize(
-    "module", ["datahub.web.errors", "datahub.platform.errors", "datahub.web.validation.fields",
-               "datahub.platform.database"])
+    "module",
+    [
+        "datahub.web.errors",
+        "datahub.platform.errors",
+        "datahub.web.validation.fields",
+        "datahub.platform.database",
+    ],
+)
 def test_the_bottom_imports_nothing_of_ours(module):
     assert graph()[module] == set()
 
 
 # Below the web layer nothing knows HTTP: the platform, and what features can do (their
 # services), raise domain errors (datahub.platform.errors) and read no request.
-KNOWS_NO_HTTP = ("datahub.platform", "datahub.resources.services", "datahub.datasets.services",
-                 "datahub.collections.services", "datahub.pipelines.services",
-                 "datahub.identity.users.services")
+KNOWS_NO_HTTP = (
+    "datahub.platform",
+    "datahub.resources.services",
+    "datahub.datasets.services",
+    "datahub.collections.services",
+    "datahub.pipelines.services",
+    "datahub.identity.users.services",
+)
 HTTP = ("werkzeug", "datahub.web", "flask.request", "flask.abort")
 # Each with its reason.
 ALLOWED_HTTP = {
@@ -220,8 +238,11 @@ def http_imports(path):
             names = [f"{node.module}.{alias.name}" for alias in node.names]
         else:
             continue
-        found.update(name for name in names
-                     if any(name == http or name.startswith(http + ".") for http in HTTP))
+        found.update(
+            name
+            for name in names
+            if any(name == http or name.startswith(http + ".") for http in HTTP)
+        )
     return found
 
 
@@ -230,15 +251,23 @@ def test_nothing_below_the_web_layer_knows_http():
         f"{module} -> {name}"
         for module, path in modules().items()
         if any(module == prefix or module.startswith(prefix + ".") for prefix in KNOWS_NO_HTTP)
-        for name in http_imports(path) if (module, name) not in ALLOWED_HTTP
+        for name in http_imports(path)
+        if (module, name) not in ALLOWED_HTTP
     )
     assert knowing == []
 
 
 def test_the_http_scan_finds_each_kind(tmp_path):
     path = tmp_path / "example.py"
-    path.write_text("import werkzeug.exceptions\nfrom flask import request, current_app\n"
-                    "from flask import abort\nfrom datahub.web.errors import NotFound\n"
-                    "def f():\n    from datahub.web import bodies\n")
-    assert http_imports(path) == {"werkzeug.exceptions", "flask.request", "flask.abort",
-                                  "datahub.web.errors.NotFound", "datahub.web.bodies"}
+    path.write_text(
+        "import werkzeug.exceptions\nfrom flask import request, current_app\n"
+        "from flask import abort\nfrom datahub.web.errors import NotFound\n"
+        "def f():\n    from datahub.web import bodies\n"
+    )
+    assert http_imports(path) == {
+        "werkzeug.exceptions",
+        "flask.request",
+        "flask.abort",
+        "datahub.web.errors.NotFound",
+        "datahub.web.bodies",
+    }

@@ -3,6 +3,7 @@ module (docs/contributing/internals.rst). Each test fails when an upgrade change
 naming the setting that turns the use off, so the upgrade is a visible decision (the
 pinned versions are in requirements.txt). gunicorn's are in
 tests/platform/serving/test_gunicorn_shape.py."""
+
 import dataclasses
 import inspect
 
@@ -25,7 +26,8 @@ from datahub.web.ratelimit import _NothingChecked
 def relied_on(condition, what, setting):
     assert condition, (
         f"{what} changed: set {setting}=false (docs/contributing/internals.rst) until "
-        "the module that relies on it is brought up to date")
+        "the module that relies on it is brought up to date"
+    )
 
 
 def parameters(function):
@@ -38,27 +40,43 @@ def names_used(function):
 
 # -- Flask (datahub/app/flask_app.py) -------------------------------------------------------
 
+
 def test_the_request_context_is_an_object_with_a_dict(app):
-    relied_on(request_context is not None and hasattr(flask.globals, "request_ctx"),
-              "flask.globals.request_ctx (a LocalProxy)", "RATELIMIT_FAST_PATH")
+    relied_on(
+        request_context is not None and hasattr(flask.globals, "request_ctx"),
+        "flask.globals.request_ctx (a LocalProxy)",
+        "RATELIMIT_FAST_PATH",
+    )
     with app.test_request_context("/"):
         context = request_context()
-        relied_on(type(context) is RequestContext and isinstance(vars(context), dict),
-                  "Flask's RequestContext", "RATELIMIT_FAST_PATH")
+        relied_on(
+            type(context) is RequestContext and isinstance(vars(context), dict),
+            "Flask's RequestContext",
+            "RATELIMIT_FAST_PATH",
+        )
 
 
 # -- Flask-Limiter (datahub/web/ratelimit.py) -----------------------------------------------
 
+
 def test_the_limiter_hooks_the_fast_path_replaces():
     Limiter = flask_limiter.Limiter
-    relied_on(parameters(Limiter._check_request_limit)
-              == ["self", "callable_name", "in_middleware"],
-              "Flask-Limiter's Limiter._check_request_limit", "RATELIMIT_FAST_PATH")
-    relied_on("_check_request_limit" in names_used(Limiter.init_app),
-              "Flask-Limiter's before-request hook", "RATELIMIT_FAST_PATH")
-    relied_on(isinstance(inspect.getattr_static(Limiter, "context"), property)
-              and "_limiter_request_context" in names_used(Limiter.context.fget),
-              "Flask-Limiter's per-request state (Limiter.context)", "RATELIMIT_FAST_PATH")
+    relied_on(
+        parameters(Limiter._check_request_limit) == ["self", "callable_name", "in_middleware"],
+        "Flask-Limiter's Limiter._check_request_limit",
+        "RATELIMIT_FAST_PATH",
+    )
+    relied_on(
+        "_check_request_limit" in names_used(Limiter.init_app),
+        "Flask-Limiter's before-request hook",
+        "RATELIMIT_FAST_PATH",
+    )
+    relied_on(
+        isinstance(inspect.getattr_static(Limiter, "context"), property)
+        and "_limiter_request_context" in names_used(Limiter.context.fget),
+        "Flask-Limiter's per-request state (Limiter.context)",
+        "RATELIMIT_FAST_PATH",
+    )
 
 
 def test_the_limiter_state_the_stand_in_replaces():
@@ -66,8 +84,9 @@ def test_the_limiter_state_the_stand_in_replaces():
 
     fields = {field.name for field in dataclasses.fields(LimiterContext)}
     stand_in = {name for name in dir(_NothingChecked) if not name.startswith("_")}
-    relied_on(fields | {"reset"} == stand_in,
-              "Flask-Limiter's LimiterContext", "RATELIMIT_FAST_PATH")
+    relied_on(
+        fields | {"reset"} == stand_in, "Flask-Limiter's LimiterContext", "RATELIMIT_FAST_PATH"
+    )
 
 
 def test_the_request_wide_limits_the_fast_path_reads(app):
@@ -75,29 +94,46 @@ def test_the_request_wide_limits_the_fast_path_reads(app):
 
     with app.app_context():
         manager = limiter.limit_manager
-        relied_on(isinstance(manager._blueprint_limits, dict)
-                  and isinstance(limiter._meta_limits, list)
-                  and isinstance(limiter._in_memory_fallback, list)
-                  and hasattr(manager, "application_limits") and hasattr(manager, "default_limits"),
-                  "Where Flask-Limiter keeps request-wide limits", "RATELIMIT_FAST_PATH")
+        relied_on(
+            isinstance(manager._blueprint_limits, dict)
+            and isinstance(limiter._meta_limits, list)
+            and isinstance(limiter._in_memory_fallback, list)
+            and hasattr(manager, "application_limits")
+            and hasattr(manager, "default_limits"),
+            "Where Flask-Limiter keeps request-wide limits",
+            "RATELIMIT_FAST_PATH",
+        )
     # The request-wide limits are the ones resolved with in_middleware.
-    relied_on("in_middleware" in parameters(type(manager).resolve_limits),
-              "Flask-Limiter's LimitManager.resolve_limits", "RATELIMIT_FAST_PATH")
+    relied_on(
+        "in_middleware" in parameters(type(manager).resolve_limits),
+        "Flask-Limiter's LimitManager.resolve_limits",
+        "RATELIMIT_FAST_PATH",
+    )
 
 
 def test_the_settings_a_rebinding_resets():
     """Reset when the limiter is bound to a second app (only tests do that: no setting)."""
-    kept = {"_strategy", "_swallow_errors", "_fail_on_first_breach", "_key_prefix",
-            "_storage_options", "_storage_dead", "_in_memory_fallback_enabled"}
+    kept = {
+        "_strategy",
+        "_swallow_errors",
+        "_fail_on_first_breach",
+        "_key_prefix",
+        "_storage_options",
+        "_storage_dead",
+        "_in_memory_fallback_enabled",
+    }
     fresh = flask_limiter.Limiter(key_func=lambda: "x")
     assert kept <= set(vars(fresh)), "Flask-Limiter's settings moved: update Limiter.init_app"
-    binding = (names_used(flask_limiter.Limiter.init_app)
-               | names_used(flask_limiter.Limiter._Limiter__configure_fallbacks))
+    binding = names_used(flask_limiter.Limiter.init_app) | names_used(
+        flask_limiter.Limiter._Limiter__configure_fallbacks
+    )
     assert kept - {"_storage_dead"} <= binding, (
-        "Flask-Limiter no longer reads these in init_app: update Limiter.init_app")
+        "Flask-Limiter no longer reads these in init_app: update Limiter.init_app"
+    )
 
 
 # -- SQLAlchemy and the DB-API (datahub/platform/database.py) ------------------------------------
+
 
 def test_the_pool_hands_out_detachable_driver_connections(app):
     from datahub.app.extensions import db
@@ -105,45 +141,60 @@ def test_the_pool_hands_out_detachable_driver_connections(app):
     with app.app_context():
         pooled = db.engine.raw_connection()
         try:
-            relied_on(pooled.driver_connection is not None and callable(pooled.detach),
-                      "SQLAlchemy's pooled connection (driver_connection, detach)",
-                      "AUTH_LOOKUP_DIRECT_CONNECTIONS")
+            relied_on(
+                pooled.driver_connection is not None and callable(pooled.detach),
+                "SQLAlchemy's pooled connection (driver_connection, detach)",
+                "AUTH_LOOKUP_DIRECT_CONNECTIONS",
+            )
             error = db.engine.dialect.loaded_dbapi.Error
         finally:
             pooled.close()
-    relied_on(issubclass(error, Exception), "Dialect.loaded_dbapi",
-              "AUTH_LOOKUP_DIRECT_CONNECTIONS")
-    relied_on(parameters(sa.exc.DBAPIError.instance)[:4]
-              == ["statement", "params", "orig", "dbapi_base_err"],
-              "sqlalchemy.exc.DBAPIError.instance", "AUTH_LOOKUP_DIRECT_CONNECTIONS")
+    relied_on(
+        issubclass(error, Exception), "Dialect.loaded_dbapi", "AUTH_LOOKUP_DIRECT_CONNECTIONS"
+    )
+    relied_on(
+        parameters(sa.exc.DBAPIError.instance)[:4]
+        == ["statement", "params", "orig", "dbapi_base_err"],
+        "sqlalchemy.exc.DBAPIError.instance",
+        "AUTH_LOOKUP_DIRECT_CONNECTIONS",
+    )
 
 
 def test_psycopg_connections_switch_to_autocommit():
     import psycopg
 
-    relied_on(isinstance(inspect.getattr_static(psycopg.Connection, "autocommit"), property),
-              "psycopg's Connection.autocommit", "AUTH_LOOKUP_DIRECT_CONNECTIONS")
+    relied_on(
+        isinstance(inspect.getattr_static(psycopg.Connection, "autocommit"), property),
+        "psycopg's Connection.autocommit",
+        "AUTH_LOOKUP_DIRECT_CONNECTIONS",
+    )
 
 
-@pytest.mark.parametrize("dialect, positional", [
-    ("sqlalchemy.dialects.sqlite.pysqlite", True),
-    ("sqlalchemy.dialects.postgresql.psycopg", False),
-])
+@pytest.mark.parametrize(
+    "dialect, positional",
+    [
+        ("sqlalchemy.dialects.sqlite.pysqlite", True),
+        ("sqlalchemy.dialects.postgresql.psycopg", False),
+    ],
+)
 def test_the_driver_sql_of_a_statement(dialect, positional):
     import importlib
 
     from datahub.platform.database import driver_sql
 
     module = importlib.import_module(dialect)
-    statement = sa.select(sa.literal_column("1")).where(
-        sa.bindparam("b") == sa.bindparam("a"))
+    statement = sa.select(sa.literal_column("1")).where(sa.bindparam("b") == sa.bindparam("a"))
     sql, names = driver_sql(statement, module.dialect())
     expected = (("b", "a"), "?") if positional else (None, "%(b)s")
-    relied_on(names == expected[0] and expected[1] in sql,
-              "SQLAlchemy's compiled.positional / positiontup", "AUTH_LOOKUP_DIRECT_CONNECTIONS")
+    relied_on(
+        names == expected[0] and expected[1] in sql,
+        "SQLAlchemy's compiled.positional / positiontup",
+        "AUTH_LOOKUP_DIRECT_CONNECTIONS",
+    )
 
 
 # -- flask-smorest and webargs (datahub/web/api.py: public API only) ------------------------
+
 
 def test_the_public_hooks_api_py_uses(app):
     """No setting: these are documented. A failure means datahub/web/api.py needs updating."""

@@ -1,5 +1,6 @@
 """LOG_FORMAT=json (datahub.web.logs): the app's log lines are JSON objects carrying the
 request id. gunicorn's lines: tests/e2e/test_metrics_gunicorn.py."""
+
 import json
 import logging
 
@@ -23,22 +24,44 @@ def json_lines(text):
 def test_audit_events_are_json_lines_with_the_request_id(client, make_user, capsys):
     make_user()
     capsys.readouterr()
-    assert login(client, password="wrong",).status_code == 401
-    response = client.post("/api/v1/auth/login", headers={"X-Request-ID": "trace-json-1"},
-                           json={"email": "user@example.com", "password": "wrong again"})
+    assert (
+        login(
+            client,
+            password="wrong",
+        ).status_code
+        == 401
+    )
+    response = client.post(
+        "/api/v1/auth/login",
+        headers={"X-Request-ID": "trace-json-1"},
+        json={"email": "user@example.com", "password": "wrong again"},
+    )
     assert response.status_code == 401
     lines = json_lines(capsys.readouterr().err)
     (line,) = [line for line in lines if line.get("request_id") == "trace-json-1"]
     assert {key: line[key] for key in ("level", "logger", "message", "event", "reason")} == {
-        "level": "INFO", "logger": "datahub.audit", "message": "login_failed",
-        "event": "login_failed", "reason": "wrong_password"}
+        "level": "INFO",
+        "logger": "datahub.audit",
+        "message": "login_failed",
+        "event": "login_failed",
+        "reason": "wrong_password",
+    }
     assert line["time"].endswith("Z") and line["email"] == "user@example.com"
     assert len([line for line in lines if line["logger"] == "datahub.audit"]) == 2
 
 
-@pytest.mark.parametrize("config_overrides", [{
-    **JSON_LOGS, "OIDC_ISSUER": f"http://127.0.0.1:{free_port()}", "OIDC_CLIENT_ID": "c",
-    "OIDC_CLIENT_SECRET": "s", "OIDC_TIMEOUT": 1}])
+@pytest.mark.parametrize(
+    "config_overrides",
+    [
+        {
+            **JSON_LOGS,
+            "OIDC_ISSUER": f"http://127.0.0.1:{free_port()}",
+            "OIDC_CLIENT_ID": "c",
+            "OIDC_CLIENT_SECRET": "s",
+            "OIDC_TIMEOUT": 1,
+        }
+    ],
+)
 def test_the_app_logger_writes_json_lines_with_the_request_id(client, capsys):
     capsys.readouterr()
     response = client.get("/api/v1/auth/oidc/login", headers={"X-Request-ID": "trace-json-2"})

@@ -1,5 +1,6 @@
 """The migrations (SQLite and PostgreSQL): 0003 on a database that already has logins, and
 the models agreeing with what the migrations build."""
+
 import pprint
 import uuid
 from datetime import timedelta
@@ -9,8 +10,8 @@ import sqlalchemy as sa
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 
-from datahub.platform.database import UTCDateTime, utcnow
 from datahub.app.extensions import db
+from datahub.platform.database import UTCDateTime, utcnow
 from tests.identity.auth.helpers import COOKIE, PATH, refresh
 from tests.identity.auth.tokens import forge
 from tests.resources import actors  # noqa: F401  (fixture)
@@ -24,30 +25,51 @@ def test_0003_turns_existing_refresh_families_into_sessions(app, client):
         "INSERT INTO refresh_tokens (jti, user_id, family_id, issued_at, expires_at, "
         "revoked_at, user_agent, client_address) VALUES (:jti, :user, :family, :issued, "
         ":expires, :revoked, 'Old/1.0', '192.0.2.1')"
-    ).bindparams(*(sa.bindparam(name, type_=UTCDateTime()) for name in ("issued", "expires", "revoked")))
+    ).bindparams(
+        *(sa.bindparam(name, type_=UTCDateTime()) for name in ("issued", "expires", "revoked"))
+    )
     with app.app_context():
         flask_migrate.downgrade(revision="0001")
         try:
             with db.engine.begin() as conn:
-                conn.execute(sa.text(
-                    "INSERT INTO users (id, email, name, is_active, provider, roles, created_at, "
-                    "token_version) VALUES (:id, 'old@example.com', 'Old', :yes, 'local', '[]', "
-                    ":created, 0)").bindparams(sa.bindparam("created", type_=UTCDateTime()),
-                                               sa.bindparam("yes", type_=sa.Boolean())),
-                    {"id": user_id, "created": now, "yes": True})
+                conn.execute(
+                    sa.text(
+                        "INSERT INTO users (id, email, name, is_active, provider, roles, created_at, "
+                        "token_version) VALUES (:id, 'old@example.com', 'Old', :yes, 'local', '[]', "
+                        ":created, 0)"
+                    ).bindparams(
+                        sa.bindparam("created", type_=UTCDateTime()),
+                        sa.bindparam("yes", type_=sa.Boolean()),
+                    ),
+                    {"id": user_id, "created": now, "yes": True},
+                )
                 rows = [
                     (tokens["live1"], live, now - timedelta(hours=2), None),
                     (tokens["live2"], live, now - timedelta(hours=1), None),
                     (tokens["ended"], ended, now - timedelta(hours=3), now - timedelta(hours=1)),
                 ]
                 for jti, family, issued, revoked in rows:
-                    conn.execute(insert_token, {"jti": jti, "user": user_id, "family": family,
-                                                "issued": issued, "expires": issued + timedelta(days=7),
-                                                "revoked": revoked})
+                    conn.execute(
+                        insert_token,
+                        {
+                            "jti": jti,
+                            "user": user_id,
+                            "family": family,
+                            "issued": issued,
+                            "expires": issued + timedelta(days=7),
+                            "revoked": revoked,
+                        },
+                    )
         finally:
             flask_migrate.upgrade()
-        sessions = {row.id: row for row in db.session.execute(sa.text(
-            "SELECT id, user_id, revoked_reason, user_agent, client_address FROM auth_sessions"))}
+        sessions = {
+            row.id: row
+            for row in db.session.execute(
+                sa.text(
+                    "SELECT id, user_id, revoked_reason, user_agent, client_address FROM auth_sessions"
+                )
+            )
+        }
         db.session.remove()
 
     assert set(sessions) == {live, ended}
@@ -55,11 +77,17 @@ def test_0003_turns_existing_refresh_families_into_sessions(app, client):
     assert (sessions[live].user_agent, sessions[live].client_address) == ("Old/1.0", "192.0.2.1")
 
     # The old cookies go on working (or not) as before.
-    client.set_cookie(COOKIE, forge(user_id, type_="refresh", jti=tokens["live2"], fam=live,
-                                    lifetime=3600), path=PATH)
+    client.set_cookie(
+        COOKIE,
+        forge(user_id, type_="refresh", jti=tokens["live2"], fam=live, lifetime=3600),
+        path=PATH,
+    )
     assert refresh(client).status_code == 200
-    client.set_cookie(COOKIE, forge(user_id, type_="refresh", jti=tokens["ended"], fam=ended,
-                                    lifetime=3600), path=PATH)
+    client.set_cookie(
+        COOKIE,
+        forge(user_id, type_="refresh", jti=tokens["ended"], fam=ended, lifetime=3600),
+        path=PATH,
+    )
     assert refresh(client).get_json() == {"detail": "Token has been revoked"}
 
 
@@ -75,23 +103,41 @@ def _snapshot(conn):
         table = db.metadata.tables[name]
         rows[name] = conn.execute(sa.select(table).order_by(*table.primary_key.columns)).all()
         schema[name] = {
-            "columns": [(c["name"], str(c["type"]), c["nullable"], c["default"])
-                        for c in inspector.get_columns(name)],
+            "columns": [
+                (c["name"], str(c["type"]), c["nullable"], c["default"])
+                for c in inspector.get_columns(name)
+            ],
             "primary key": inspector.get_pk_constraint(name)["constrained_columns"],
-            "foreign keys": sorted((fk["name"], fk["constrained_columns"], fk["referred_table"],
-                                    fk["referred_columns"], fk["options"].get("ondelete"))
-                                   for fk in inspector.get_foreign_keys(name)),
-            "indexes": sorted((i["name"], i["column_names"], bool(i["unique"]),
-                               {k: str(v) for k, v in i.get("dialect_options", {}).items()})
-                              for i in inspector.get_indexes(name)),
-            "unique": sorted((u["name"], u["column_names"])
-                             for u in inspector.get_unique_constraints(name)),
+            "foreign keys": sorted(
+                (
+                    fk["name"],
+                    fk["constrained_columns"],
+                    fk["referred_table"],
+                    fk["referred_columns"],
+                    fk["options"].get("ondelete"),
+                )
+                for fk in inspector.get_foreign_keys(name)
+            ),
+            "indexes": sorted(
+                (
+                    i["name"],
+                    i["column_names"],
+                    bool(i["unique"]),
+                    {k: str(v) for k, v in i.get("dialect_options", {}).items()},
+                )
+                for i in inspector.get_indexes(name)
+            ),
+            "unique": sorted(
+                (u["name"], u["column_names"]) for u in inspector.get_unique_constraints(name)
+            ),
         }
     return rows, schema
 
 
 def _sqlite_tables(conn):
-    return dict(conn.execute(sa.text("SELECT name, sql FROM sqlite_master WHERE type = 'table'")).all())
+    return dict(
+        conn.execute(sa.text("SELECT name, sql FROM sqlite_master WHERE type = 'table'")).all()
+    )
 
 
 def test_0008_keeps_every_row_and_deleted_ids_are_never_given_again(app, client, actors):
@@ -108,31 +154,64 @@ def test_0008_keeps_every_row_and_deleted_ids_are_never_given_again(app, client,
             sqlite = db.engine.dialect.name == "sqlite"
             if sqlite:
                 with db.engine.connect() as conn:
-                    assert all("AUTOINCREMENT" not in _sqlite_tables(conn)[name]
-                               for name in RESOURCE_TABLES)
+                    assert all(
+                        "AUTOINCREMENT" not in _sqlite_tables(conn)[name]
+                        for name in RESOURCE_TABLES
+                    )
             with db.engine.begin() as conn:
                 for name in ("old", "older", "newest"):
-                    conn.execute(tables["datasets"].insert(),
-                                 {**owned, "name": name, "name_key": name})
-                ids = dict(conn.execute(sa.select(tables["datasets"].c.name,
-                                                  tables["datasets"].c.id)).all())
+                    conn.execute(
+                        tables["datasets"].insert(), {**owned, "name": name, "name_key": name}
+                    )
+                ids = dict(
+                    conn.execute(
+                        sa.select(tables["datasets"].c.name, tables["datasets"].c.id)
+                    ).all()
+                )
                 newest = ids["newest"]
-                conn.execute(tables["dataset_tags"].insert(),
-                             [{"dataset_id": ids[name], "tag": "t", "position": 0}
-                              for name in ids])
-                collection = conn.execute(tables["collections"].insert().values(
-                    **owned, name="group", name_key="group")).inserted_primary_key[0]
-                conn.execute(tables["collection_datasets"].insert(),
-                             [{"collection_id": collection, "dataset_id": ids[name],
-                               "added_at": now} for name in ("old", "newest")])
-                pipeline = conn.execute(tables["pipelines"].insert().values(
-                    **owned, name="p", name_key="p", source_dataset_id=newest, steps=[],
-                    output_dataset_name="out")).inserted_primary_key[0]
-                conn.execute(tables["runs"].insert(), [
-                    {"pipeline_id": pipeline, "status": "succeeded", "created_at": now,
-                     "output_dataset_id": newest},
-                    {"pipeline_id": pipeline, "status": "queued", "created_at": now,
-                     "output_dataset_id": None}])
+                conn.execute(
+                    tables["dataset_tags"].insert(),
+                    [{"dataset_id": ids[name], "tag": "t", "position": 0} for name in ids],
+                )
+                collection = conn.execute(
+                    tables["collections"].insert().values(**owned, name="group", name_key="group")
+                ).inserted_primary_key[0]
+                conn.execute(
+                    tables["collection_datasets"].insert(),
+                    [
+                        {"collection_id": collection, "dataset_id": ids[name], "added_at": now}
+                        for name in ("old", "newest")
+                    ],
+                )
+                pipeline = conn.execute(
+                    tables["pipelines"]
+                    .insert()
+                    .values(
+                        **owned,
+                        name="p",
+                        name_key="p",
+                        source_dataset_id=newest,
+                        steps=[],
+                        output_dataset_name="out",
+                    )
+                ).inserted_primary_key[0]
+                conn.execute(
+                    tables["runs"].insert(),
+                    [
+                        {
+                            "pipeline_id": pipeline,
+                            "status": "succeeded",
+                            "created_at": now,
+                            "output_dataset_id": newest,
+                        },
+                        {
+                            "pipeline_id": pipeline,
+                            "status": "queued",
+                            "created_at": now,
+                            "output_dataset_id": None,
+                        },
+                    ],
+                )
                 before = _snapshot(conn)
         finally:
             flask_migrate.upgrade()
@@ -143,20 +222,23 @@ def test_0008_keeps_every_row_and_deleted_ids_are_never_given_again(app, client,
                 assert conn.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
                 assert conn.exec_driver_sql("PRAGMA foreign_key_check").all() == []
                 schema = _sqlite_tables(conn)
-                assert all(" PRIMARY KEY AUTOINCREMENT" in schema[name]
-                           for name in RESOURCE_TABLES)
-                triggers = conn.exec_driver_sql(
-                    "SELECT name FROM sqlite_master WHERE type = 'trigger'").scalars().all()
-                assert sorted(triggers) == sorted(f"{table}_count_{event}" for table in
-                                                  ("datasets", "collections", "pipelines")
-                                                  for event in ("insert", "delete"))
+                assert all(" PRIMARY KEY AUTOINCREMENT" in schema[name] for name in RESOURCE_TABLES)
+                triggers = (
+                    conn.exec_driver_sql("SELECT name FROM sqlite_master WHERE type = 'trigger'")
+                    .scalars()
+                    .all()
+                )
+                assert sorted(triggers) == sorted(
+                    f"{table}_count_{event}"
+                    for table in ("datasets", "collections", "pipelines")
+                    for event in ("insert", "delete")
+                )
                 sequence = dict(conn.exec_driver_sql("SELECT name, seq FROM sqlite_sequence").all())
                 assert sequence["datasets"] == newest
         db.session.remove()
 
     assert after == before
-    assert [row.row_count for row in before[0]["row_counts"]
-            if row.table_name == "datasets"] == [3]
+    assert [row.row_count for row in before[0]["row_counts"] if row.table_name == "datasets"] == [3]
 
     # The newest dataset deleted (its tags, membership and references go as before), the
     # next one gets a new id, and a run or collection does not reuse one either.
@@ -178,8 +260,12 @@ def test_0008_keeps_every_row_and_deleted_ids_are_never_given_again(app, client,
 def test_0008_downgrade_and_upgrade_again_keep_the_rows(app, client, actors):
     editor = actors["editor"]
     url = "/api/v1/datasets/"
-    ids = [client.post(url, json={"name": name, "tags": ["t"]},
-                       headers=editor.headers).get_json()["id"] for name in ("a", "b")]
+    ids = [
+        client.post(url, json={"name": name, "tags": ["t"]}, headers=editor.headers).get_json()[
+            "id"
+        ]
+        for name in ("a", "b")
+    ]
     with app.app_context():
         with db.engine.connect() as conn:
             before = _snapshot(conn)[0]
@@ -189,9 +275,11 @@ def test_0008_downgrade_and_upgrade_again_keep_the_rows(app, client, actors):
                 assert _snapshot(conn)[0] == before
                 if db.engine.dialect.name == "sqlite":
                     schema = _sqlite_tables(conn)
-                    assert all("AUTOINCREMENT" not in schema[name] and
-                               f"CONSTRAINT pk_{name} PRIMARY KEY (id)" in schema[name]
-                               for name in RESOURCE_TABLES)
+                    assert all(
+                        "AUTOINCREMENT" not in schema[name]
+                        and f"CONSTRAINT pk_{name} PRIMARY KEY (id)" in schema[name]
+                        for name in RESOURCE_TABLES
+                    )
         finally:
             flask_migrate.upgrade()
         with db.engine.connect() as conn:
@@ -207,6 +295,7 @@ def test_models_and_migrations_agree(app):
     the models is what the migrations built."""
     with app.app_context(), db.engine.connect() as conn:
         context = MigrationContext.configure(
-            conn, opts={"compare_type": True, "compare_server_default": True})
+            conn, opts={"compare_type": True, "compare_server_default": True}
+        )
         differences = compare_metadata(context, db.metadata)
     assert differences == [], pprint.pformat(differences)

@@ -1,4 +1,5 @@
 """The OpenAPI document describes every resource endpoint, parameter, body and error."""
+
 import io
 import re
 
@@ -44,7 +45,8 @@ def test_every_endpoint_is_documented_with_its_errors(spec):
             for code in ("401", "403"):
                 response = operation["responses"][code]
                 assert response["content"]["application/json"]["schema"] == {
-                    "$ref": "#/components/schemas/Error"}, (path, method, code)
+                    "$ref": "#/components/schemas/Error"
+                }, (path, method, code)
             if "{" in path:
                 assert "404" in operation["responses"], (path, method)
             if method in ("post", "patch"):
@@ -67,19 +69,34 @@ def test_list_parameters_and_envelope(spec):
     operation = spec["paths"]["/api/v1/datasets/"]["get"]
     params = {p["name"]: p for p in operation["parameters"]}
     assert set(params) == {"limit", "offset", "q", "tag", "owner"}
-    assert params["limit"]["schema"] == {"type": "integer", "default": 20, "minimum": 1,
-                                         "maximum": 100}
+    assert params["limit"]["schema"] == {
+        "type": "integer",
+        "default": 20,
+        "minimum": 1,
+        "maximum": 100,
+    }
     page = spec["components"]["schemas"]["DatasetPage"]
     assert set(page["properties"]) == {"items", "total", "limit", "offset"}
     dataset = spec["components"]["schemas"]["Dataset"]
-    assert set(dataset["properties"]) == {"id", "name", "description", "tags", "owner_id",
-                                          "created_at", "updated_at", "file"}
+    assert set(dataset["properties"]) == {
+        "id",
+        "name",
+        "description",
+        "tags",
+        "owner_id",
+        "created_at",
+        "updated_at",
+        "file",
+    }
 
 
 def test_upload_body_and_conflicts(spec):
     put = spec["paths"]["/api/v1/datasets/{dataset_id}/file"]["put"]
     assert set(put["requestBody"]["content"]) == {
-        "multipart/form-data", "application/octet-stream", "*/*"}
+        "multipart/form-data",
+        "application/octet-stream",
+        "*/*",
+    }
     assert "400" in put["responses"]
     get = spec["paths"]["/api/v1/datasets/{dataset_id}/file"]["get"]
     assert {"200", "206", "304", "416"} <= set(get["responses"])
@@ -93,13 +110,16 @@ def test_upload_body_and_conflicts(spec):
 def test_preview_parameters_and_shape(spec):
     operation = spec["paths"]["/api/v1/datasets/{dataset_id}/preview"]["get"]
     params = {p["name"]: p for p in operation["parameters"]}
-    assert params["limit"]["schema"] == {"type": "integer", "default": 50, "minimum": 1,
-                                         "maximum": 1000}
+    assert params["limit"]["schema"] == {
+        "type": "integer",
+        "default": 50,
+        "minimum": 1,
+        "maximum": 1000,
+    }
     assert {"200", "401", "403", "404", "422"} <= set(operation["responses"])
     preview = spec["components"]["schemas"]["Preview"]
     assert set(preview["properties"]) == {"format", "columns", "rows", "truncated"}
-    assert preview["properties"]["format"]["allOf"] == [
-        {"$ref": "#/components/schemas/FileFormat"}]
+    assert preview["properties"]["format"]["allOf"] == [{"$ref": "#/components/schemas/FileFormat"}]
     assert spec["components"]["schemas"]["FileFormat"]["enum"] == ["csv", "parquet", "jsonl"]
     column = spec["components"]["schemas"]["PreviewColumn"]
     assert set(column["properties"]) == {"name", "type"}
@@ -109,29 +129,55 @@ def test_step_shapes_are_documented(spec):
     schemas = spec["components"]["schemas"]
     steps = schemas["PipelineCreate"]["properties"]["steps"]["items"]["oneOf"]
     names = [ref["$ref"].rsplit("/", 1)[1] for ref in steps]
-    assert names == ["SelectStep", "RenameStep", "FilterStep", "SortStep", "DedupeStep",
-                     "LimitStep", "CastStep", "AggregateStep", "JoinStep", "SqlStep"]
+    assert names == [
+        "SelectStep",
+        "RenameStep",
+        "FilterStep",
+        "SortStep",
+        "DedupeStep",
+        "LimitStep",
+        "CastStep",
+        "AggregateStep",
+        "JoinStep",
+        "SqlStep",
+    ]
     assert schemas["FilterStep"]["properties"]["operator"]["enum"] == [
-        "eq", "ne", "lt", "le", "gt", "ge", "contains"]
+        "eq",
+        "ne",
+        "lt",
+        "le",
+        "gt",
+        "ge",
+        "contains",
+    ]
     assert sorted(schemas["FilterStep"]["required"]) == ["column", "op", "operator", "value"]
     assert schemas["LimitStep"]["properties"]["count"]["minimum"] == 0
     assert schemas["SortStep"]["properties"]["op"]["enum"] == ["sort"]
     # An aggregate needs its column except count: two shapes, told apart by function.
     aggregate = schemas["AggregateStep"]["properties"]["aggregates"]["items"]["oneOf"]
     assert [ref["$ref"].rsplit("/", 1)[1] for ref in aggregate] == [
-        "CountAggregate", "ColumnAggregate"]
+        "CountAggregate",
+        "ColumnAggregate",
+    ]
     assert schemas["CountAggregate"]["properties"]["function"]["enum"] == ["count"]
     assert schemas["CountAggregate"]["required"] == ["function"]
     assert schemas["ColumnAggregate"]["properties"]["function"]["enum"] == [
-        "sum", "avg", "min", "max"]
+        "sum",
+        "avg",
+        "min",
+        "max",
+    ]
     assert sorted(schemas["ColumnAggregate"]["required"]) == ["column", "function"]
     post = spec["paths"]["/api/v1/pipelines/{pipeline_id}/runs"]["post"]["responses"]
     assert {"201", "401", "403", "404", "409", "422"} <= set(post)
 
 
 # Every Latin-1 character and a few others, alone and inside text.
-SAMPLES = [text for code in [*range(0x100), 0x2028, 0xFEFF, 0x1F600]
-           for text in (chr(code), f"a{chr(code)}", f"a{chr(code)}b", f"{chr(code)} a")]
+SAMPLES = [
+    text
+    for code in [*range(0x100), 0x2028, 0xFEFF, 0x1F600]
+    for text in (chr(code), f"a{chr(code)}", f"a{chr(code)}b", f"{chr(code)} a")
+]
 
 
 def documented(spec, *path):
@@ -143,26 +189,50 @@ def documented(spec, *path):
 
 def parameter(spec, path, method, name):
     operation = spec["paths"][path][method]
-    [found] = [p for p in operation.get("parameters", []) + spec["paths"][path].get(
-        "parameters", []) if p["name"] == name]
+    [found] = [
+        p
+        for p in operation.get("parameters", []) + spec["paths"][path].get("parameters", [])
+        if p["name"] == name
+    ]
     return found["schema"]
 
 
-@pytest.mark.parametrize("where, schema_class, field", [
-    (("components", "schemas", "DatasetCreate", "properties", "name"),
-     "datahub.datasets.schemas:DatasetCreateSchema", "name"),
-    (("components", "schemas", "DatasetCreate", "properties", "description"),
-     "datahub.datasets.schemas:DatasetCreateSchema", "description"),
-    (("components", "schemas", "DatasetCreate", "properties", "tags", "items"),
-     "datahub.datasets.schemas:DatasetCreateSchema", "tags"),
-    (("components", "schemas", "PipelineCreate", "properties", "output_dataset_name"),
-     "datahub.pipelines.schemas:PipelineCreateSchema", "output_dataset_name"),
-    (("components", "schemas", "NewUser", "properties", "name"),
-     "datahub.identity.users.schemas:NewUserSchema", "name"),
-    (("/api/v1/datasets/", "get", "q"), "datahub.datasets.schemas:DatasetListArgsSchema", "q"),
-    (("/api/v1/datasets/", "get", "tag"), "datahub.datasets.schemas:DatasetListArgsSchema",
-     "tag"),
-])
+@pytest.mark.parametrize(
+    "where, schema_class, field",
+    [
+        (
+            ("components", "schemas", "DatasetCreate", "properties", "name"),
+            "datahub.datasets.schemas:DatasetCreateSchema",
+            "name",
+        ),
+        (
+            ("components", "schemas", "DatasetCreate", "properties", "description"),
+            "datahub.datasets.schemas:DatasetCreateSchema",
+            "description",
+        ),
+        (
+            ("components", "schemas", "DatasetCreate", "properties", "tags", "items"),
+            "datahub.datasets.schemas:DatasetCreateSchema",
+            "tags",
+        ),
+        (
+            ("components", "schemas", "PipelineCreate", "properties", "output_dataset_name"),
+            "datahub.pipelines.schemas:PipelineCreateSchema",
+            "output_dataset_name",
+        ),
+        (
+            ("components", "schemas", "NewUser", "properties", "name"),
+            "datahub.identity.users.schemas:NewUserSchema",
+            "name",
+        ),
+        (("/api/v1/datasets/", "get", "q"), "datahub.datasets.schemas:DatasetListArgsSchema", "q"),
+        (
+            ("/api/v1/datasets/", "get", "tag"),
+            "datahub.datasets.schemas:DatasetListArgsSchema",
+            "tag",
+        ),
+    ],
+)
 def test_documented_patterns_agree_with_the_checks(spec, where, schema_class, field):
     """A schema-driven client (or fuzzer) and the server accept exactly the same strings."""
     import importlib
@@ -190,8 +260,10 @@ def test_string_path_parameters_document_the_control_character_rule(spec):
 
     from datahub.web.api import InvalidText, TextConverter
 
-    for path, name in (("/api/v1/users/{user_id}", "user_id"),
-                       ("/api/v1/auth/sessions/{session_id}", "session_id")):
+    for path, name in (
+        ("/api/v1/users/{user_id}", "user_id"),
+        ("/api/v1/auth/sessions/{session_id}", "session_id"),
+    ):
         document = spec["paths"][path]["parameters"]
         [schema] = [p["schema"] for p in document if p["name"] == name]
         valid = jsonschema_rs.validator_for(schema).is_valid
@@ -202,6 +274,7 @@ def test_string_path_parameters_document_the_control_character_rule(spec):
 
 
 # -- What a client generator needs (tests/clients generates and runs two clients) --------
+
 
 def operations(spec):
     for path, item in spec["paths"].items():
@@ -214,8 +287,17 @@ def test_every_operation_is_named_summarised_and_described(spec):
     names = [operation.get("operationId") for _, _, operation in operations(spec)]
     assert all(re.fullmatch(r"[a-z]+(_[a-z]+)*", name or "") for name in names), names
     assert len(set(names)) == len(names)
-    assert {"login", "refresh_token", "logout", "get_me", "list_datasets", "get_dataset",
-            "create_dataset", "upload_dataset_file", "download_dataset_file"} <= set(names)
+    assert {
+        "login",
+        "refresh_token",
+        "logout",
+        "get_me",
+        "list_datasets",
+        "get_dataset",
+        "create_dataset",
+        "upload_dataset_file",
+        "download_dataset_file",
+    } <= set(names)
     tags = {tag["name"]: tag.get("description") for tag in spec["tags"]}
     for path, method, operation in operations(spec):
         assert operation["summary"] and "\n" not in operation["summary"], (path, method)
@@ -238,7 +320,10 @@ def test_every_error_is_documented_with_its_body_and_headers(spec):
             elif int(code) < 400:
                 continue
             assert response["content"] == {"application/json": {"schema": error}}, (
-                path, method, code)
+                path,
+                method,
+                code,
+            )
             headers = set(response["headers"])
             assert "X-Request-ID" in headers, (path, method, code)
             if code in ("429", "503"):
@@ -276,13 +361,23 @@ def test_created_resources_and_downloads_declare_their_headers(spec):
         # Generators read the first media type: the bytes, never text or JSON.
         assert next(iter(content)) == "application/octet-stream"
         assert all(media["schema"]["format"] == "binary" for media in content.values())
-        assert {"ETag", "Last-Modified", "Content-Length", "Accept-Ranges",
-                "Content-Disposition"} <= set(responses[code]["headers"])
+        assert {
+            "ETag",
+            "Last-Modified",
+            "Content-Length",
+            "Accept-Ranges",
+            "Content-Disposition",
+        } <= set(responses[code]["headers"])
     assert "Content-Range" in responses["206"]["headers"]
     assert "content" not in responses["304"]
     assert {p["name"] for p in download["parameters"]} == {
-        "Range", "If-Range", "If-None-Match", "If-Modified-Since", "If-Match",
-        "If-Unmodified-Since"}
+        "Range",
+        "If-Range",
+        "If-None-Match",
+        "If-Modified-Since",
+        "If-Match",
+        "If-Unmodified-Since",
+    }
     assert "Precondition Failed" in responses["412"]["description"]
 
 
@@ -300,13 +395,15 @@ def test_the_dataset_file_is_a_nullable_reference(spec):
     assert "File" not in schemas  # a generated Python client has a File type of its own
     assert schemas["Dataset"]["properties"]["file"] == {
         "description": "null until a file is uploaded",
-        "allOf": [{"$ref": "#/components/schemas/DatasetFile"}], "nullable": True}
+        "allOf": [{"$ref": "#/components/schemas/DatasetFile"}],
+        "nullable": True,
+    }
     assert schemas["Providers"]["properties"]["oidc"]["allOf"] == [
-        {"$ref": "#/components/schemas/OIDCProvider"}]
+        {"$ref": "#/components/schemas/OIDCProvider"}
+    ]
     # One enumeration, one type: not one per field that takes it.
     for name, field in (("User", "roles"), ("NewUser", "roles"), ("UserUpdate", "roles")):
-        assert schemas[name]["properties"][field]["items"] == {
-            "$ref": "#/components/schemas/Role"}
+        assert schemas[name]["properties"][field]["items"] == {"$ref": "#/components/schemas/Role"}
 
 
 def request_strings(spec):
@@ -333,8 +430,7 @@ def request_strings(spec):
     for path, method, operation in operations(spec):
         content = operation.get("requestBody", {}).get("content", {})
         if "application/json" in content:
-            yield from walk(content["application/json"]["schema"], f"{method} {path}",
-                            frozenset())
+            yield from walk(content["application/json"]["schema"], f"{method} {path}", frozenset())
 
 
 def test_no_request_string_may_hold_a_nul_character(spec):
@@ -351,8 +447,11 @@ def test_no_request_string_may_hold_a_nul_character(spec):
         assert not jsonschema_rs.validator_for(schema).is_valid("a\x00b"), where
 
 
-PASSWORD_SCHEMAS = (("NewUser", "password"), ("UserUpdate", "password"),
-                    ("PasswordChange", "new_password"))
+PASSWORD_SCHEMAS = (
+    ("NewUser", "password"),
+    ("UserUpdate", "password"),
+    ("PasswordChange", "new_password"),
+)
 
 
 def test_password_bounds_are_in_bytes(spec):
@@ -373,8 +472,11 @@ def test_password_bounds_are_in_bytes(spec):
         for character in ("a", "é", "密", "😀"):
             for count in range(0, 80):
                 password = character * count
-                accepted = not NewUserSchema().validate(
-                    {"email": "a@example.com", "password": password}).get("password")
+                accepted = (
+                    not NewUserSchema()
+                    .validate({"email": "a@example.com", "password": password})
+                    .get("password")
+                )
                 assert valid(password) or not accepted, (character, count)
         assert valid("😀😀") and not valid("😀") and not valid("a" * 73)
         # In bytes, not characters: 4 characters of 3 bytes are enough, 25 are too many.
@@ -385,21 +487,27 @@ def test_password_bounds_are_in_bytes(spec):
 def test_a_password_of_two_emoji_is_accepted(client, spec, auth_headers):
     """Two emoji are 8 bytes: valid for the document and for the server."""
     admin = auth_headers("admin@example.com", roles=["admin"])
-    created = client.post("/api/v1/users/", headers=admin, json={
-        "email": "emoji@example.com", "password": "😀😀"})
+    created = client.post(
+        "/api/v1/users/", headers=admin, json={"email": "emoji@example.com", "password": "😀😀"}
+    )
     assert created.status_code == 201, created.get_json()
-    changed = client.patch(f"/api/v1/users/{created.get_json()['id']}", headers=admin,
-                           json={"password": "🙂🙂"})
+    changed = client.patch(
+        f"/api/v1/users/{created.get_json()['id']}", headers=admin, json={"password": "🙂🙂"}
+    )
     assert changed.status_code == 200, changed.get_json()
-    login = client.post("/api/v1/auth/login",
-                        json={"email": "emoji@example.com", "password": "🙂🙂"})
+    login = client.post(
+        "/api/v1/auth/login", json={"email": "emoji@example.com", "password": "🙂🙂"}
+    )
     assert login.status_code == 200, login.get_json()
-    own = client.put("/api/v1/auth/me/password", headers={
-        "Authorization": f"Bearer {login.get_json()['access_token']}"},
-        json={"current_password": "🙂🙂", "new_password": "😀😀"})
+    own = client.put(
+        "/api/v1/auth/me/password",
+        headers={"Authorization": f"Bearer {login.get_json()['access_token']}"},
+        json={"current_password": "🙂🙂", "new_password": "😀😀"},
+    )
     assert own.status_code < 300, own.get_json()
-    short = client.post("/api/v1/users/", headers=admin, json={
-        "email": "short@example.com", "password": "😀"})
+    short = client.post(
+        "/api/v1/users/", headers=admin, json={"email": "short@example.com", "password": "😀"}
+    )
     assert short.status_code == 422
 
 
@@ -430,12 +538,20 @@ def test_every_request_body_example_is_accepted(client, spec, actors):
     from tests.resources import create_collection, create_dataset
 
     admin = actors["admin"]
-    ids = {"dataset_id": create_dataset(client, admin.headers, "Example source")["id"],
-           "collection_id": create_collection(client, admin.headers, "Example")["id"],
-           "user_id": actors["viewer"].id}
-    pipeline = client.post("/api/v1/pipelines/", headers=admin.headers, json={
-        "name": "Example", "source_dataset_id": ids["dataset_id"],
-        "output_dataset_name": "Example output"})
+    ids = {
+        "dataset_id": create_dataset(client, admin.headers, "Example source")["id"],
+        "collection_id": create_collection(client, admin.headers, "Example")["id"],
+        "user_id": actors["viewer"].id,
+    }
+    pipeline = client.post(
+        "/api/v1/pipelines/",
+        headers=admin.headers,
+        json={
+            "name": "Example",
+            "source_dataset_id": ids["dataset_id"],
+            "output_dataset_name": "Example output",
+        },
+    )
     ids["pipeline_id"] = pipeline.get_json()["id"]
     for path, method, media_type, example in request_body_examples(spec):
         if path == "/api/v1/auth/me/password":
@@ -446,20 +562,31 @@ def test_every_request_body_example_is_accepted(client, spec, actors):
         if media_type == "application/json":
             kwargs = {"json": example}
         elif media_type == "multipart/form-data":
-            kwargs = {"data": {"file": (io.BytesIO(example["file"].encode()), "weather.csv")},
-                      "content_type": media_type}
+            kwargs = {
+                "data": {"file": (io.BytesIO(example["file"].encode()), "weather.csv")},
+                "content_type": media_type,
+            }
         else:
-            kwargs = {"data": example.encode(),
-                      "content_type": "text/csv" if media_type == "*/*" else media_type}
+            kwargs = {
+                "data": example.encode(),
+                "content_type": "text/csv" if media_type == "*/*" else media_type,
+            }
         response = client.open(url, method=method.upper(), headers=admin.headers, **kwargs)
         assert response.status_code < 300 or (path, response.status_code) == (
-            "/api/v1/auth/login", 401), (path, method, media_type, response.get_json())
+            "/api/v1/auth/login",
+            401,
+        ), (path, method, media_type, response.get_json())
     change = spec["components"]["schemas"]["PasswordChange"]["example"]
     email = "changer@example.com"
-    client.post("/api/v1/users/", headers=admin.headers, json={
-        "email": email, "password": change["current_password"]})
-    token = client.post("/api/v1/auth/login", json={
-        "email": email, "password": change["current_password"]}).get_json()["access_token"]
-    response = client.put("/api/v1/auth/me/password", json=change,
-                          headers={"Authorization": f"Bearer {token}"})
+    client.post(
+        "/api/v1/users/",
+        headers=admin.headers,
+        json={"email": email, "password": change["current_password"]},
+    )
+    token = client.post(
+        "/api/v1/auth/login", json={"email": email, "password": change["current_password"]}
+    ).get_json()["access_token"]
+    response = client.put(
+        "/api/v1/auth/me/password", json=change, headers={"Authorization": f"Bearer {token}"}
+    )
     assert response.status_code < 300, response.get_json()

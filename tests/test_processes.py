@@ -1,4 +1,5 @@
 """The tests' own process helper: what it starts dies with the test run."""
+
 import signal
 import subprocess
 import sys

@@ -1,5 +1,6 @@
 """The files a newcomer looks for: the licence setup.cfg names and a changelog entry for
 the version it declares."""
+
 import configparser
 import re
 from pathlib import Path
@@ -37,23 +38,30 @@ READERS_FILES = {"instance/config.py"}
 def documents():
     """The README and every page of the docs site: {path: text}."""
     paths = [ROOT / "README.rst", *sorted((ROOT / "docs").rglob("*.rst"))]
-    return {str(path.relative_to(ROOT)): path.read_text() for path in paths
-            if "_build" not in path.parts}
+    return {
+        str(path.relative_to(ROOT)): path.read_text()
+        for path in paths
+        if "_build" not in path.parts
+    }
 
 
 def test_the_documentation_names_only_files_in_the_repository():
     named = {}
     for document, text in documents().items():
         for path in re.findall(
-                r"(?:image:: |literalinclude:: |``)((?:[\w.-]+/)+[\w.-]+\.(?:md|rst|png|txt|toml|cfg|yaml|yml|conf|py|json|js|ts))(?![\w.])",
-                text):
+            r"(?:image:: |literalinclude:: |``)((?:[\w.-]+/)+[\w.-]+\.(?:md|rst|png|txt|toml|cfg|yaml|yml|conf|py|json|js|ts))(?![\w.])",
+            text,
+        ):
             named.setdefault(path, document)
     assert "../screenshots/login.png" in named  # the scan sees paths
     missing = sorted(
-        f"{path} ({document})" for path, document in named.items()
-        if path not in READERS_FILES and not (ROOT / path).exists()
+        f"{path} ({document})"
+        for path, document in named.items()
+        if path not in READERS_FILES
+        and not (ROOT / path).exists()
         and not (ROOT / "datahub" / path).exists()
-        and not (ROOT / Path(document).parent / path).resolve().exists())
+        and not (ROOT / Path(document).parent / path).resolve().exists()
+    )
     assert missing == []
 
 
@@ -81,3 +89,16 @@ def test_the_database_independent_tests_exist_and_ci_leaves_them_out_once():
     first, second = ci.split('log "tests on PostgreSQL"')
     assert "unset DATAHUB_TEST_DATABASE_URL DATAHUB_TEST_SKIP_DATABASE_INDEPENDENT" in first
     assert "DATAHUB_TEST_SKIP_DATABASE_INDEPENDENT=1 run_tests" in second
+
+
+def test_ci_runs_the_readmes_test_command():
+    """``python -m tests``: the parallel part, then the serial one (tests/__main__.py)."""
+    readme = (ROOT / "README.rst").read_text()
+    command = next(line.strip() for line in readme.splitlines() if '-e ".[test]"' in line)
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert command.endswith("&& python -m tests")
+    assert (
+        command.split("activate && ", 1)[1].replace("pip install", "pip install -q")
+        + " -p no:cacheprovider"
+        in ci
+    )

@@ -1,6 +1,7 @@
 """The SQLite rate-limit storage (datahub.platform.ratelimit_store) through the ``limits`` API, on
 real files: exact counts for every strategy, shared by storages, threads and forked
 processes on one file; clearing, resetting and pruning."""
+
 import multiprocessing
 import os
 import sqlite3
@@ -34,8 +35,10 @@ def storage(path):
 
 def rows(path):
     with sqlite3.connect(path) as db:
-        return (db.execute("SELECT count(*) FROM moving_window").fetchone()[0]
-                + db.execute("SELECT count(*) FROM counters").fetchone()[0])
+        return (
+            db.execute("SELECT count(*) FROM moving_window").fetchone()[0]
+            + db.execute("SELECT count(*) FROM counters").fetchone()[0]
+        )
 
 
 def test_the_uri_scheme_names_the_storage_and_its_file(storage, path):
@@ -159,8 +162,10 @@ def test_forked_processes_and_their_threads_let_exactly_the_limit_through(storag
     assert limiter.hit(parse("1/minute"), "parent")
     context = multiprocessing.get_context("fork")
     results = context.Queue()
-    processes = [context.Process(target=_hammer, args=(storage, "37/minute", 10, 4, results))
-                 for _ in range(4)]
+    processes = [
+        context.Process(target=_hammer, args=(storage, "37/minute", 10, 4, results))
+        for _ in range(4)
+    ]
     for process in processes:
         process.start()
     totals = [results.get(timeout=60) for _ in processes]

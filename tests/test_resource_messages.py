@@ -1,11 +1,12 @@
 """Every message of the contract's table (seed 7.3) that the dataset, collection and user
 resources can produce, literally, with its status."""
+
 import time
 
 import pytest
 
-from tests.identity.auth.tokens import forge
 from tests.conftest import bearer
+from tests.identity.auth.tokens import forge
 from tests.resources import actors, create_collection, create_dataset  # noqa: F401
 
 LIMIT = 512  # still above the login body the fixtures send
@@ -22,8 +23,10 @@ def check(response, status, detail):
     assert response.get_json() == {"detail": detail}
 
 
-@pytest.mark.parametrize("url", ["/api/v1/datasets/", "/api/v1/collections/1",
-                                 "/api/v1/users/", "/api/v1/datasets/1/file"])
+@pytest.mark.parametrize(
+    "url",
+    ["/api/v1/datasets/", "/api/v1/collections/1", "/api/v1/users/", "/api/v1/datasets/1/file"],
+)
 def test_401_messages(client, actors, url):
     check(client.get(url), 401, "Not authenticated")
     user_id = actors["viewer"].id
@@ -40,12 +43,21 @@ def test_403_404_409_messages(client, actors):
     check(client.delete(f"/api/v1/datasets/{dataset['id']}", headers=other), 403, "Forbidden")
     check(client.get("/api/v1/datasets/12345", headers=editor), 404, "Dataset not found")
     check(client.get("/api/v1/collections/12345", headers=editor), 404, "Collection not found")
-    check(client.put(f"/api/v1/collections/{collection['id']}/datasets/12345", headers=editor),
-          404, "Dataset not found")
-    check(client.post("/api/v1/datasets/", json={"name": "MINE"}, headers=other), 409,
-          "Name already exists")
-    check(client.post("/api/v1/collections/", json={"name": "Ours"}, headers=other), 409,
-          "Name already exists")
+    check(
+        client.put(f"/api/v1/collections/{collection['id']}/datasets/12345", headers=editor),
+        404,
+        "Dataset not found",
+    )
+    check(
+        client.post("/api/v1/datasets/", json={"name": "MINE"}, headers=other),
+        409,
+        "Name already exists",
+    )
+    check(
+        client.post("/api/v1/collections/", json={"name": "Ours"}, headers=other),
+        409,
+        "Name already exists",
+    )
 
 
 def test_422_messages(client, actors):
@@ -53,19 +65,29 @@ def test_422_messages(client, actors):
     response = client.post("/api/v1/datasets/", json={}, headers=headers)
     assert response.status_code == 422
     assert response.get_json()["detail"] == [
-        {"loc": ["body", "name"], "msg": "field required", "type": "value_error.missing"}]
+        {"loc": ["body", "name"], "msg": "field required", "type": "value_error.missing"}
+    ]
     response = client.get("/api/v1/datasets/abc", headers=headers)
     assert response.status_code == 422
     assert response.get_json()["detail"] == [
-        {"loc": ["path", "dataset_id"], "msg": "value is not a valid integer",
-         "type": "type_error.integer"}]
+        {
+            "loc": ["path", "dataset_id"],
+            "msg": "value is not a valid integer",
+            "type": "type_error.integer",
+        }
+    ]
 
 
 def test_file_too_large(client, actors):
     headers = actors["editor"].headers
     dataset = create_dataset(client, headers, "d")
-    check(client.put(f"/api/v1/datasets/{dataset['id']}/file", data=b"x" * (LIMIT + 1),
-                     headers=headers), 400, "File too large")
+    check(
+        client.put(
+            f"/api/v1/datasets/{dataset['id']}/file", data=b"x" * (LIMIT + 1), headers=headers
+        ),
+        400,
+        "File too large",
+    )
 
 
 def test_internal_server_error_is_json_and_logged(client, actors, monkeypatch, caplog):

@@ -1,6 +1,7 @@
 """Slash forms of the URLs: an empty path segment is a JSON 404 (never Werkzeug's HTML
 redirect to another path), ``/api/v1/docs/`` is the docs page, and every redirect answers
 the contract's JSON."""
+
 from urllib.parse import urljoin
 
 import pytest
@@ -13,13 +14,16 @@ def admin(auth_headers):
     return auth_headers("admin@example.com", roles=("admin",))
 
 
-@pytest.mark.parametrize("path", [
-    "/api/v1/datasets//file",
-    "/api/v1/pipelines//runs",
-    "/api/v1//datasets/",
-    "/api/v1/auth//me",
-    "//api/v1/datasets/",
-])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/api/v1/datasets//file",
+        "/api/v1/pipelines//runs",
+        "/api/v1//datasets/",
+        "/api/v1/auth//me",
+        "//api/v1/datasets/",
+    ],
+)
 def test_an_empty_path_segment_is_a_json_404(client, admin, path):
     response = client.get(path, headers=admin)
     assert (response.status_code, response.get_json()) == (404, NOT_FOUND)
@@ -43,10 +47,13 @@ def test_the_docs_page_answers_with_a_slash_too(client):
         response.close()
 
 
-@pytest.mark.parametrize(("path", "location"), [
-    ("/app", "/app/"),
-    ("/app/index.html", "/app/"),
-])
+@pytest.mark.parametrize(
+    ("path", "location"),
+    [
+        ("/app", "/app/"),
+        ("/app/index.html", "/app/"),
+    ],
+)
 def test_a_redirect_answers_json(client, path, location):
     response = client.get(path)
     assert (response.status_code, response.get_json()) == (308, {"detail": "Permanent Redirect"})
@@ -68,8 +75,12 @@ def test_no_path_of_the_service_answers_html_but_its_pages(app, client, admin):
     docs, the SPA's files) or Prometheus's text (``/metrics``, off the API) is JSON,
     redirects and errors included."""
     pages = {"api-docs.openapi_swagger_ui", "spa.app_file", METRICS_ENDPOINT}
-    paths = {path for rule in app.url_map.iter_rules()
-             if "GET" in rule.methods and not rule.arguments for path in slash_forms(rule.rule)}
+    paths = {
+        path
+        for rule in app.url_map.iter_rules()
+        if "GET" in rule.methods and not rule.arguments
+        for path in slash_forms(rule.rule)
+    }
     assert "/api/v1/docs/" in paths and "/app" in paths
     adapter = app.url_map.bind("localhost")
     for path in sorted(paths):

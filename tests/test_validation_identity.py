@@ -1,5 +1,6 @@
 """The 422 mapping is keyed on marshmallow's identity for an error (the field class and
 its ``error_messages`` key, our validators' own messages), never on its English."""
+
 import os
 import subprocess
 import sys
@@ -9,9 +10,13 @@ import marshmallow
 import pytest
 from marshmallow import ValidationError
 
-from datahub.web.validation import fields
-from datahub.web.validation.fields import FIELD_ERRORS, SCHEMA_ERRORS, ErrorMessage, error_messages_for
-from datahub.web.validation import ByteLength, Length, OneOf, Range, Schema, pydantic_errors
+from datahub.web.validation import ByteLength, Length, OneOf, Range, Schema, fields, pydantic_errors
+from datahub.web.validation.fields import (
+    FIELD_ERRORS,
+    SCHEMA_ERRORS,
+    ErrorMessage,
+    error_messages_for,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -45,23 +50,54 @@ class Probe(Schema):
     secret = fields.String(validate=ByteLength(max=2))
 
 
-@pytest.mark.parametrize("data, errors", [
-    ({}, {"text": ("field required", "value_error.missing")}),
-    ({"text": 1, "number": None},
-     {"text": ("str type expected", "type_error.str"),
-      "number": ("none is not an allowed value", "type_error.none.not_allowed")}),
-    ({"text": "t", "number": "x", "flag": [], "items": 3, "mapping": 4},
-     {"number": ("value is not a valid integer", "type_error.integer"),
-      "flag": ("value could not be parsed to a boolean", "type_error.bool"),
-      "items": ("value is not a valid list", "type_error.list"),
-      "mapping": ("value is not a valid dict", "type_error.dict")}),
-    ({"text": "t", "number": 10, "email": "nope", "choice": "c", "secret": "ééé", "other": 1},
-     {"number": ("ensure this value is less than or equal to 9", "value_error.number.not_le"),
-      "email": ("value is not a valid email address", "value_error.email"),
-      "choice": ("value is not a valid enumeration member; permitted: a, b", "type_error.enum"),
-      "secret": ("ensure this value has at most 2 bytes", "value_error.any_str.max_length"),
-      "other": ("extra fields not permitted", "value_error.extra")}),
-])
+@pytest.mark.parametrize(
+    "data, errors",
+    [
+        ({}, {"text": ("field required", "value_error.missing")}),
+        (
+            {"text": 1, "number": None},
+            {
+                "text": ("str type expected", "type_error.str"),
+                "number": ("none is not an allowed value", "type_error.none.not_allowed"),
+            },
+        ),
+        (
+            {"text": "t", "number": "x", "flag": [], "items": 3, "mapping": 4},
+            {
+                "number": ("value is not a valid integer", "type_error.integer"),
+                "flag": ("value could not be parsed to a boolean", "type_error.bool"),
+                "items": ("value is not a valid list", "type_error.list"),
+                "mapping": ("value is not a valid dict", "type_error.dict"),
+            },
+        ),
+        (
+            {
+                "text": "t",
+                "number": 10,
+                "email": "nope",
+                "choice": "c",
+                "secret": "ééé",
+                "other": 1,
+            },
+            {
+                "number": (
+                    "ensure this value is less than or equal to 9",
+                    "value_error.number.not_le",
+                ),
+                "email": ("value is not a valid email address", "value_error.email"),
+                "choice": (
+                    "value is not a valid enumeration member; permitted: a, b",
+                    "type_error.enum",
+                ),
+                "secret": (
+                    "ensure this value has at most 2 bytes",
+                    "value_error.any_str.max_length",
+                ),
+                "other": ("extra fields not permitted", "value_error.extra"),
+            },
+        ),
+    ],
+)
 def test_marshmallow_hands_each_error_message_back_whole(data, errors):
     """What the mapping relies on: marshmallow keeps an ErrorMessage (a ``str``) through
     ``make_error``, its validators' ``format``, ``ValidationError`` and its error dict."""
@@ -76,20 +112,33 @@ def test_nested_positions_and_a_body_that_is_not_an_object():
     with pytest.raises(ValidationError) as caught:
         Probe().load({"text": "t", "items": ["", "ok", "xyz"]})
     assert pydantic_errors(caught.value.messages) == [
-        {"loc": ["body", "items", 0], "msg": "ensure this value has at least 1 characters",
-         "type": "value_error.any_str.min_length"},
-        {"loc": ["body", "items", 2], "msg": "ensure this value has at most 2 characters",
-         "type": "value_error.any_str.max_length"}]
+        {
+            "loc": ["body", "items", 0],
+            "msg": "ensure this value has at least 1 characters",
+            "type": "value_error.any_str.min_length",
+        },
+        {
+            "loc": ["body", "items", 2],
+            "msg": "ensure this value has at most 2 characters",
+            "type": "value_error.any_str.max_length",
+        },
+    ]
     with pytest.raises(ValidationError) as caught:
         Probe().load([])
     assert pydantic_errors(caught.value.messages) == [
-        {"loc": ["body"], "msg": "value is not a valid dict", "type": "type_error.dict"}]
+        {"loc": ["body"], "msg": "value is not a valid dict", "type": "type_error.dict"}
+    ]
 
 
-@pytest.mark.parametrize("field", [
-    marshmallow.fields.String(), fields.List(marshmallow.fields.Integer()),
-    fields.Dict(values=marshmallow.fields.String()),
-], ids=["field", "list item", "dict value"])
+@pytest.mark.parametrize(
+    "field",
+    [
+        marshmallow.fields.String(),
+        fields.List(marshmallow.fields.Integer()),
+        fields.Dict(values=marshmallow.fields.String()),
+    ],
+    ids=["field", "list item", "dict value"],
+)
 def test_a_field_with_marshmallows_own_messages_cannot_be_bound(field):
     schema = Schema.from_dict({"value": field})
     with pytest.raises(TypeError, match="is not an ErrorMessage"):
@@ -116,12 +165,26 @@ def test_422_bodies_do_not_depend_on_marshmallows_english():
         "tests/test_hostile_values.py::test_control_character_in_a_tag_is_422",
         "tests/test_hostile_values.py::test_blank_name_names_the_documented_pattern",
     ]
-    env = {key: value for key, value in os.environ.items()
-           if key != "DATAHUB_TEST_DATABASE_URL"}  # SQLite: the session's database stays
+    env = {
+        key: value for key, value in os.environ.items() if key != "DATAHUB_TEST_DATABASE_URL"
+    }  # SQLite: the session's database stays
     result = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "tests.english_swapped", "-p", "no:cacheprovider",
-         "-x", *tests],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600,
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "tests.english_swapped",
+            "-p",
+            "no:cacheprovider",
+            "-x",
+            *tests,
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert result.returncode == 0, result.stdout[-5000:] + result.stderr[-2000:]
     assert "marshmallow's English swapped for other words" in result.stdout

@@ -1,4 +1,5 @@
 """Start-up work done once, before serving: migrate the schema, create the first admin."""
+
 import logging
 import secrets
 import sys
@@ -23,15 +24,19 @@ def ensure_first_admin(app, out=sys.stderr):
     generated = not password
     if generated:
         password = secrets.token_urlsafe(12)
-    user = services.create_user(email=email, password=password, name="Administrator",
-                                roles=["admin"])
+    user = services.create_user(
+        email=email, password=password, name="Administrator", roles=["admin"]
+    )
     if generated:
-        _tell(app, out, f"datahub: created the first admin {email} with password {password}",
-              "datahub: it is shown only once; change it with "
-              f"`flask --app datahub users set-password {email}`")
+        _tell(
+            app,
+            out,
+            f"datahub: created the first admin {email} with password {password}",
+            "datahub: it is shown only once; change it with "
+            f"`flask --app datahub users set-password {email}`",
+        )
     else:
-        _tell(app, out,
-              f"datahub: created the first admin {email} (password from ADMIN_PASSWORD)")
+        _tell(app, out, f"datahub: created the first admin {email} (password from ADMIN_PASSWORD)")
     return user
 
 

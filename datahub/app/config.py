@@ -1,15 +1,18 @@
 """Default settings. Overridden by instance/config.py, then DATAHUB_* env, then test_config."""
+
 import ipaddress
 import os
 import re
 from datetime import timedelta
 from urllib.parse import urlsplit
 
-from datahub.platform.ratelimit_store import storage_uri
 from datahub.platform.errors import ConfigurationError
+from datahub.platform.ratelimit_store import storage_uri
 from datahub.platform.storage import check_storage_config
 
-_ORIGIN = re.compile(r"^https?://[a-z0-9.-]+(:[0-9]{1,5})?$|^https?://\[[0-9a-f:.]+\](:[0-9]{1,5})?$")
+_ORIGIN = re.compile(
+    r"^https?://[a-z0-9.-]+(:[0-9]{1,5})?$|^https?://\[[0-9a-f:.]+\](:[0-9]{1,5})?$"
+)
 
 
 class DefaultConfig:
@@ -316,8 +319,15 @@ def normalise_origin(origin):
         port = parts.port
     except ValueError:
         return origin
-    if not parts.scheme or not parts.hostname or parts.path or parts.query or parts.fragment \
-            or parts.username or parts.password:
+    if (
+        not parts.scheme
+        or not parts.hostname
+        or parts.path
+        or parts.query
+        or parts.fragment
+        or parts.username
+        or parts.password
+    ):
         return origin
     host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
     if port is None or port == _DEFAULT_PORTS.get(parts.scheme):
@@ -333,7 +343,8 @@ def parse_networks(value):
     if not isinstance(value, (list, tuple)):
         raise ConfigurationError(
             "METRICS_ALLOWED_NETWORKS must be a list of CIDR networks, e.g. "
-            '["127.0.0.0/8", "10.0.0.0/8"]')
+            '["127.0.0.0/8", "10.0.0.0/8"]'
+        )
     networks = []
     for item in value:
         try:
@@ -341,7 +352,8 @@ def parse_networks(value):
         except ValueError as exc:
             raise ConfigurationError(
                 f"METRICS_ALLOWED_NETWORKS entry {item!r} is not a CIDR network like "
-                f"10.0.0.0/8 or ::1/128 ({exc})") from None
+                f"10.0.0.0/8 or ::1/128 ({exc})"
+            ) from None
     return tuple(networks)
 
 
@@ -358,7 +370,8 @@ def check_ldap_config(config):
     roles = config.get("LDAP_GROUP_ROLES") or {}
     if not isinstance(roles, dict) or not set(roles) <= {"viewer", "editor", "admin"}:
         raise ConfigurationError(
-            'LDAP_GROUP_ROLES must map roles to group DNs: {"admin": "cn=...", ...}')
+            'LDAP_GROUP_ROLES must map roles to group DNs: {"admin": "cn=...", ...}'
+        )
     if roles and not config.get("LDAP_GROUP_BASE"):
         raise ConfigurationError("LDAP_GROUP_ROLES is set but LDAP_GROUP_BASE is not")
 
@@ -409,19 +422,25 @@ def finish_config(config, instance_path):
         config["SQLALCHEMY_ENGINE_OPTIONS"] = engine_options
     else:
         config["SQLALCHEMY_ENGINE_OPTIONS"] = {
-            "pool_pre_ping": True, **(config.get("SQLALCHEMY_ENGINE_OPTIONS") or {})
+            "pool_pre_ping": True,
+            **(config.get("SQLALCHEMY_ENGINE_OPTIONS") or {}),
         }
     if not config.get("STORAGE_PATH"):
         config["STORAGE_PATH"] = os.path.join(instance_path, "storage")
     if not config.get("RATELIMIT_STORAGE_URI"):
         config["RATELIMIT_STORAGE_URI"] = storage_uri(
-            os.path.join(instance_path, "ratelimits.sqlite"))
+            os.path.join(instance_path, "ratelimits.sqlite")
+        )
 
     config["JWT_ACCESS_TOKEN_EXPIRES"] = as_timedelta(config["JWT_ACCESS_TOKEN_EXPIRES"])
     config["JWT_REFRESH_TOKEN_EXPIRES"] = as_timedelta(config["JWT_REFRESH_TOKEN_EXPIRES"])
-    config["JWT_DECODE_ALGORITHMS"] = config.get("JWT_DECODE_ALGORITHMS") or [config["JWT_ALGORITHM"]]
+    config["JWT_DECODE_ALGORITHMS"] = config.get("JWT_DECODE_ALGORITHMS") or [
+        config["JWT_ALGORITHM"]
+    ]
     config["JWT_DECODE_ISSUER"] = config.get("JWT_DECODE_ISSUER") or config["JWT_ENCODE_ISSUER"]
-    config["JWT_DECODE_AUDIENCE"] = config.get("JWT_DECODE_AUDIENCE") or config["JWT_ENCODE_AUDIENCE"]
+    config["JWT_DECODE_AUDIENCE"] = (
+        config.get("JWT_DECODE_AUDIENCE") or config["JWT_ENCODE_AUDIENCE"]
+    )
     # Access tokens come only from the header; refresh tokens only from the cookie (each
     # view names its one location explicitly).
     config["JWT_TOKEN_LOCATION"] = ["headers", "cookies"]

@@ -1,4 +1,5 @@
 """Extension objects, bound to the app in ``create_app``."""
+
 from flask_cors import CORS
 from flask_jwt_extended import JWTManager
 from flask_migrate import Migrate
@@ -37,4 +38,3 @@ limiter = Limiter(
     on_breach=rate_limit_breached,
 )
 cors = CORS()
-

@@ -1,5 +1,6 @@
 """The application factory: settings, then extensions, blueprints, error handlers,
 commands and request hooks, each registered by a function of its own."""
+
 import os
 
 from flask import has_request_context, request
@@ -43,8 +44,8 @@ def create_app(test_config=None):
 def register_extensions(app):
     from werkzeug.middleware.proxy_fix import ProxyFix
 
-    from datahub.platform.database import tune_sqlite
     from datahub.app.extensions import api, cors, db, jwt, limiter, migrate
+    from datahub.platform.database import tune_sqlite
 
     db.init_app(app)
     with app.app_context():
@@ -71,11 +72,20 @@ def register_extensions(app):
             origins=app.config["CORS_ORIGINS"],  # exact origins only, never a pattern or "*"
             supports_credentials=True,
             methods=["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
-            allow_headers=["Authorization", "Content-Type", "X-Request-ID",
-                           app.config["JWT_REFRESH_CSRF_HEADER_NAME"]],
-            expose_headers=["Retry-After", "X-Request-ID", "WWW-Authenticate",
-                            "Content-Disposition", "ETag",
-                            app.config["JWT_REFRESH_CSRF_HEADER_NAME"]],
+            allow_headers=[
+                "Authorization",
+                "Content-Type",
+                "X-Request-ID",
+                app.config["JWT_REFRESH_CSRF_HEADER_NAME"],
+            ],
+            expose_headers=[
+                "Retry-After",
+                "X-Request-ID",
+                "WWW-Authenticate",
+                "Content-Disposition",
+                "ETag",
+                app.config["JWT_REFRESH_CSRF_HEADER_NAME"],
+            ],
             max_age=600,
             send_wildcard=False,
         )
@@ -95,18 +105,18 @@ def request_only_reads():
 
 
 def register_blueprints(app):
-    from datahub.identity.auth.oidc_routes import blp as oidc_blp
-    from datahub.identity.auth.routes import blp as auth_blp
+    from datahub.app.extensions import api
     from datahub.collections.routes import blp as collections_blp
     from datahub.datasets.routes import blp as datasets_blp
     from datahub.docs import blp as docs_blp
     from datahub.docs import serve_docs_with_slash
-    from datahub.app.extensions import api
+    from datahub.identity.auth.oidc_routes import blp as oidc_blp
+    from datahub.identity.auth.routes import blp as auth_blp
+    from datahub.identity.users.routes import blp as users_blp
     from datahub.ops import blp as ops_blp
     from datahub.pipelines.routes import blp as pipelines_blp
     from datahub.pipelines.steps import register_openapi_schemas
     from datahub.spa import blp as spa_blp
-    from datahub.identity.users.routes import blp as users_blp
 
     api.register_blueprint(auth_blp)
     api.register_blueprint(oidc_blp)
@@ -129,8 +139,8 @@ def register_error_handlers(app):
 
 def register_commands(app):
     from datahub.identity.commands import sessions_cli
-    from datahub.pipelines.commands import worker_command
     from datahub.identity.users.commands import users_cli
+    from datahub.pipelines.commands import worker_command
 
     app.cli.add_command(users_cli)
     app.cli.add_command(worker_command)

@@ -6,6 +6,7 @@ that an upgrade shows here (``tests/test_library_shapes.py`` fails when it chang
 
 :class:`NoSessions` uses only the documented ``SessionInterface``.
 """
+
 import flask.globals
 from flask import Flask
 from flask.sessions import SessionInterface
@@ -51,4 +52,3 @@ try:
     request_context = flask.globals.request_ctx._get_current_object
 except AttributeError:
     request_context = None
-

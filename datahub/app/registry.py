@@ -2,6 +2,7 @@
 token codec, the request guard, pooled connections to a directory or an identity
 provider... Each lives in ``app.extensions`` under a key of its own, and is made there by
 :func:`per_app` only."""
+
 import threading
 
 _LOCK = threading.RLock()  # what one makes may need another: made in the same thread

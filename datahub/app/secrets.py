@@ -1,4 +1,5 @@
 """The signing secret: configured, or generated once and kept in the instance folder."""
+
 import os
 import secrets
 

@@ -1,4 +1,5 @@
 """The collections feature's errors."""
+
 from datahub.platform.errors import NotFound
 
 

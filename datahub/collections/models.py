@@ -1,9 +1,10 @@
 """A collection and its member datasets."""
+
 import sqlalchemy as sa
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from datahub.platform.database import UTCDateTime, utcnow
 from datahub.app.extensions import db
+from datahub.platform.database import UTCDateTime, utcnow
 from datahub.resources.services import OwnedNamed
 
 

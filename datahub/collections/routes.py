@@ -1,4 +1,5 @@
 """/api/v1/collections: list, create, get, change and delete, and membership."""
+
 from flask import url_for
 from flask.views import MethodView
 
@@ -11,7 +12,10 @@ from datahub.web.listing import paginate
 from datahub.web.openapi import BEARER, JSON_BODY_ERRORS, described, operation
 
 blp = Blueprint(
-    "collections", __name__, url_prefix="/api/v1/collections", guard=authenticate,
+    "collections",
+    __name__,
+    url_prefix="/api/v1/collections",
+    guard=authenticate,
     description="Collections: named groups of datasets",
 )
 
@@ -25,20 +29,33 @@ class Collections(MethodView):
     @operation(blp, "list_collections", 401, 403, 422, security=BEARER)
     @blp.arguments(schemas.CollectionListArgsSchema, location="query")
     @blp.response(200, schemas.CollectionPageSchema)
-    @described("List collections", "One page of collections, oldest first, filtered by name "
-               "or owner (any role).")
+    @described(
+        "List collections",
+        "One page of collections, oldest first, filtered by name or owner (any role).",
+    )
     def get(self, args):
         permissions.require_read(current_user)
         return paginate(services.collections_query(args, current_user), args)
 
-    @operation(blp, "create_collection", *JSON_BODY_ERRORS, 401, 403, DATASET_NOT_FOUND, 409,
-               security=BEARER)
+    @operation(
+        blp,
+        "create_collection",
+        *JSON_BODY_ERRORS,
+        401,
+        403,
+        DATASET_NOT_FOUND,
+        409,
+        security=BEARER,
+    )
     @permissions.before_body(lambda: permissions.require_create(current_user))
     @blp.arguments(schemas.CollectionCreateSchema)
     @blp.response(201, schemas.CollectionSchema, headers={"Location": "Location"})
-    @described("Create a collection", "Editors and admins; the caller owns the new "
-               "collection, whose URL is in `Location`. 409 `Name already exists` when "
-               "another has the name.")
+    @described(
+        "Create a collection",
+        "Editors and admins; the caller owns the new "
+        "collection, whose URL is in `Location`. 409 `Name already exists` when "
+        "another has the name.",
+    )
     def post(self, values):
         collection = services.create_collection(current_user, values)
         location = url_for("collections.CollectionById", collection_id=collection.id)
@@ -54,20 +71,31 @@ class CollectionById(MethodView):
         permissions.require_read(current_user)
         return services.get_collection(collection_id)
 
-    @operation(blp, "update_collection", *JSON_BODY_ERRORS, 401, 403, COLLECTION_NOT_FOUND,
-               409, security=BEARER)
+    @operation(
+        blp,
+        "update_collection",
+        *JSON_BODY_ERRORS,
+        401,
+        403,
+        COLLECTION_NOT_FOUND,
+        409,
+        security=BEARER,
+    )
     @changes_row(services.get_collection)
     @blp.arguments(schemas.CollectionUpdateSchema)
     @blp.response(200, schemas.CollectionSchema)
-    @described("Change a collection", "Change name, description or the whole member list "
-               "(the owner, if an editor, or an admin).")
+    @described(
+        "Change a collection",
+        "Change name, description or the whole member list (the owner, if an editor, or an admin).",
+    )
     def patch(self, collection, values):
         return services.update_collection(collection, values)
 
     @operation(blp, "delete_collection", 401, 403, COLLECTION_NOT_FOUND, 422, security=BEARER)
     @blp.response(204, description="Deleted; its datasets stay")
-    @described("Delete a collection", "The owner, if an editor, or an admin. Its datasets "
-               "are not deleted.")
+    @described(
+        "Delete a collection", "The owner, if an editor, or an admin. Its datasets are not deleted."
+    )
     def delete(self, collection_id):
         collection = services.get_collection(collection_id, for_update=True)
         services.delete_collection(changeable(collection))
@@ -78,8 +106,9 @@ def _membership_change(operation_id):
 
     def decorator(view):
         view = blp.response(200, schemas.CollectionSchema)(view)
-        return operation(blp, operation_id, 401, 403, MEMBERSHIP_NOT_FOUND, 422,
-                         security=BEARER)(view)
+        return operation(blp, operation_id, 401, 403, MEMBERSHIP_NOT_FOUND, 422, security=BEARER)(
+            view
+        )
 
     return decorator
 

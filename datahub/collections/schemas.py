@@ -1,10 +1,10 @@
 """Collection bodies. Clients set ``name``, ``description`` and ``dataset_ids``; ``id``,
 ``owner_id`` and timestamps are refused with 422 ``extra fields not permitted``."""
+
 from marshmallow import post_load
 
-from datahub.web.validation import fields
 from datahub.web.listing import NamedListArgsSchema, page_schema
-from datahub.web.validation import Length, Range, Schema, name_field, strip_name, text_field
+from datahub.web.validation import Length, Range, Schema, fields, name_field, strip_name, text_field
 
 MAX_MEMBERS_PER_REQUEST = 1000
 
@@ -14,15 +14,17 @@ class CollectionSchema(Schema):
     name = fields.String(required=True)
     description = fields.String(required=True)
     owner_id = fields.String(required=True)
-    dataset_ids = fields.List(fields.Integer(), required=True,
-                              metadata={"description": "Member datasets, ascending"})
+    dataset_ids = fields.List(
+        fields.Integer(), required=True, metadata={"description": "Member datasets, ascending"}
+    )
     created_at = fields.DateTime(required=True, format="iso")
     updated_at = fields.DateTime(required=True, format="iso")
 
 
 class CollectionCreateSchema(Schema):
-    name = name_field("Unique, compared case-insensitively; surrounding spaces are removed",
-                      required=True)
+    name = name_field(
+        "Unique, compared case-insensitively; surrounding spaces are removed", required=True
+    )
     description = text_field(10000, load_default="")
     dataset_ids = fields.List(
         fields.Integer(strict=True, validate=Range(min=1)),

@@ -1,12 +1,13 @@
 """What can be done to collections, independent of HTTP."""
+
 import sqlalchemy as sa
 
+from datahub.app.extensions import db
 from datahub.collections.errors import CollectionNotFound
 from datahub.collections.models import Collection
-from datahub.platform.database import utcnow, valid_id
 from datahub.datasets.errors import DatasetNotFound
 from datahub.datasets.models import Dataset
-from datahub.app.extensions import db
+from datahub.platform.database import utcnow, valid_id
 from datahub.resources.services import create_named, filter_named, get_or_raise, update_named
 
 FIELDS = ("description", "dataset_ids")
@@ -39,13 +40,15 @@ def _require_members(values):
 
 def create_collection(owner, values):
     # Any other integrity error at the commit: a member dataset deleted meanwhile.
-    return create_named(Collection, owner, values, FIELDS, check=_require_members,
-                        otherwise=DatasetNotFound)
+    return create_named(
+        Collection, owner, values, FIELDS, check=_require_members, otherwise=DatasetNotFound
+    )
 
 
 def update_collection(collection, values):
-    return update_named(collection, values, FIELDS, check=_require_members,
-                        otherwise=DatasetNotFound)
+    return update_named(
+        collection, values, FIELDS, check=_require_members, otherwise=DatasetNotFound
+    )
 
 
 def delete_collection(collection):

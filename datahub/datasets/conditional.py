@@ -2,12 +2,18 @@
 If-Match / If-Unmodified-Since (412), then If-None-Match / If-Modified-Since (304), then
 Range with If-Range (206, or the whole file). werkzeug parses the headers; its
 ``make_conditional`` is left only the Range of a request that has passed them all."""
+
 from datetime import timezone
 
 from werkzeug.http import unquote_etag
 
-CONDITIONAL_HEADERS = ("HTTP_IF_MATCH", "HTTP_IF_NONE_MATCH", "HTTP_IF_MODIFIED_SINCE",
-                       "HTTP_IF_UNMODIFIED_SINCE", "HTTP_IF_RANGE")
+CONDITIONAL_HEADERS = (
+    "HTTP_IF_MATCH",
+    "HTTP_IF_NONE_MATCH",
+    "HTTP_IF_MODIFIED_SINCE",
+    "HTTP_IF_UNMODIFIED_SINCE",
+    "HTTP_IF_RANGE",
+)
 
 
 def _http_time(value):
@@ -37,8 +43,9 @@ def range_environ(request, etag, last_modified):
     (decided already), and without a Range that does not apply: one whose If-Range does
     not match strongly (a weak ETag never does), or of several ranges (the whole file is
     sent rather than a multipart/byteranges answer)."""
-    environ = {key: value for key, value in request.environ.items()
-               if key not in CONDITIONAL_HEADERS}
+    environ = {
+        key: value for key, value in request.environ.items() if key not in CONDITIONAL_HEADERS
+    }
     if "HTTP_RANGE" in environ and not _range_applies(request, etag, last_modified):
         del environ["HTTP_RANGE"]
     return environ

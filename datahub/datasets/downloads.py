@@ -1,5 +1,6 @@
 """A dataset's file as a response: preconditions, one range, or a redirect to a presigned
 URL (S3), with the Content-Type, name and ETag it was uploaded with."""
+
 import io
 import unicodedata
 from urllib.parse import quote
@@ -42,9 +43,11 @@ def file_response(dataset):
     unchanged = status == 304
     if config["STORAGE_PRESIGNED_DOWNLOADS"] and not unchanged:
         url = storage.presigned_url(
-            dataset.file_key, config["STORAGE_PRESIGNED_EXPIRES"],
+            dataset.file_key,
+            config["STORAGE_PRESIGNED_EXPIRES"],
             content_type=mimetype,
-            content_disposition=attachment_disposition(download_name))
+            content_disposition=attachment_disposition(download_name),
+        )
         if url is not None:
             response = redirect(url, 302)
             response.headers["Cache-Control"] = "no-store"  # the URL expires
@@ -93,8 +96,7 @@ def attachment_disposition(name):
         name.encode("ascii")
     except UnicodeEncodeError:
         simple = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode("ascii")
-        names = {"filename": simple,
-                 "filename*": "UTF-8''" + quote(name, safe="!#$&+-.^_`|~")}
+        names = {"filename": simple, "filename*": "UTF-8''" + quote(name, safe="!#$&+-.^_`|~")}
     else:
         names = {"filename": name}
     return dump_options_header("attachment", names)

@@ -1,5 +1,6 @@
 """The datasets feature's errors: what its services raise (domain errors, which know no
 HTTP) and what its upload and download answer (the HTTP contract's own)."""
+
 from datahub.platform.errors import NotFound, Unprocessable
 from datahub.web.errors import APIError, BadRequest
 
@@ -49,5 +50,7 @@ class FormEncodedUpload(APIError):
     has dropped the file's line breaks, and the Content-Type is not the file's."""
 
     code = 415
-    detail = ("Send the file raw (curl --data-binary with its Content-Type) or as "
-              "multipart/form-data, not form-encoded")
+    detail = (
+        "Send the file raw (curl --data-binary with its Content-Type) or as "
+        "multipart/form-data, not form-encoded"
+    )

@@ -1,5 +1,6 @@
 """/api/v1/datasets/{dataset_id}/file and .../preview: upload and download a dataset's file,
 and preview it as a table (the documents of their bodies: ``datasets.openapi``)."""
+
 from flask import current_app
 from flask.views import MethodView
 
@@ -24,20 +25,33 @@ from datahub.web.openapi import BEARER, operation
 class DatasetFile(MethodView):
     @takes_file
     @operation(
-        blp, "upload_dataset_file",
-        (400, "`File too large` (over `MAX_CONTENT_LENGTH`), `File is empty`, `Malformed "
-              "multipart body`, or `Request body ended before its Content-Length`; the "
-              "previous file stays"),
-        401, 403, (404, "`Dataset not found`"),
-        (415, "A form-encoded body (`curl -d @file`): send the file raw or as "
-              "multipart/form-data"),
-        (422, "Validation error: a Content-Type that is not a media type, a multipart body "
-              "without its `file` part, or a bad `filename`"),
+        blp,
+        "upload_dataset_file",
+        (
+            400,
+            "`File too large` (over `MAX_CONTENT_LENGTH`), `File is empty`, `Malformed "
+            "multipart body`, or `Request body ended before its Content-Length`; the "
+            "previous file stays",
+        ),
+        401,
+        403,
+        (404, "`Dataset not found`"),
+        (415, "A form-encoded body (`curl -d @file`): send the file raw or as multipart/form-data"),
+        (
+            422,
+            "Validation error: a Content-Type that is not a media type, a multipart body "
+            "without its `file` part, or a bad `filename`",
+        ),
         STORAGE_UNAVAILABLE,
-        (507, "`Storage quota exceeded` (the owner's files would pass `QUOTA_STORAGE_BYTES`; "
-              "the file replaced counts as freed), or `Insufficient storage` (the storage "
-              "is full); the previous file stays"),
-        security=BEARER, requestBody=UPLOAD_BODY)
+        (
+            507,
+            "`Storage quota exceeded` (the owner's files would pass `QUOTA_STORAGE_BYTES`; "
+            "the file replaced counts as freed), or `Insufficient storage` (the storage "
+            "is full); the previous file stays",
+        ),
+        security=BEARER,
+        requestBody=UPLOAD_BODY,
+    )
     @blp.arguments(schemas.UploadArgsSchema, location="query")
     @blp.response(200, schemas.DatasetSchema, description="The dataset with its new file")
     def put(self, args, dataset_id):
@@ -63,11 +77,20 @@ class DatasetFile(MethodView):
         upload = Upload(limit.size, default_name=f"dataset-{dataset.id}")
         return services.store_file(dataset_id, upload, limit)
 
-    @operation(blp, "download_dataset_file", 401, 403, FILE_NOT_FOUND,
-               (412, "`Precondition Failed`: `If-Match` or `If-Unmodified-Since` does not hold"),
-               416, 422,
-               STORAGE_UNAVAILABLE, security=BEARER, parameters=DOWNLOAD_PARAMETERS,
-               responses=DOWNLOAD_RESPONSES)
+    @operation(
+        blp,
+        "download_dataset_file",
+        401,
+        403,
+        FILE_NOT_FOUND,
+        (412, "`Precondition Failed`: `If-Match` or `If-Unmodified-Since` does not hold"),
+        416,
+        422,
+        STORAGE_UNAVAILABLE,
+        security=BEARER,
+        parameters=DOWNLOAD_PARAMETERS,
+        responses=DOWNLOAD_RESPONSES,
+    )
     def get(self, dataset_id):
         """Download a dataset's file
 
@@ -84,11 +107,20 @@ class DatasetFile(MethodView):
 
 @blp.route("/<id:dataset_id>/preview")
 class DatasetPreview(MethodView):
-    @operation(blp, "preview_dataset", 401, 403,
-               (404, "`Dataset not found`, or `Dataset has no file`"),
-               (422, "Validation error, `Dataset file is not tabular`, `Preview is too "
-                     "large` or `Preview timed out`"),
-               STORAGE_UNAVAILABLE, security=BEARER)
+    @operation(
+        blp,
+        "preview_dataset",
+        401,
+        403,
+        (404, "`Dataset not found`, or `Dataset has no file`"),
+        (
+            422,
+            "Validation error, `Dataset file is not tabular`, `Preview is too "
+            "large` or `Preview timed out`",
+        ),
+        STORAGE_UNAVAILABLE,
+        security=BEARER,
+    )
     @blp.arguments(schemas.PreviewArgsSchema, location="query")
     @blp.response(200, schemas.PreviewSchema)
     def get(self, args, dataset_id):

@@ -1,9 +1,10 @@
 """The dataset, its tags, and the metadata of its stored file."""
+
 import sqlalchemy as sa
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from datahub.platform.database import UTCDateTime
 from datahub.app.extensions import db
+from datahub.platform.database import UTCDateTime
 from datahub.resources.services import OwnedNamed
 
 

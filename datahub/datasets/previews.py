@@ -3,20 +3,21 @@ datahub.datasets.previews_job), never in the web process: at most
 ``PREVIEW_CONCURRENCY`` at once per web process, each within ``PREVIEW_TIMEOUT_SECONDS``
 (waiting for a turn included) and ``PIPELINE_MEMORY_LIMIT`` + ``PIPELINE_MEMORY_MARGIN``;
 the answer at most ``PREVIEW_MAX_BYTES`` of JSON, long cells cut."""
+
 import contextlib
 import os
 import threading
 import time
 
 from datahub.app.extensions import db
-from datahub.platform import isolation
-from datahub.platform.storage import get_storage
 from datahub.datasets.errors import (
     DatasetHasNoFile,
     DatasetNotTabular,
     PreviewTimedOut,
     PreviewTooLarge,
 )
+from datahub.platform import isolation
+from datahub.platform.storage import get_storage
 
 _lock = threading.Lock()
 _state = {}  # pid → (pool, semaphore): a forked web worker builds its own
@@ -26,8 +27,10 @@ def _pool_and_turns(config):
     with _lock:
         state = _state.get(os.getpid())
         if state is None:
-            state = (isolation.ProcessPool(spares=1),
-                     threading.BoundedSemaphore(int(config["PREVIEW_CONCURRENCY"])))
+            state = (
+                isolation.ProcessPool(spares=1),
+                threading.BoundedSemaphore(int(config["PREVIEW_CONCURRENCY"])),
+            )
             _state.clear()
             _state[os.getpid()] = state
         return state
@@ -45,7 +48,8 @@ def preview_dataset(dataset, limit, config):
         try:
             # The stored file itself, or (S3) a temporary copy in PIPELINE_TEMP_DIR.
             path = stack.enter_context(
-                get_storage().local_copy(key, config.get("PIPELINE_TEMP_DIR")))
+                get_storage().local_copy(key, config.get("PIPELINE_TEMP_DIR"))
+            )
         except FileNotFoundError:
             raise DatasetHasNoFile() from None
         try:
@@ -70,13 +74,18 @@ def preview_file(path, limit, name, config):
         limits = isolation.Limits(
             memory=isolation.parse_size(config["PIPELINE_MEMORY_LIMIT"]),
             margin=isolation.parse_size(config["PIPELINE_MEMORY_MARGIN"]),
-            seconds=max(0.0, seconds - (time.monotonic() - started)))
-        args = {"path": path, "limit": int(limit), "name": name,
-                "memory_limit": str(config["PIPELINE_MEMORY_LIMIT"]),
-                "threads": config.get("PIPELINE_THREADS"),
-                "temp_dir": config.get("PIPELINE_TEMP_DIR"),
-                "max_line_size": int(config["PIPELINE_MAX_LINE_SIZE"]),
-                "max_bytes": int(config["PREVIEW_MAX_BYTES"])}
+            seconds=max(0.0, seconds - (time.monotonic() - started)),
+        )
+        args = {
+            "path": path,
+            "limit": int(limit),
+            "name": name,
+            "memory_limit": str(config["PIPELINE_MEMORY_LIMIT"]),
+            "threads": config.get("PIPELINE_THREADS"),
+            "temp_dir": config.get("PIPELINE_TEMP_DIR"),
+            "max_line_size": int(config["PIPELINE_MAX_LINE_SIZE"]),
+            "max_bytes": int(config["PREVIEW_MAX_BYTES"]),
+        }
         try:
             return isolation.run_job(pool, "preview", args, limits)
         except isolation.JobError as exc:

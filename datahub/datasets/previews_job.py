@@ -1,5 +1,6 @@
 """A preview, as executed in an isolated process (datahub.platform.isolation): the first rows of a
 file, long cells cut, refused when its JSON is still larger than the bound."""
+
 import json
 
 from datahub.datasets import tabular
@@ -19,8 +20,9 @@ def cut(value):
     if isinstance(value, list):
         items = [cut(item) for item in value[:LIST_ITEMS]]
         was_cut = len(value) > LIST_ITEMS or any(flag for _, flag in items)
-        return [item for item, _ in items] + ([CUT_MARK] if len(value) > LIST_ITEMS else []), \
-            was_cut
+        return [item for item, _ in items] + (
+            [CUT_MARK] if len(value) > LIST_ITEMS else []
+        ), was_cut
     if isinstance(value, dict):
         entries = [(key, cut(item)) for key, item in list(value.items())[:LIST_ITEMS]]
         was_cut = len(value) > LIST_ITEMS or any(flag for _, (_, flag) in entries)
@@ -31,9 +33,15 @@ def cut(value):
 def preview_job(args):
     try:
         table = tabular.preview(
-            args["path"], args["limit"], memory_limit=args["memory_limit"],
-            threads=args.get("threads"), temp_dir=args.get("temp_dir"),
-            max_line_size=args["max_line_size"], name=args["name"], cell_chars=CELL_CHARS)
+            args["path"],
+            args["limit"],
+            memory_limit=args["memory_limit"],
+            threads=args.get("threads"),
+            temp_dir=args.get("temp_dir"),
+            max_line_size=args["max_line_size"],
+            name=args["name"],
+            cell_chars=CELL_CHARS,
+        )
     except tabular.NotTabular as exc:
         raise JobError("not_tabular", str(exc)) from None
     except FileNotFoundError:  # replaced or deleted since it was looked up

@@ -1,5 +1,6 @@
 """/api/v1/datasets: list, create, get, change and delete; the file's routes follow (they
 are documented after these: ``file_routes``)."""
+
 from flask import url_for
 from flask.views import MethodView
 
@@ -12,8 +13,11 @@ from datahub.web.listing import paginate
 from datahub.web.openapi import BEARER, JSON_BODY_ERRORS, described, operation
 
 NOT_FOUND = (404, "`Dataset not found`")
-QUOTA_OR_FORBIDDEN = (403, "Forbidden: the role does not allow this, or `Dataset quota "
-                           "exceeded` (the caller owns `QUOTA_DATASETS` datasets)")
+QUOTA_OR_FORBIDDEN = (
+    403,
+    "Forbidden: the role does not allow this, or `Dataset quota "
+    "exceeded` (the caller owns `QUOTA_DATASETS` datasets)",
+)
 
 
 @blp.route("/", strict_slashes=False, endpoint="Datasets")
@@ -21,20 +25,26 @@ class Datasets(MethodView):
     @operation(blp, "list_datasets", 401, 403, 422, security=BEARER)
     @blp.arguments(schemas.DatasetListArgsSchema, location="query")
     @blp.response(200, schemas.DatasetPageSchema)
-    @described("List datasets", "One page of datasets, oldest first, filtered by name, tag "
-               "or owner (any role).")
+    @described(
+        "List datasets",
+        "One page of datasets, oldest first, filtered by name, tag or owner (any role).",
+    )
     def get(self, args):
         permissions.require_read(current_user)
         return paginate(services.datasets_query(args, current_user), args)
 
-    @operation(blp, "create_dataset", *JSON_BODY_ERRORS, 401, QUOTA_OR_FORBIDDEN, 409,
-               security=BEARER)
+    @operation(
+        blp, "create_dataset", *JSON_BODY_ERRORS, 401, QUOTA_OR_FORBIDDEN, 409, security=BEARER
+    )
     @permissions.before_body(lambda: permissions.require_create(current_user))
     @blp.arguments(schemas.DatasetCreateSchema)
     @blp.response(201, schemas.DatasetSchema, headers={"Location": "Location"})
-    @described("Create a dataset", "Editors and admins; the caller owns the new dataset, "
-               "whose URL is in `Location`. 409 `Name already exists` when another has the "
-               "name.")
+    @described(
+        "Create a dataset",
+        "Editors and admins; the caller owns the new dataset, "
+        "whose URL is in `Location`. 409 `Name already exists` when another has the "
+        "name.",
+    )
     def post(self, values):
         dataset = services.create_dataset(current_user, values)
         return dataset, 201, {"Location": url_for("datasets.DatasetById", dataset_id=dataset.id)}
@@ -49,21 +59,24 @@ class DatasetById(MethodView):
         permissions.require_read(current_user)
         return services.get_dataset(dataset_id)
 
-    @operation(blp, "update_dataset", *JSON_BODY_ERRORS, 401, 403, NOT_FOUND, 409,
-               security=BEARER)
+    @operation(blp, "update_dataset", *JSON_BODY_ERRORS, 401, 403, NOT_FOUND, 409, security=BEARER)
     @changes_row(services.get_dataset)
     @blp.arguments(schemas.DatasetUpdateSchema)
     @blp.response(200, schemas.DatasetSchema)
-    @described("Change a dataset", "Change name, description or tags (the owner, if an "
-               "editor, or an admin).")
+    @described(
+        "Change a dataset",
+        "Change name, description or tags (the owner, if an editor, or an admin).",
+    )
     def patch(self, dataset, values):
         return services.update_dataset(dataset, values)
 
     @operation(blp, "delete_dataset", 401, 403, NOT_FOUND, 422, security=BEARER)
-    @blp.response(204, description="Deleted; its file is removed and it leaves its "
-                                   "collections")
-    @described("Delete a dataset", "Delete a dataset and its file (the owner, if an editor, "
-               "or an admin); it leaves its collections.")
+    @blp.response(204, description="Deleted; its file is removed and it leaves its collections")
+    @described(
+        "Delete a dataset",
+        "Delete a dataset and its file (the owner, if an editor, "
+        "or an admin); it leaves its collections.",
+    )
     def delete(self, dataset_id):
         # Locked, so an upload finishing meanwhile cannot attach a file to a deleted row.
         services.delete_dataset(changeable(services.get_dataset(dataset_id, for_update=True)))

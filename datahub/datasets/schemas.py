@@ -1,10 +1,10 @@
 """Dataset bodies. Only ``name``, ``description`` and ``tags`` can be set by clients;
 anything else (``id``, ``owner_id``, timestamps, ``file``) is refused with 422
 ``extra fields not permitted``."""
+
 from flask import current_app
 from marshmallow import post_load
 
-from datahub.web.validation import fields
 from datahub.datasets.tabular import FORMATS
 from datahub.web.listing import NamedListArgsSchema, page_schema
 from datahub.web.openapi import named_enum
@@ -12,6 +12,7 @@ from datahub.web.validation import (
     Length,
     Range,
     Schema,
+    fields,
     label_field,
     name_field,
     strip_name,
@@ -21,24 +22,35 @@ from datahub.web.validation import (
 MAX_TAGS = 50
 PREVIEW_ROWS = 50  # a preview's default ``limit``
 MAX_PREVIEW_ROWS = 1000  # PREVIEW_MAX_ROWS' default, which the OpenAPI document states
-FILE_FORMAT = named_enum("FileFormat", FORMATS, "A tabular file's format: csv, parquet or "
-                         "jsonl (JSON lines)")
+FILE_FORMAT = named_enum(
+    "FileFormat", FORMATS, "A tabular file's format: csv, parquet or jsonl (JSON lines)"
+)
 
 
 class DatasetFileSchema(Schema):
     """What is known of a dataset's file (named so that no generated client's model
     collides with its own ``File`` type)."""
 
-    filename = fields.String(required=True, metadata={
-        "description": "The name the client gave (multipart part's filename, or the "
-                       "`filename` query parameter of a raw upload)"})
-    content_type = fields.String(required=True, metadata={
-        "description": "The media type the client sent with the file (the request's or "
-                       "the multipart part's Content-Type; application/octet-stream when "
-                       "none): downloads answer with it"})
+    filename = fields.String(
+        required=True,
+        metadata={
+            "description": "The name the client gave (multipart part's filename, or the "
+            "`filename` query parameter of a raw upload)"
+        },
+    )
+    content_type = fields.String(
+        required=True,
+        metadata={
+            "description": "The media type the client sent with the file (the request's or "
+            "the multipart part's Content-Type; application/octet-stream when "
+            "none): downloads answer with it"
+        },
+    )
     size_bytes = fields.Integer(required=True, metadata={"minimum": 0})
-    sha256 = fields.String(required=True, metadata={
-        "description": "Hex digest of the file's bytes; the download's ETag"})
+    sha256 = fields.String(
+        required=True,
+        metadata={"description": "Hex digest of the file's bytes; the download's ETag"},
+    )
     uploaded_at = fields.DateTime(required=True, format="iso")
 
 
@@ -50,13 +62,18 @@ class DatasetSchema(Schema):
     owner_id = fields.String(required=True)
     created_at = fields.DateTime(required=True, format="iso")
     updated_at = fields.DateTime(required=True, format="iso")
-    file = fields.Nested(DatasetFileSchema, allow_none=True, required=True,
-                         metadata={"description": "null until a file is uploaded"})
+    file = fields.Nested(
+        DatasetFileSchema,
+        allow_none=True,
+        required=True,
+        metadata={"description": "null until a file is uploaded"},
+    )
 
 
 class DatasetCreateSchema(Schema):
-    name = name_field("Unique, compared case-insensitively; surrounding spaces are removed",
-                      required=True)
+    name = name_field(
+        "Unique, compared case-insensitively; surrounding spaces are removed", required=True
+    )
     description = text_field(10000, load_default="")
     tags = fields.List(
         label_field(Length(min=1, max=64)),
@@ -106,29 +123,42 @@ class PreviewRows(Range):
 
 class PreviewArgsSchema(Schema):
     limit = fields.Integer(
-        load_default=PREVIEW_ROWS, validate=PreviewRows(),
+        load_default=PREVIEW_ROWS,
+        validate=PreviewRows(),
         metadata={"description": "Rows to show, 1 to 1000 (PREVIEW_MAX_ROWS)"},
     )
 
 
 class PreviewColumnSchema(Schema):
     name = fields.String(required=True)
-    type = fields.String(required=True, metadata={"description": "DuckDB's type name: "
-                                                  "VARCHAR, BIGINT, DOUBLE, DATE, ..."})
+    type = fields.String(
+        required=True,
+        metadata={"description": "DuckDB's type name: VARCHAR, BIGINT, DOUBLE, DATE, ..."},
+    )
 
 
 class PreviewSchema(Schema):
-    format = fields.String(required=True, metadata={
-        **FILE_FORMAT, "description": "What the file was read as (from its bytes)"})
+    format = fields.String(
+        required=True,
+        metadata={**FILE_FORMAT, "description": "What the file was read as (from its bytes)"},
+    )
     columns = fields.List(fields.Nested(PreviewColumnSchema), required=True)
     rows = fields.List(
-        fields.List(fields.Raw(allow_none=True)), required=True,
-        metadata={"description": "The first rows, each a list of values in column order: "
-                                 "numbers and booleans as JSON's, null for an empty cell, "
-                                 "dates and times as ISO 8601 text, decimals as text"})
-    truncated = fields.Boolean(required=True, metadata={
-        "description": "True when a cell was cut: text past 1,000 characters, or a list "
-                       "past 100 items, ends with `…`"})
+        fields.List(fields.Raw(allow_none=True)),
+        required=True,
+        metadata={
+            "description": "The first rows, each a list of values in column order: "
+            "numbers and booleans as JSON's, null for an empty cell, "
+            "dates and times as ISO 8601 text, decimals as text"
+        },
+    )
+    truncated = fields.Boolean(
+        required=True,
+        metadata={
+            "description": "True when a cell was cut: text past 1,000 characters, or a list "
+            "past 100 items, ends with `…`"
+        },
+    )
 
 
 DatasetPageSchema = page_schema(DatasetSchema, "DatasetPage")

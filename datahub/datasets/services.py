@@ -1,16 +1,17 @@
 """What can be done to datasets, independent of HTTP."""
+
 from dataclasses import dataclass
 
 import sqlalchemy as sa
 
 from datahub import quotas
-from datahub.platform.database import utcnow
+from datahub.app.extensions import db
 from datahub.datasets.errors import DatasetNotFound
 from datahub.datasets.models import Dataset, DatasetTag
 from datahub.datasets.storage import delete_quietly
-from datahub.app.extensions import db
-from datahub.platform.storage import get_storage
+from datahub.platform.database import utcnow
 from datahub.platform.errors import FileTooLarge
+from datahub.platform.storage import get_storage
 from datahub.resources.services import create_named, filter_named, get_or_raise, update_named
 
 FIELDS = ("description", "tags")

@@ -1,6 +1,7 @@
 """The datasets' side of storage (datahub.platform.storage): removing files whose rows are gone,
 and the sweep run at worker start, which asks the database which keys rows refer to.
 The backends themselves live in :mod:`datahub.platform.storage`."""
+
 import logging
 
 import sqlalchemy as sa
@@ -24,13 +25,14 @@ def delete_quietly(key):
 def sweep_storage(app):
     """Remove what killed workers left in storage (see datahub.platform.storage.local and
     datahub.platform.storage.s3); run at worker start. Never fails the start: a failure is logged and the files stay."""
-    from datahub.datasets.models import Dataset
     from datahub.app.extensions import db
+    from datahub.datasets.models import Dataset
 
     with app.app_context():
         try:
-            referenced = set(db.session.scalars(
-                sa.select(Dataset.file_key).where(Dataset.file_key.is_not(None))))
+            referenced = set(
+                db.session.scalars(sa.select(Dataset.file_key).where(Dataset.file_key.is_not(None)))
+            )
             db.session.rollback()
 
             def is_referenced(key):
@@ -44,8 +46,9 @@ def sweep_storage(app):
 
             removed = get_storage().sweep(is_referenced)
         except (sa.exc.SQLAlchemyError, OSError, StorageUnavailable) as exc:  # a server is down
-            log.warning("could not sweep the storage (the files stay until a later "
-                        "worker start): %s", exc)
+            log.warning(
+                "could not sweep the storage (the files stay until a later worker start): %s", exc
+            )
             return []
         except Exception:
             log.exception("could not sweep the storage")
@@ -53,6 +56,9 @@ def sweep_storage(app):
         finally:
             db.session.remove()
     if removed:
-        log.warning("removed %d file(s) left by interrupted uploads: %s", len(removed),
-                    ", ".join(sorted(removed)))
+        log.warning(
+            "removed %d file(s) left by interrupted uploads: %s",
+            len(removed),
+            ", ".join(sorted(removed)),
+        )
     return removed

@@ -11,6 +11,7 @@ types from the rows. The header is read here, with Python's csv module, so that 
 file, duplicate column names and ragged rows are errors instead of DuckDB's fallbacks
 (renaming ``a`` to ``a_1``, or taking the file for one column).
 """
+
 import base64
 import csv
 import datetime
@@ -26,19 +27,29 @@ import uuid
 import duckdb
 
 FORMATS = ("csv", "parquet", "jsonl")
-CONTENT_TYPES = {"csv": "text/csv", "parquet": "application/vnd.apache.parquet",
-                 "jsonl": "application/x-ndjson"}
+CONTENT_TYPES = {
+    "csv": "text/csv",
+    "parquet": "application/vnd.apache.parquet",
+    "jsonl": "application/x-ndjson",
+}
 SUFFIXES = {"csv": ".csv", "parquet": ".parquet", "jsonl": ".jsonl"}
 DELIMITERS = (",", ";", "\t", "|")
 SNIFF_BYTES = 65536
 
 # DuckDB exceptions that mean "this input (file or query) cannot be processed", as
 # opposed to a fault of ours.
-DATA_ERRORS = (duckdb.InvalidInputException, duckdb.ConversionException,
-               duckdb.BinderException, duckdb.ParserException, duckdb.CatalogException,
-               duckdb.OutOfRangeException, duckdb.TypeMismatchException,
-               duckdb.NotImplementedException, duckdb.SyntaxException,
-               duckdb.PermissionException)
+DATA_ERRORS = (
+    duckdb.InvalidInputException,
+    duckdb.ConversionException,
+    duckdb.BinderException,
+    duckdb.ParserException,
+    duckdb.CatalogException,
+    duckdb.OutOfRangeException,
+    duckdb.TypeMismatchException,
+    duckdb.NotImplementedException,
+    duckdb.SyntaxException,
+    duckdb.PermissionException,
+)
 
 
 def unreadable(exc):
@@ -47,9 +58,10 @@ def unreadable(exc):
     ``TProtocolException``, ``don't know what type``, corrupt metadata) come as a bare
     ``duckdb.Error``, and one may trip an internal check. Interrupts, running out of memory
     and I/O errors have their own messages."""
-    return isinstance(exc, duckdb.Error) and not isinstance(exc, (
-        *DATA_ERRORS, duckdb.InterruptException, duckdb.OutOfMemoryException,
-        duckdb.IOException))
+    return isinstance(exc, duckdb.Error) and not isinstance(
+        exc,
+        (*DATA_ERRORS, duckdb.InterruptException, duckdb.OutOfMemoryException, duckdb.IOException),
+    )
 
 
 class NotTabular(Exception):
@@ -80,8 +92,7 @@ def read_header(path, max_line_size):
     text = raw.decode("utf-8", errors="replace").lstrip("\ufeff")
     line = text.split("\n", 1)[0]
     if "\n" not in text and len(raw) > max_line_size:
-        raise NotTabular(f"line 1 is longer than {max_line_size} bytes "
-                         "(PIPELINE_MAX_LINE_SIZE)")
+        raise NotTabular(f"line 1 is longer than {max_line_size} bytes (PIPELINE_MAX_LINE_SIZE)")
     delimiter = max(DELIMITERS, key=lambda d: (line.count(d), d == ","))
     try:
         header = next(csv.reader(io.StringIO(text), delimiter=delimiter), [])
@@ -103,24 +114,31 @@ def source_sql(path, fmt, max_line_size, max_columns=None):
         return "read_json(?, format = 'auto')", [path]
     header, delimiter = read_header(path, max_line_size)
     if max_columns is not None and len(header) > max_columns:
-        raise NotTabular(f"the file has {len(header)} columns; at most {max_columns} are "
-                         "allowed (PIPELINE_MAX_COLUMNS)")
+        raise NotTabular(
+            f"the file has {len(header)} columns; at most {max_columns} are "
+            "allowed (PIPELINE_MAX_COLUMNS)"
+        )
     # The header is the first line (skip=0) and every row has its fields (strict_mode,
     # no null_padding); types are inferred from the rows.
     # DuckDB reads in buffers of 16 lines' worth by default (64 MiB for 4 MiB lines), from
     # the memory limit; four lines' worth (at least 8 MiB) keeps small limits usable.
     buffer_size = max(4 * max_line_size, 8 * 2**20)
-    return ("read_csv(?, header = true, skip = 0, delim = ?, quote = '\"', escape = '\"', "
-            "strict_mode = true, null_padding = false, max_line_size = ?, buffer_size = ?)",
-            [path, delimiter, max_line_size, buffer_size])
+    return (
+        "read_csv(?, header = true, skip = 0, delim = ?, quote = '\"', escape = '\"', "
+        "strict_mode = true, null_padding = false, max_line_size = ?, buffer_size = ?)",
+        [path, delimiter, max_line_size, buffer_size],
+    )
 
 
 def connect(readable, writable=(), memory_limit="512MB", threads=None, temp_dir=None):
     """A DuckDB connection that can read only the files ``readable``, write only the files
     ``writable`` and spill only into ``temp_dir``; no extension can be installed or loaded,
     no database attached, and no setting changed (``lock_configuration``)."""
-    config = {"memory_limit": str(memory_limit),
-              "autoinstall_known_extensions": False, "autoload_known_extensions": False}
+    config = {
+        "memory_limit": str(memory_limit),
+        "autoinstall_known_extensions": False,
+        "autoload_known_extensions": False,
+    }
     if threads:
         config["threads"] = int(threads)
     if temp_dir:
@@ -128,8 +146,9 @@ def connect(readable, writable=(), memory_limit="512MB", threads=None, temp_dir=
     con = duckdb.connect(":memory:", config=config)
     try:
         con.execute("SET allowed_paths = ?", [sorted({*readable, *writable})])
-        con.execute("SET allowed_directories = ?",
-                    [[os.path.join(temp_dir, "")] if temp_dir else []])
+        con.execute(
+            "SET allowed_directories = ?", [[os.path.join(temp_dir, "")] if temp_dir else []]
+        )
         con.execute("SET enable_external_access = false")
         con.execute("PRAGMA enable_profiling = 'no_output'")
         # Type pushdown reads a CSV column cast to a number straight from its text, which
@@ -155,8 +174,13 @@ def describe(con, sql, params):
 
 RAGGED = "It was not possible to automatically detect the CSV parsing dialect"
 # Lines of DuckDB's longer messages worth showing after its first line.
-TELLING = ("Expected Number of Columns", "Could not convert", "Maximum line size",
-           "Error when converting column", "Original Line")
+TELLING = (
+    "Expected Number of Columns",
+    "Could not convert",
+    "Maximum line size",
+    "Error when converting column",
+    "Original Line",
+)
 
 
 def clean_error(exc, paths):
@@ -164,8 +188,10 @@ def clean_error(exc, paths):
     wrong, file paths replaced by names."""
     text = str(exc).strip()
     if RAGGED in text:
-        return ("the rows do not all have as many fields as the header row, or a quoted "
-                "field is not closed")
+        return (
+            "the rows do not all have as many fields as the header row, or a quoted "
+            "field is not closed"
+        )
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     shown = lines[:1] + [line[:200] for line in lines[1:] if line.startswith(TELLING)]
     message = " ".join(shown)
@@ -198,8 +224,16 @@ def json_value(value):
     return str(value)
 
 
-def preview(path, limit, memory_limit="512MB", threads=None, temp_dir=None,
-            max_line_size=4194304, name="the file", cell_chars=None):
+def preview(
+    path,
+    limit,
+    memory_limit="512MB",
+    threads=None,
+    temp_dir=None,
+    max_line_size=4194304,
+    name="the file",
+    cell_chars=None,
+):
     """``{"columns": [{"name", "type"}], "rows": [[...]]}``: the first ``limit`` rows of
     the file at ``path``; :class:`NotTabular` if it cannot be read as a table. With
     ``cell_chars``, text cells come out of DuckDB at most one character longer than that
@@ -211,10 +245,16 @@ def preview(path, limit, memory_limit="512MB", threads=None, temp_dir=None,
         query = f"SELECT * FROM {source}"
         columns = describe(con, query, params)
         if cell_chars is not None:
-            query = "SELECT " + ", ".join(
-                f"left({quote(column)}, {int(cell_chars) + 1}) AS {quote(column)}"
-                if kind == "VARCHAR" else quote(column) for column, kind in columns
-            ) + f" FROM {source}"
+            query = (
+                "SELECT "
+                + ", ".join(
+                    f"left({quote(column)}, {int(cell_chars) + 1}) AS {quote(column)}"
+                    if kind == "VARCHAR"
+                    else quote(column)
+                    for column, kind in columns
+                )
+                + f" FROM {source}"
+            )
         rows = con.execute(f"{query} LIMIT ?", [*params, int(limit)]).fetchall()
     except (duckdb.InterruptException, duckdb.OutOfMemoryException):
         raise  # out of memory: the preview is too large, not the file unreadable
@@ -222,28 +262,44 @@ def preview(path, limit, memory_limit="512MB", threads=None, temp_dir=None,
         raise NotTabular(clean_error(exc, {path: name})) from None
     finally:
         con.close()
-    return {"format": fmt,
-            "columns": [{"name": column, "type": kind} for column, kind in columns],
-            "rows": [[json_value(value) for value in row] for row in rows]}
+    return {
+        "format": fmt,
+        "columns": [{"name": column, "type": kind} for column, kind in columns],
+        "rows": [[json_value(value) for value in row] for row in rows],
+    }
 
 
 # Functions a sql step may not call (docs/reference/pipelines.rst, "Steps"): they tell about the server, not
 # the data.
-DENIED_FUNCTIONS = frozenset({
-    # settings (which name server paths), variables, the environment
-    "current_setting", "getvariable", "getenv",
-    # the query's own text, which names the run's files and folders
-    "current_query",
-    # the engine: its version, and its process's counters of connections, queries and
-    # transactions (how much else it ran)
-    "version", "current_connection_id", "current_query_id", "current_transaction_id",
-    "txid_current",
-    # the databases and their catalog (macros that read the catalog's table functions
-    # included); json_serialize_plan binds a query given as text, past this check
-    "current_database", "current_catalog", "current_schema", "current_schemas",
-    "in_search_path", "get_block_size", "pg_get_viewdef", "pg_get_constraintdef",
-    "format_type", "json_serialize_plan",
-})
+DENIED_FUNCTIONS = frozenset(
+    {
+        # settings (which name server paths), variables, the environment
+        "current_setting",
+        "getvariable",
+        "getenv",
+        # the query's own text, which names the run's files and folders
+        "current_query",
+        # the engine: its version, and its process's counters of connections, queries and
+        # transactions (how much else it ran)
+        "version",
+        "current_connection_id",
+        "current_query_id",
+        "current_transaction_id",
+        "txid_current",
+        # the databases and their catalog (macros that read the catalog's table functions
+        # included); json_serialize_plan binds a query given as text, past this check
+        "current_database",
+        "current_catalog",
+        "current_schema",
+        "current_schemas",
+        "in_search_path",
+        "get_block_size",
+        "pg_get_viewdef",
+        "pg_get_constraintdef",
+        "format_type",
+        "json_serialize_plan",
+    }
+)
 # Of those, the ones an unqualified name without parentheses calls when no column has it.
 BARE_FUNCTIONS = frozenset({"current_catalog", "current_schema"})
 # The table functions a sql step may call: they generate rows and read nothing.
@@ -251,8 +307,9 @@ GENERATORS = frozenset({"range", "generate_series"})
 # How deep a query's parse tree (as JSON) may nest: deeper, json.loads would recurse past
 # Python's limit. 300 levels hold about 100 nested function calls or 90 nested subqueries.
 MAX_TREE_DEPTH = 300
-TOO_DEEP = ("the query nests too deeply (parentheses, function calls, CASE or subqueries "
-            "within each other)")
+TOO_DEEP = (
+    "the query nests too deeply (parentheses, function calls, CASE or subqueries within each other)"
+)
 _JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
 _NOT_BRACKET = re.compile(r"[^\[\]{}]")
 
@@ -273,8 +330,10 @@ def check_select(query):
     """
     if "\x00" in query:
         return "the query must not contain NUL characters"
-    con = duckdb.connect(":memory:", config={"autoinstall_known_extensions": False,
-                                             "autoload_known_extensions": False})
+    con = duckdb.connect(
+        ":memory:",
+        config={"autoinstall_known_extensions": False, "autoload_known_extensions": False},
+    )
     try:
         text = con.execute("SELECT json_serialize_sql(?)", [query]).fetchone()[0]
     finally:
@@ -312,24 +371,35 @@ def _check_node(node, ctes):
     if kind == "TABLE_FUNCTION":
         function = node.get("function") or {}
         if str(function.get("function_name", "")).lower() not in GENERATORS:
-            return ("the query must not call table functions other than range and "
-                    "generate_series; it can read only input")
+            return (
+                "the query must not call table functions other than range and "
+                "generate_series; it can read only input"
+            )
     if kind == "BASE_TABLE":
         table = str(node.get("table_name", "")).lower()
-        if node.get("schema_name") or node.get("catalog_name") or \
-                (table != "input" and table not in ctes):
-            return (f"the query can read only the table input (and its own WITH "
-                    f"names), not {node.get('table_name')!r}")
+        if (
+            node.get("schema_name")
+            or node.get("catalog_name")
+            or (table != "input" and table not in ctes)
+        ):
+            return (
+                f"the query can read only the table input (and its own WITH "
+                f"names), not {node.get('table_name')!r}"
+            )
     if node.get("class") == "PARAMETER" or kind == "VALUE_PARAMETER":
         return "the query must not have parameters (? or $1); write values in it"
-    if node.get("class") == "FUNCTION" and \
-            str(node.get("function_name", "")).lower() in DENIED_FUNCTIONS:
+    if (
+        node.get("class") == "FUNCTION"
+        and str(node.get("function_name", "")).lower() in DENIED_FUNCTIONS
+    ):
         return f"the query must not call {node.get('function_name')}()"
     if node.get("class") == "COLUMN_REF":
         names = node.get("column_names") or []
         if len(names) == 1 and str(names[0]).lower() in BARE_FUNCTIONS:
-            return (f"the query must not call {names[0]} (for a column of that name, "
-                    f"write input.{names[0]})")
+            return (
+                f"the query must not call {names[0]} (for a column of that name, "
+                f"write input.{names[0]})"
+            )
     return None
 
 
@@ -345,9 +415,13 @@ def system_views():
     if _system_views is None:
         con = duckdb.connect(":memory:")
         try:
-            _system_views = frozenset(name.lower() for (name,) in con.execute(
-                "SELECT view_name FROM duckdb_views() UNION SELECT table_name FROM "
-                "duckdb_tables()").fetchall())
+            _system_views = frozenset(
+                name.lower()
+                for (name,) in con.execute(
+                    "SELECT view_name FROM duckdb_views() UNION SELECT table_name FROM "
+                    "duckdb_tables()"
+                ).fetchall()
+            )
         finally:
             con.close()
     return _system_views

@@ -7,6 +7,7 @@ read through ``request.form``/``request.files`` (those would spool the whole upl
 first). A file of no bytes is refused (400 ``File is empty``) once the body has ended:
 the storage then removes its temporary file, and the previous file stays.
 """
+
 import posixpath
 import unicodedata
 
@@ -22,11 +23,11 @@ from werkzeug.sansio.multipart import (
     NeedData,
 )
 
-from datahub.web.bodies import MULTIPART_OVERHEAD, open_body
 from datahub.datasets.errors import EmptyFile, FormEncodedUpload
 from datahub.platform.errors import FileTooLarge, IncompleteBody
-from datahub.web.errors import BadRequest, RequestValidationError
 from datahub.platform.serving.gunicorn_worker import CHUNK_SIZE, close_connection, socket_body
+from datahub.web.bodies import MULTIPART_OVERHEAD, open_body
+from datahub.web.errors import BadRequest, RequestValidationError
 from datahub.web.validation import media_type_error
 
 MAX_PART_HEADERS = 16 * 1024

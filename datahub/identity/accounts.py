@@ -1,11 +1,12 @@
 """Accounts of identity providers (``ldap``, ``oidc``): created or brought up to date at
 each login from what the provider says; never a local password."""
+
 import sqlalchemy as sa
 
-from datahub.web.audit import audit
 from datahub.app.extensions import db
 from datahub.identity.errors import AccountExistsWithOtherProvider
 from datahub.identity.models import User, normalise_email
+from datahub.web.audit import audit
 
 
 def _find(email):
@@ -21,8 +22,14 @@ def sync_provider_user(provider, email, name, roles):
     roles = list(dict.fromkeys(roles))
     user = _find(email)
     if user is None:
-        user = User(email=email, name=name, roles=roles, provider=provider,
-                    password_hash=None, is_active=True)
+        user = User(
+            email=email,
+            name=name,
+            roles=roles,
+            provider=provider,
+            password_hash=None,
+            is_active=True,
+        )
         db.session.add(user)
         try:
             db.session.commit()
@@ -46,8 +53,14 @@ def _update(user, name, roles, email=None):
         user.name, user.roles, user.email = name, roles, email
         db.session.commit()
         if before != roles:
-            audit("roles_changed", user_id=user.id, email=email, roles_before=before,
-                  roles_after=roles, provider=user.provider)
+            audit(
+                "roles_changed",
+                user_id=user.id,
+                email=email,
+                roles_before=before,
+                roles_after=roles,
+                provider=user.provider,
+            )
     return user
 
 
@@ -58,8 +71,9 @@ def sync_oidc_user(issuer, subject, email, name, roles):
     ``sync_provider_user``."""
     email = normalise_email(email)
     roles = list(dict.fromkeys(roles))
-    user = db.session.scalar(sa.select(User).where(
-        User.provider_issuer == issuer, User.provider_subject == subject))
+    user = db.session.scalar(
+        sa.select(User).where(User.provider_issuer == issuer, User.provider_subject == subject)
+    )
     holder = _find(email)
     if holder is not None and holder is not user:
         if user is not None or holder.provider != "oidc" or holder.provider_subject:
@@ -68,8 +82,16 @@ def sync_oidc_user(issuer, subject, email, name, roles):
         holder.provider_issuer, holder.provider_subject = issuer, subject
         user = holder
     if user is None:
-        user = User(email=email, name=name, roles=roles, provider="oidc", password_hash=None,
-                    is_active=True, provider_issuer=issuer, provider_subject=subject)
+        user = User(
+            email=email,
+            name=name,
+            roles=roles,
+            provider="oidc",
+            password_hash=None,
+            is_active=True,
+            provider_issuer=issuer,
+            provider_subject=subject,
+        )
         db.session.add(user)
         try:
             db.session.commit()

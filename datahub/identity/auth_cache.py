@@ -28,6 +28,7 @@ A race: host B reads a user's row, host A commits a change and publishes, then B
 what it read. B's cache therefore counts every invalidation and message it applies
 (``generation``); what a lookup read is kept only if none arrived while it ran.
 """
+
 import re
 import time
 
@@ -61,11 +62,14 @@ class AuthCache:
         self.index = {}  # "u:<id>", "s:<id>", "t:<id>" -> the keys it names
         self.generation = 0
         self.channel = RedisChannel(
-            config["AUTH_CACHE_REDIS_URL"], config["AUTH_CACHE_CHANNEL"],
-            on_message=self._on_message, on_reset=self.reset,
+            config["AUTH_CACHE_REDIS_URL"],
+            config["AUTH_CACHE_CHANNEL"],
+            on_message=self._on_message,
+            on_reset=self.reset,
             ping_seconds=float(config["AUTH_CACHE_PING_SECONDS"]),
             live_seconds=float(config["AUTH_CACHE_LIVE_SECONDS"]),
-            timeout=float(config["AUTH_CACHE_REDIS_TIMEOUT"]))
+            timeout=float(config["AUTH_CACHE_REDIS_TIMEOUT"]),
+        )
 
     # -- the request path --------------------------------------------------------------
 
@@ -145,6 +149,7 @@ def for_app(app):
 
 # -- what a commit changed ---------------------------------------------------------------
 
+
 def _note(session, names):
     if names:
         session.info.setdefault(_PENDING, set()).update(names)
@@ -174,7 +179,8 @@ def _after_flush(session, _flush_context):
         if isinstance(instance, User) and _changed_columns(instance):
             names.add("u:" + _identity(instance))
         elif isinstance(instance, AuthSession) and (
-                _changed_columns(instance) - _SESSION_BOOKKEEPING):
+            _changed_columns(instance) - _SESSION_BOOKKEEPING
+        ):
             names.add("s:" + _identity(instance))
     for instance in session.new:
         if isinstance(instance, RevokedAccessToken):
@@ -210,19 +216,30 @@ def _ids_named(statement):
     where = statement.whereclause
     if where is None:
         return None
-    clauses = list(where.clauses) if (
-        isinstance(where, sa.sql.elements.BooleanClauseList) and where.operator is operators.and_
-    ) else [where]
+    clauses = (
+        list(where.clauses)
+        if (
+            isinstance(where, sa.sql.elements.BooleanClauseList)
+            and where.operator is operators.and_
+        )
+        else [where]
+    )
     id_column = statement.table.primary_key.columns.values()[0]
     for clause in clauses:
         if not isinstance(clause, sa.sql.elements.BinaryExpression):
             continue
         left, right = clause.left, clause.right
-        if not (isinstance(left, sa.Column) and left.name == id_column.name
-                and getattr(left.table, "name", None) == statement.table.name):
+        if not (
+            isinstance(left, sa.Column)
+            and left.name == id_column.name
+            and getattr(left.table, "name", None) == statement.table.name
+        ):
             continue
-        if not isinstance(right, sa.sql.elements.BindParameter) or right.value is None \
-                or right.callable is not None:
+        if (
+            not isinstance(right, sa.sql.elements.BindParameter)
+            or right.value is None
+            or right.callable is not None
+        ):
             continue
         if clause.operator is operators.eq:
             return [right.value]

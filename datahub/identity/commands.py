@@ -1,4 +1,5 @@
 """Operator commands: ``flask --app datahub sessions ...``."""
+
 import click
 from flask.cli import with_appcontext
 

@@ -1,6 +1,7 @@
 """The identity core's errors: authentication (the HTTP contract's 401s, with
 ``WWW-Authenticate``), and what sessions and the accounts of identity providers refuse
 (domain errors, which know no HTTP)."""
+
 from datahub.platform.errors import Conflict, NotFound, Unavailable
 from datahub.web.errors import APIError
 
@@ -10,11 +11,24 @@ class NotAuthenticated(APIError):
     detail = "Not authenticated"
 
 
-class InvalidToken(NotAuthenticated): detail = "Invalid token"
-class TokenExpired(NotAuthenticated): detail = "Token has expired"
-class TokenRevoked(NotAuthenticated): detail = "Token has been revoked"
-class InvalidCredentials(NotAuthenticated): detail = "Invalid email or password"
-class OIDCLoginFailed(NotAuthenticated): detail = "OIDC login failed"
+class InvalidToken(NotAuthenticated):
+    detail = "Invalid token"
+
+
+class TokenExpired(NotAuthenticated):
+    detail = "Token has expired"
+
+
+class TokenRevoked(NotAuthenticated):
+    detail = "Token has been revoked"
+
+
+class InvalidCredentials(NotAuthenticated):
+    detail = "Invalid email or password"
+
+
+class OIDCLoginFailed(NotAuthenticated):
+    detail = "OIDC login failed"
 
 
 class SessionNotFound(NotFound):

@@ -7,6 +7,7 @@ prepared once per app. A deactivated user, a password change (``token_version``)
 logout is seen at once. With ``AUTH_CACHE_REDIS_URL`` the lookup's answers are kept per
 process while the invalidation channel is live (datahub.identity.auth_cache).
 """
+
 import json
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -16,13 +17,13 @@ import sqlalchemy as sa
 from flask import current_app, g, request
 from werkzeug.local import LocalProxy
 
-from datahub.platform.database import LookupConnections, driver_sql
 from datahub.app.extensions import db
 from datahub.app.registry import per_app
 from datahub.identity import auth_cache, tokens
 from datahub.identity.errors import InvalidToken, NotAuthenticated, TokenRevoked
 from datahub.identity.fifo_cache import FifoCache
 from datahub.identity.models import AuthSession, RevokedAccessToken, User
+from datahub.platform.database import LookupConnections, driver_sql
 
 KEPT = 4096  # Principals kept per worker
 
@@ -50,8 +51,12 @@ class Principal:
     def as_json(self):
         """Seed 2.1, in its field order (tests hold this equal to UserSchema's dump)."""
         return {
-            "id": self.id, "email": self.email, "name": self.name, "is_active": self.is_active,
-            "provider": self.provider, "roles": list(self.roles),
+            "id": self.id,
+            "email": self.email,
+            "name": self.name,
+            "is_active": self.is_active,
+            "provider": self.provider,
+            "roles": list(self.roles),
             "created_at": self.created_at.isoformat(),
         }
 
@@ -64,10 +69,12 @@ def _principal(user_id, email, name, provider, roles, created_at, version):
         roles = json.loads(roles)
     if isinstance(created_at, str):
         created_at = datetime.fromisoformat(created_at)
-    created_at = (created_at.replace(tzinfo=timezone.utc) if created_at.tzinfo is None
-                  else created_at.astimezone(timezone.utc))
-    return Principal(user_id, email, name, True, provider, tuple(roles or ()), created_at,
-                     version)
+    created_at = (
+        created_at.replace(tzinfo=timezone.utc)
+        if created_at.tzinfo is None
+        else created_at.astimezone(timezone.utc)
+    )
+    return Principal(user_id, email, name, True, provider, tuple(roles or ()), created_at, version)
 
 
 # Lookup connections kept open per process when idle. Lookups take ~0.1 ms, so few run at
@@ -89,20 +96,30 @@ class AccessGuard:
         # token version (password change, deactivation), or names a session that has
         # ended or is gone.
         statement = (
-            sa.select(*(users.c[name] for name in _COLUMNS), revoked.c.jti,
-                      sessions.c.id, sessions.c.revoked_at)
+            sa.select(
+                *(users.c[name] for name in _COLUMNS),
+                revoked.c.jti,
+                sessions.c.id,
+                sessions.c.revoked_at,
+            )
             .select_from(
-                users.outerjoin(revoked, revoked.c.jti == sa.bindparam("token_id"))
-                .outerjoin(sessions, sa.and_(sessions.c.id == sa.bindparam("session_id"),
-                                             sessions.c.user_id == users.c.id))
+                users.outerjoin(revoked, revoked.c.jti == sa.bindparam("token_id")).outerjoin(
+                    sessions,
+                    sa.and_(
+                        sessions.c.id == sa.bindparam("session_id"),
+                        sessions.c.user_id == users.c.id,
+                    ),
+                )
             )
             .where(users.c.id == sa.bindparam("user_id"))
         )
         self.sql, self.positional = driver_sql(statement, engine.dialect)
         self.engine = engine
         self.connections = LookupConnections(
-            engine, max_idle=MAX_IDLE_LOOKUP_CONNECTIONS,
-            direct=app.config["AUTH_LOOKUP_DIRECT_CONNECTIONS"])
+            engine,
+            max_idle=MAX_IDLE_LOOKUP_CONNECTIONS,
+            direct=app.config["AUTH_LOOKUP_DIRECT_CONNECTIONS"],
+        )
         self.cache = auth_cache.for_app(app)  # None: every request queries
 
     # -- the user ----------------------------------------------------------------------
@@ -120,15 +137,25 @@ class AccessGuard:
             principal, ticket = cache.get(cache_key)
             if principal is not None:
                 return principal
-        params = {"token_id": claims.token_id, "user_id": claims.user_id,
-                  "session_id": session_id}
+        params = {"token_id": claims.token_id, "user_id": claims.user_id, "session_id": session_id}
         if self.positional:
             params = tuple(params[name] for name in self.positional)
         row = self._fetch_one(params)
         if row is None:
             raise InvalidToken()
-        (user_id, email, name, is_active, provider, roles, created_at, version, blocked,
-         found_session, session_ended) = row
+        (
+            user_id,
+            email,
+            name,
+            is_active,
+            provider,
+            roles,
+            created_at,
+            version,
+            blocked,
+            found_session,
+            session_ended,
+        ) = row
         ended = session_id is not None and (found_session is None or session_ended is not None)
         if blocked is not None or claims.version != version or ended:
             raise TokenRevoked()
@@ -136,8 +163,15 @@ class AccessGuard:
             raise InvalidToken()
         # The user's columns, as read: the same row gives the same Principal, so it is
         # built once (any change to the user makes another key).
-        key = (user_id, email, name, provider, roles if isinstance(roles, str) else
-               tuple(roles or ()), created_at, version)
+        key = (
+            user_id,
+            email,
+            name,
+            provider,
+            roles if isinstance(roles, str) else tuple(roles or ()),
+            created_at,
+            version,
+        )
         principal = self.principals.get(key)
         if principal is None:
             principal = self.principals.keep(key, _principal(*key))

@@ -16,6 +16,7 @@ the publisher's next command, so ``publish`` sends a PING after the PUBLISH: onc
 answered, the message is in every subscriber's socket buffer (on one host, or as far as the
 network has carried it), and the next request on any host drains it first.
 """
+
 import logging
 import os
 import select
@@ -55,7 +56,7 @@ def parse(buffer, pos=0):
     end = buffer.find(b"\r\n", pos)
     if end < 0:
         return None
-    kind, line, pos = buffer[pos:pos + 1], bytes(buffer[pos + 1:end]), end + 2
+    kind, line, pos = buffer[pos : pos + 1], bytes(buffer[pos + 1 : end]), end + 2
     if kind == b"+":
         return line.decode(), pos
     if kind == b"-":
@@ -68,7 +69,7 @@ def parse(buffer, pos=0):
             return None, pos
         if len(buffer) < pos + size + 2:
             return None
-        return bytes(buffer[pos:pos + size]), pos + size + 2
+        return bytes(buffer[pos : pos + size]), pos + size + 2
     if kind == b"*":
         items = []
         for _ in range(max(int(line), 0)):
@@ -78,7 +79,7 @@ def parse(buffer, pos=0):
             item, pos = parsed
             items.append(item)
         return items, pos
-    raise ChannelError(f"unexpected reply from Redis: {bytes(buffer[pos:pos + 20])!r}")
+    raise ChannelError(f"unexpected reply from Redis: {bytes(buffer[pos : pos + 20])!r}")
 
 
 def check_url(url):
@@ -92,8 +93,7 @@ class RedisChannel:
     """Subscriber and publisher of one channel. ``lock`` guards the subscriber's socket and
     whatever ``on_message`` / ``on_reset`` change (the cache): both run under it."""
 
-    def __init__(self, url, channel, *, on_message, on_reset, ping_seconds, live_seconds,
-                 timeout):
+    def __init__(self, url, channel, *, on_message, on_reset, ping_seconds, live_seconds, timeout):
         self.parts = check_url(url)
         self.url, self.channel = url, channel
         self.on_message, self.on_reset = on_message, on_reset
@@ -167,8 +167,7 @@ class RedisChannel:
     # -- the subscriber thread ---------------------------------------------------------
 
     def start(self):
-        self.thread = threading.Thread(target=self._run, name="auth-cache-subscriber",
-                                       daemon=True)
+        self.thread = threading.Thread(target=self._run, name="auth-cache-subscriber", daemon=True)
         self.thread.start()
 
     def stop(self):
@@ -179,14 +178,16 @@ class RedisChannel:
             self.thread.join(timeout=5)
 
     def _connect(self):
-        sock = socket.create_connection((self.parts.hostname, self.parts.port or 6379),
-                                        timeout=self.timeout)
+        sock = socket.create_connection(
+            (self.parts.hostname, self.parts.port or 6379), timeout=self.timeout
+        )
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
         hello = b""
         if self.parts.password is not None:
             auth = ([unquote(self.parts.username)] if self.parts.username else []) + [
-                unquote(self.parts.password)]
+                unquote(self.parts.password)
+            ]
             hello = command("AUTH", *auth)
         sock.sendall(hello + command("SUBSCRIBE", self.channel))
         sock.setblocking(False)
@@ -208,8 +209,9 @@ class RedisChannel:
                 sock, waiter = self._connect()
                 self._serve(sock, waiter)
             except (OSError, ChannelError) as exc:
-                log.warning("auth cache: cannot subscribe to %s (%s); lookups query",
-                            self.channel, exc)
+                log.warning(
+                    "auth cache: cannot subscribe to %s (%s); lookups query", self.channel, exc
+                )
             with self.lock:
                 if self.sock is not None:
                     self._close()
@@ -248,16 +250,22 @@ class RedisChannel:
         try:
             if self.publisher is None:
                 self.publisher = redis.Redis.from_url(
-                    self.url, socket_timeout=self.timeout, socket_connect_timeout=self.timeout,
-                    retry=Retry(NoBackoff(), 1))
+                    self.url,
+                    socket_timeout=self.timeout,
+                    socket_connect_timeout=self.timeout,
+                    retry=Retry(NoBackoff(), 1),
+                )
             self.publisher.publish(self.channel, payload)
             self.publisher.ping()  # see the module's docstring: the message is delivered
         except (redis.RedisError, OSError) as exc:
             # Other hosts may keep the changed answers until this process has sent "*"
             # (once Redis answers it again) or the TTL ends them.
             self.owed_everything = True
-            log.error("auth cache: cannot publish an invalidation (%s); lookups query "
-                      "until the channel is back", exc)
+            log.error(
+                "auth cache: cannot publish an invalidation (%s); lookups query "
+                "until the channel is back",
+                exc,
+            )
             with self.lock:
                 if self.sock is not None:
                     self._close()

@@ -6,6 +6,7 @@ bind opens a connection of its own, closed at once (a bind changes a connection'
 identity). Every socket has a connect and a receive timeout: a down or silent directory
 costs a login those seconds and ends in ``DirectoryUnavailable``, never a held worker.
 """
+
 import logging
 import queue
 import ssl
@@ -93,8 +94,12 @@ class Directory:
 
     def __init__(self, config):
         tls = ldap3.Tls(validate=ssl.CERT_REQUIRED, ca_certs_file=config.get("LDAP_CA_FILE"))
-        self.server = ldap3.Server(config["LDAP_URL"], tls=tls, get_info=ldap3.NONE,
-                                   connect_timeout=config["LDAP_CONNECT_TIMEOUT"])
+        self.server = ldap3.Server(
+            config["LDAP_URL"],
+            tls=tls,
+            get_info=ldap3.NONE,
+            connect_timeout=config["LDAP_CONNECT_TIMEOUT"],
+        )
         self.start_tls = bool(config["LDAP_START_TLS"])
         self.receive_timeout = config["LDAP_RECEIVE_TIMEOUT"]
         self.bind_dn = config.get("LDAP_BIND_DN") or None
@@ -103,8 +108,9 @@ class Directory:
         self.user_filter = config["LDAP_USER_FILTER"]
         self.name_attribute = config["LDAP_NAME_ATTRIBUTE"]
         self.group_base = config.get("LDAP_GROUP_BASE")
-        self.group_roles = {_same_dn(dn): role
-                            for role, dn in (config.get("LDAP_GROUP_ROLES") or {}).items()}
+        self.group_roles = {
+            _same_dn(dn): role for role, dn in (config.get("LDAP_GROUP_ROLES") or {}).items()
+        }
         self.idle = queue.LifoQueue()
         self.slots = threading.BoundedSemaphore(max(1, int(config["LDAP_POOL_SIZE"])))
 
@@ -112,8 +118,13 @@ class Directory:
 
     def _open(self, user, password):
         connection = ldap3.Connection(
-            self.server, user=user, password=password, client_strategy=ldap3.SAFE_SYNC,
-            receive_timeout=self.receive_timeout, read_only=True, raise_exceptions=False,
+            self.server,
+            user=user,
+            password=password,
+            client_strategy=ldap3.SAFE_SYNC,
+            receive_timeout=self.receive_timeout,
+            read_only=True,
+            raise_exceptions=False,
         )
         try:
             connection.open(read_server_info=False)
@@ -151,8 +162,11 @@ class Directory:
                 try:
                     return self._run(operation, pooled)
                 except LDAPException as exc:
-                    log.warning("LDAP: a pooled service connection failed (%s); retrying "
-                                "on a new connection", exc)
+                    log.warning(
+                        "LDAP: a pooled service connection failed (%s); retrying "
+                        "on a new connection",
+                        exc,
+                    )
                     self._drain()
             return self._run(operation, None)
         except LDAPException as exc:
@@ -185,8 +199,12 @@ class Directory:
 
     def _search(self, connection, base, search_filter, attributes, size_limit=0):
         _, result, response, _ = connection.search(
-            base, search_filter, search_scope=ldap3.SUBTREE, attributes=attributes,
-            size_limit=size_limit, time_limit=max(1, int(self.receive_timeout)),
+            base,
+            search_filter,
+            search_scope=ldap3.SUBTREE,
+            attributes=attributes,
+            size_limit=size_limit,
+            time_limit=max(1, int(self.receive_timeout)),
         )
         code = result["result"]
         if code == NO_SUCH_OBJECT:
@@ -199,17 +217,25 @@ class Directory:
     def find_user(self, email):
         """The entries LDAP_USER_FILTER finds for ``email`` (two at most)."""
         search_filter = self.user_filter.replace("{email}", escape_filter_chars(email))
-        return self._with_service(lambda connection: self._search(
-            connection, self.user_base, search_filter, [self.name_attribute], size_limit=2))
+        return self._with_service(
+            lambda connection: self._search(
+                connection, self.user_base, search_filter, [self.name_attribute], size_limit=2
+            )
+        )
 
     def roles_of(self, dn):
         """The roles LDAP_GROUP_ROLES gives the groups under LDAP_GROUP_BASE listing
         ``dn`` as a ``member``; ``("viewer",)`` when none does."""
         groups = []
         if self.group_roles:
-            groups = self._with_service(lambda connection: self._search(
-                connection, self.group_base, f"(member={escape_filter_chars(dn)})",
-                ldap3.NO_ATTRIBUTES))
+            groups = self._with_service(
+                lambda connection: self._search(
+                    connection,
+                    self.group_base,
+                    f"(member={escape_filter_chars(dn)})",
+                    ldap3.NO_ATTRIBUTES,
+                )
+            )
         found = {self.group_roles.get(_same_dn(entry["dn"])) for entry in groups}
         return tuple(role for role in ("admin", "editor", "viewer") if role in found) or ("viewer",)
 

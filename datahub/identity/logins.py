@@ -1,9 +1,9 @@
 """Who someone logging in is: an email and password (a local user checked here, anyone
 else asked of the directory, LDAP, when it is configured), or the answer of an OpenID
 Connect provider. Failures are audited and raised; the caller starts the session."""
+
 import sqlalchemy as sa
 
-from datahub.web.audit import audit
 from datahub.app.extensions import db
 from datahub.identity import ldap, oidc
 from datahub.identity.accounts import sync_oidc_user, sync_provider_user
@@ -15,6 +15,7 @@ from datahub.identity.errors import (
 )
 from datahub.identity.models import User, normalise_email
 from datahub.identity.passwords import check_password
+from datahub.web.audit import audit
 from datahub.web.metrics import count_login
 
 _UNAVAILABLE = frozenset({"directory_unavailable", "provider_unavailable"})
@@ -22,9 +23,14 @@ _UNAVAILABLE = frozenset({"directory_unavailable", "provider_unavailable"})
 
 def _audit_failure(reason, provider=None, email=None, user=None, error=None):
     count_login(provider or "local", "unavailable" if reason in _UNAVAILABLE else "failure")
-    audit("login_failed", email=email[:320] if email else None,
-          user_id=user.id if user else None, reason=reason, provider=provider,
-          error=str(error)[:200] if error else None)
+    audit(
+        "login_failed",
+        email=email[:320] if email else None,
+        user_id=user.id if user else None,
+        reason=reason,
+        provider=provider,
+        error=str(error)[:200] if error else None,
+    )
 
 
 def _fail(email, reason, user=None, provider=None):
@@ -46,8 +52,15 @@ def authenticate(email, password):
 def _local(email, password, user):
     password_ok = check_password(password, user.password_hash if user else None)
     if not (password_ok and user.is_active and user.provider == "local"):
-        reason = ("unknown_email" if user is None else "wrong_password" if not password_ok
-                  else "inactive" if not user.is_active else "not_local")
+        reason = (
+            "unknown_email"
+            if user is None
+            else "wrong_password"
+            if not password_ok
+            else "inactive"
+            if not user.is_active
+            else "not_local"
+        )
         _fail(email, reason, user)
     count_login("local", "success")
     return user
@@ -94,8 +107,7 @@ def authenticate_oidc(code, pending):
     except oidc.LoginFailed as exc:
         oidc_failed(exc.reason, error=exc)
     try:
-        user = sync_oidc_user(found.issuer, found.subject, found.email, found.name,
-                              found.roles)
+        user = sync_oidc_user(found.issuer, found.subject, found.email, found.name, found.roles)
     except AccountExistsWithOtherProvider:
         _audit_failure("other_provider", "oidc", found.email)
         raise

@@ -1,11 +1,12 @@
 """The user account, its sessions, their refresh tokens, and access tokens ended early."""
+
 import uuid
 
 import sqlalchemy as sa
 from sqlalchemy.orm import Mapped, mapped_column
 
-from datahub.platform.database import UTCDateTime, utcnow
 from datahub.app.extensions import db
+from datahub.platform.database import UTCDateTime, utcnow
 
 ROLES = ("viewer", "editor", "admin")
 PROVIDERS = ("local", "ldap", "oidc")
@@ -60,9 +61,7 @@ class AuthSession(db.Model):
     __tablename__ = "auth_sessions"
 
     id: Mapped[str] = mapped_column(sa.String(36), primary_key=True)
-    user_id: Mapped[str] = mapped_column(
-        sa.ForeignKey("users.id", ondelete="CASCADE"), index=True
-    )
+    user_id: Mapped[str] = mapped_column(sa.ForeignKey("users.id", ondelete="CASCADE"), index=True)
     created_at: Mapped[object] = mapped_column(UTCDateTime, default=utcnow)
     last_used_at: Mapped[object] = mapped_column(UTCDateTime, default=utcnow)
     expires_at: Mapped[object] = mapped_column(UTCDateTime, index=True)
@@ -86,9 +85,7 @@ class RefreshToken(db.Model):
     __tablename__ = "refresh_tokens"
 
     jti: Mapped[str] = mapped_column(sa.String(36), primary_key=True)
-    user_id: Mapped[str] = mapped_column(
-        sa.ForeignKey("users.id", ondelete="CASCADE"), index=True
-    )
+    user_id: Mapped[str] = mapped_column(sa.ForeignKey("users.id", ondelete="CASCADE"), index=True)
     family_id: Mapped[str] = mapped_column(
         sa.ForeignKey("auth_sessions.id", ondelete="CASCADE"), index=True
     )

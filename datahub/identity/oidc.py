@@ -6,6 +6,7 @@ names an unknown key: the provider rotated them). Every request to the provider 
 timeout; an unreachable or failing provider is ``ProviderUnavailable``, anything wrong
 with the answer is ``LoginFailed`` with a reason for the audit log.
 """
+
 import json
 import logging
 import threading
@@ -29,8 +30,18 @@ from datahub.web.validation import has_control_character, without_control_charac
 log = logging.getLogger(__name__)
 
 # Only asymmetric signatures: an HS256 ID token would be signed with our client secret.
-SIGNING_ALGORITHMS = ("RS256", "RS384", "RS512", "PS256", "PS384", "PS512",
-                      "ES256", "ES384", "ES512", "EdDSA")
+SIGNING_ALGORITHMS = (
+    "RS256",
+    "RS384",
+    "RS512",
+    "PS256",
+    "PS384",
+    "PS512",
+    "ES256",
+    "ES384",
+    "ES512",
+    "EdDSA",
+)
 CLOCK_LEEWAY = 60  # seconds of clock difference allowed on exp, iat and nbf
 
 
@@ -68,8 +79,11 @@ class PendingLogin:
 
 def enabled(app=None):
     config = (app or current_app).config
-    return bool(config.get("OIDC_ISSUER") and config.get("OIDC_CLIENT_ID")
-                and config.get("OIDC_CLIENT_SECRET"))
+    return bool(
+        config.get("OIDC_ISSUER")
+        and config.get("OIDC_CLIENT_ID")
+        and config.get("OIDC_CLIENT_SECRET")
+    )
 
 
 def provider(app=None):
@@ -87,8 +101,8 @@ class Provider:
         self.roles_claim = str(config["OIDC_ROLES_CLAIM"])
         timeout = float(config["OIDC_TIMEOUT"])
         self._http = urllib3.PoolManager(
-            timeout=urllib3.Timeout(connect=timeout, read=timeout), retries=False,
-            maxsize=4)
+            timeout=urllib3.Timeout(connect=timeout, read=timeout), retries=False, maxsize=4
+        )
         self._lock = threading.Lock()
         self._metadata = None
         self._keys = None
@@ -124,7 +138,8 @@ class Provider:
                 found = self._json(response, url)
                 if str(found.get("issuer", "")).rstrip("/") != self.issuer:
                     raise ProviderUnavailable(
-                        f"{url}: issuer {found.get('issuer')!r} is not OIDC_ISSUER")
+                        f"{url}: issuer {found.get('issuer')!r} is not OIDC_ISSUER"
+                    )
                 for key in ("authorization_endpoint", "token_endpoint", "jwks_uri"):
                     if not isinstance(found.get(key), str):
                         raise ProviderUnavailable(f"{url}: no {key}")
@@ -150,19 +165,25 @@ class Provider:
         """``(authorization URL, PendingLogin)``: authorization code flow with PKCE S256, a
         fresh ``state`` and ``nonce``."""
         metadata = self.metadata()
-        pending = PendingLogin(state=generate_token(32), nonce=generate_token(32),
-                               verifier=generate_token(64), redirect_uri=redirect_uri,
-                               next=next_path)
-        query = urlencode({
-            "response_type": "code",
-            "client_id": self.client_id,
-            "redirect_uri": redirect_uri,
-            "scope": self.scopes,
-            "state": pending.state,
-            "nonce": pending.nonce,
-            "code_challenge": create_s256_code_challenge(pending.verifier),
-            "code_challenge_method": "S256",
-        })
+        pending = PendingLogin(
+            state=generate_token(32),
+            nonce=generate_token(32),
+            verifier=generate_token(64),
+            redirect_uri=redirect_uri,
+            next=next_path,
+        )
+        query = urlencode(
+            {
+                "response_type": "code",
+                "client_id": self.client_id,
+                "redirect_uri": redirect_uri,
+                "scope": self.scopes,
+                "state": pending.state,
+                "nonce": pending.nonce,
+                "code_challenge": create_s256_code_challenge(pending.verifier),
+                "code_challenge_method": "S256",
+            }
+        )
         endpoint = metadata["authorization_endpoint"]
         return f"{endpoint}{'&' if '?' in endpoint else '?'}{query}", pending
 
@@ -172,21 +193,30 @@ class Provider:
         ID token verified (signature against the provider's keys, ``iss``, ``aud``,
         ``exp``, ``nonce``)."""
         metadata = self.metadata()
-        form = {"grant_type": "authorization_code", "code": code,
-                "redirect_uri": pending.redirect_uri, "code_verifier": pending.verifier}
+        form = {
+            "grant_type": "authorization_code",
+            "code": code,
+            "redirect_uri": pending.redirect_uri,
+            "code_verifier": pending.verifier,
+        }
         methods = metadata.get("token_endpoint_auth_methods_supported") or ["client_secret_basic"]
         headers = {"Accept": "application/json"}
         if "client_secret_basic" in methods:
-            headers.update(urllib3.make_headers(
-                basic_auth=f"{_form_encode(self.client_id)}:{_form_encode(self.client_secret)}"))
+            headers.update(
+                urllib3.make_headers(
+                    basic_auth=f"{_form_encode(self.client_id)}:{_form_encode(self.client_secret)}"
+                )
+            )
         else:
             form.update(client_id=self.client_id, client_secret=self.client_secret)
         headers["Content-Type"] = "application/x-www-form-urlencoded"
-        response = self._request("POST", metadata["token_endpoint"], headers=headers,
-                                 body=urlencode(form))
+        response = self._request(
+            "POST", metadata["token_endpoint"], headers=headers, body=urlencode(form)
+        )
         if response.status != 200:
-            raise LoginFailed("code_exchange_failed", f"HTTP {response.status}: "
-                              f"{response.data[:200]!r}")
+            raise LoginFailed(
+                "code_exchange_failed", f"HTTP {response.status}: {response.data[:200]!r}"
+            )
         token = self._json(response, "token endpoint")
         if not isinstance(token.get("id_token"), str):
             raise LoginFailed("no_id_token")
@@ -194,18 +224,24 @@ class Provider:
         return self._user(claims)
 
     def _verified_claims(self, token, nonce):
-        allowed = [alg for alg in self._metadata.get("id_token_signing_alg_values_supported")
-                   or ["RS256"] if alg in SIGNING_ALGORITHMS]
+        allowed = [
+            alg
+            for alg in self._metadata.get("id_token_signing_alg_values_supported") or ["RS256"]
+            if alg in SIGNING_ALGORITHMS
+        ]
         registry = JWSRegistry(algorithms=allowed or ["RS256"], strict_check_header=False)
         try:
             try:
                 decoded = jwt.decode(token["id_token"], self._key_set(), registry=registry)
             except InvalidKeyIdError:
-                decoded = jwt.decode(token["id_token"], self._key_set(refresh=True),
-                                     registry=registry)
-            options = {"iss": {"essential": True, "value": self._metadata["issuer"]},
-                       "aud": {"essential": True, "value": self.client_id},
-                       "sub": {"essential": True}}
+                decoded = jwt.decode(
+                    token["id_token"], self._key_set(refresh=True), registry=registry
+                )
+            options = {
+                "iss": {"essential": True, "value": self._metadata["issuer"]},
+                "aud": {"essential": True, "value": self.client_id},
+                "sub": {"essential": True},
+            }
             params = {"nonce": nonce, "client_id": self.client_id}
             if isinstance(token.get("access_token"), str):
                 params["access_token"] = token["access_token"]
@@ -219,19 +255,31 @@ class Provider:
         email = claims.get("email")
         # What the users table and every later response can hold: no control characters
         # (PostgreSQL refuses NUL), no longer than the column.
-        if (not isinstance(email, str) or "@" not in email or len(email) > 320
-                or has_control_character(email)):
+        if (
+            not isinstance(email, str)
+            or "@" not in email
+            or len(email) > 320
+            or has_control_character(email)
+        ):
             raise LoginFailed("no_email")
         if claims.get("email_verified") is False:
             raise LoginFailed("email_not_verified")
         subject = claims["sub"]
-        if (not isinstance(subject, str) or not subject or len(subject) > 255
-                or has_control_character(subject)):
+        if (
+            not isinstance(subject, str)
+            or not subject
+            or len(subject) > 255
+            or has_control_character(subject)
+        ):
             raise LoginFailed("invalid_id_token", "sub")
         name = claims.get("name") or claims.get("preferred_username") or email
-        return ProviderUser(issuer=self.issuer, subject=subject, email=email,
-                            name=without_control_characters(str(name))[:255],
-                            roles=self.roles(claims))
+        return ProviderUser(
+            issuer=self.issuer,
+            subject=subject,
+            email=email,
+            name=without_control_characters(str(name))[:255],
+            roles=self.roles(claims),
+        )
 
     def roles(self, claims):
         """The datahub roles named by the roles claim (a list, or one space-separated

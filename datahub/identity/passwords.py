@@ -1,4 +1,5 @@
 """bcrypt hashing with a configurable cost, and a constant-cost check."""
+
 import bcrypt
 from flask import current_app
 

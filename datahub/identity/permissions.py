@@ -3,6 +3,7 @@
 viewer: read everything and download files. editor: viewer, plus create, and change or
 delete what it owns. admin: everything. Any refusal is 403 ``Forbidden``.
 """
+
 import functools
 
 from datahub.web.errors import Forbidden

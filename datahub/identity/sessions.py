@@ -15,6 +15,7 @@ Refreshes of one session are serialised: ``SELECT ... FOR UPDATE`` on the sessio
 PostgreSQL, the write lock that ``BEGIN IMMEDIATE`` takes for every writing request on
 SQLite (datahub.platform.database).
 """
+
 import secrets
 import uuid
 from datetime import datetime, timedelta, timezone
@@ -22,13 +23,13 @@ from datetime import datetime, timedelta, timezone
 import sqlalchemy as sa
 from flask import current_app, has_request_context, request
 
-from datahub.web.audit import audit
 from datahub.app.config import as_timedelta
-from datahub.platform.database import utcnow
 from datahub.app.extensions import db
 from datahub.identity import tokens
 from datahub.identity.errors import InvalidToken, TokenExpired, TokenRevoked
 from datahub.identity.models import AuthSession, RefreshToken, RevokedAccessToken
+from datahub.platform.database import utcnow
+from datahub.web.audit import audit
 from datahub.web.validation import without_control_characters
 
 
@@ -58,8 +59,13 @@ def issue_access_token(user, session=None):
     exp = now + lifetime
     if session is not None:
         exp = min(exp, epoch(session.expires_at))
-    return tokens.codec().encode_access(user.id, user.token_version, now, exp,
-                                        session_id=session.id if session is not None else None)
+    return tokens.codec().encode_access(
+        user.id,
+        user.token_version,
+        now,
+        exp,
+        session_id=session.id if session is not None else None,
+    )
 
 
 def _issue_refresh_token(user, session, now):
@@ -82,8 +88,9 @@ def _issue_refresh_token(user, session, now):
         if not session.csrf_token:
             session.csrf_token = secrets.token_urlsafe(32)
         csrf = session.csrf_token  # the session's, not a new one per token
-    token = tokens.codec().encode_refresh(user.id, record.jti, session.id, epoch(now), exp,
-                                          csrf=csrf)
+    token = tokens.codec().encode_refresh(
+        user.id, record.jti, session.id, epoch(now), exp, csrf=csrf
+    )
     return token, record
 
 
@@ -172,8 +179,12 @@ def rotate(claims, user):
         .where(RefreshToken.jti == claims.token_id)
         .execution_options(populate_existing=True)
     ).scalar_one_or_none()
-    if (session is None or record is None or record.family_id != session.id
-            or session.user_id != user.id):
+    if (
+        session is None
+        or record is None
+        or record.family_id != session.id
+        or session.user_id != user.id
+    ):
         raise InvalidToken()
     if session.revoked_at is not None or record.revoked_at is not None:
         raise TokenRevoked()
@@ -198,8 +209,12 @@ def rotate(claims, user):
 
     _revoke_sessions(AuthSession.id == session.id, "reuse", now)
     db.session.commit()
-    audit("refresh_reuse_detected", user_id=user.id, session_id=session.id,
-          retired_seconds_ago=round((now - record.retired_at).total_seconds(), 3))
+    audit(
+        "refresh_reuse_detected",
+        user_id=user.id,
+        session_id=session.id,
+        retired_seconds_ago=round((now - record.retired_at).total_seconds(), 3),
+    )
     raise TokenRevoked()
 
 

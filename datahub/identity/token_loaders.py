@@ -11,7 +11,6 @@ import sqlalchemy as sa
 from flask import g
 from flask_jwt_extended import get_jwt, verify_jwt_in_request
 
-from datahub.web.errors import json_error_response
 from datahub.app.extensions import db
 from datahub.identity.errors import (
     InvalidToken,
@@ -21,6 +20,7 @@ from datahub.identity.errors import (
 )
 from datahub.identity.models import AuthSession, RefreshToken, User
 from datahub.identity.tokens import codec, subject
+from datahub.web.errors import json_error_response
 
 
 def verified_refresh():

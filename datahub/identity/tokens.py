@@ -14,6 +14,7 @@ sends the same one for its whole lifetime, so the claims of a verified access to
 kept: only the time claims are checked again (bench/README.rst has the numbers). The
 refresh cookie is read by flask-jwt-extended (datahub.identity.token_loaders).
 """
+
 import time
 import uuid
 from dataclasses import dataclass
@@ -70,30 +71,48 @@ def subject(identity):
 
 def _well_formed(payload):
     """The required claims are there, the times are numbers and the ids are text."""
-    return (all(payload.get(claim) is not None for claim in REQUIRED_CLAIMS)
-            and all(_number(payload.get(c, payload["iat"])) for c in ("exp", "iat", "nbf"))
-            and _text(payload["sub"]) and _text(payload["jti"]))
+    return (
+        all(payload.get(claim) is not None for claim in REQUIRED_CLAIMS)
+        and all(_number(payload.get(c, payload["iat"])) for c in ("exp", "iat", "nbf"))
+        and _text(payload["sub"])
+        and _text(payload["jti"])
+    )
 
 
 def _access(payload):
     """``AccessClaims`` of a verified payload; None if it is no well-formed access token."""
     session_id = payload.get("sid")
-    if (payload.get("type") != ACCESS or not _well_formed(payload)
-            or not (session_id is None or _text(session_id))):
+    if (
+        payload.get("type") != ACCESS
+        or not _well_formed(payload)
+        or not (session_id is None or _text(session_id))
+    ):
         return None
     issued_at = payload["iat"]
-    return AccessClaims(payload["sub"], payload["jti"], session_id, payload.get("ver"),
-                        issued_at, payload.get("nbf", issued_at), payload["exp"])
+    return AccessClaims(
+        payload["sub"],
+        payload["jti"],
+        session_id,
+        payload.get("ver"),
+        issued_at,
+        payload.get("nbf", issued_at),
+        payload["exp"],
+    )
 
 
 def _refresh(payload):
     """``RefreshClaims`` of a verified payload; None if it is no well-formed refresh token."""
     csrf = payload.get("csrf")
-    if (payload.get("type") != REFRESH or not _well_formed(payload)
-            or not _text(payload.get("fam")) or not (csrf is None or _text(csrf))):
+    if (
+        payload.get("type") != REFRESH
+        or not _well_formed(payload)
+        or not _text(payload.get("fam"))
+        or not (csrf is None or _text(csrf))
+    ):
         return None
-    return RefreshClaims(payload["sub"], payload["jti"], payload["fam"], csrf,
-                         payload["iat"], payload["exp"])
+    return RefreshClaims(
+        payload["sub"], payload["jti"], payload["fam"], csrf, payload["iat"], payload["exp"]
+    )
 
 
 _PARSE = {ACCESS: _access, REFRESH: _refresh}
@@ -118,8 +137,13 @@ class TokenCodec:
     # -- encoding ----------------------------------------------------------------------
 
     def _encode(self, type_, user_id, token_id, issued_at, expires_at, claims):
-        payload = {"type": type_, "sub": subject(user_id), "jti": token_id, "iat": issued_at,
-                   "exp": expires_at}
+        payload = {
+            "type": type_,
+            "sub": subject(user_id),
+            "jti": token_id,
+            "iat": issued_at,
+            "exp": expires_at,
+        }
         if self.encode_nbf:
             payload["nbf"] = issued_at
         if self.encode_issuer:
@@ -131,13 +155,20 @@ class TokenCodec:
 
     def encode_access(self, user_id, version, issued_at, expires_at, session_id=None):
         """An access token; times are whole seconds since 1970."""
-        return self._encode(ACCESS, user_id, str(uuid.uuid4()), issued_at, expires_at,
-                            {"ver": version, "sid": session_id})
+        return self._encode(
+            ACCESS,
+            user_id,
+            str(uuid.uuid4()),
+            issued_at,
+            expires_at,
+            {"ver": version, "sid": session_id},
+        )
 
     def encode_refresh(self, user_id, token_id, session_id, issued_at, expires_at, csrf=None):
         """A refresh token of session ``session_id``, recorded as ``token_id``."""
-        return self._encode(REFRESH, user_id, token_id, issued_at, expires_at,
-                            {"fam": session_id, "csrf": csrf})
+        return self._encode(
+            REFRESH, user_id, token_id, issued_at, expires_at, {"fam": session_id, "csrf": csrf}
+        )
 
     # -- decoding ----------------------------------------------------------------------
 
@@ -189,8 +220,13 @@ class TokenCodec:
         """PyJWT's check of signature, header and claims; its errors as ours."""
         try:
             return self.decoder.decode(
-                token, self.key, algorithms=algorithms, audience=self.audience,
-                issuer=self.issuer, leeway=self.leeway, options={"verify_exp": verify_exp},
+                token,
+                self.key,
+                algorithms=algorithms,
+                audience=self.audience,
+                issuer=self.issuer,
+                leeway=self.leeway,
+                options={"verify_exp": verify_exp},
             )
         except jwt.ExpiredSignatureError as exc:
             raise TokenExpired() from exc

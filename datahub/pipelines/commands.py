@@ -1,4 +1,5 @@
 """``flask --app datahub worker``: execute pipeline runs in their own process."""
+
 import logging
 import os
 import signal
@@ -10,9 +11,9 @@ import click
 from flask import current_app
 from flask.cli import with_appcontext
 
-from datahub.platform import isolation
 from datahub.pipelines import wakeups
 from datahub.pipelines.worker import Worker, reap_stale
+from datahub.platform import isolation
 
 # Set by the process that supervises this worker (gunicorn's master, gunicorn.conf.py):
 # the worker stops once that process is gone, even if it was killed with SIGKILL.
@@ -22,14 +23,26 @@ log = logging.getLogger("datahub.pipelines.worker")
 
 
 @click.command("worker")
-@click.option("--once", is_flag=True, help="Execute the queued runs there are now (claimed "
-              "from the database, also with a broker), then exit.")
-@click.option("--concurrency", type=click.IntRange(min=1), default=None,
-              help="Runs at once in this process (default PIPELINE_CONCURRENCY; with a "
-                   "broker CELERY_CONCURRENCY).")
-@click.option("--loglevel", default="INFO", show_default=True,
-              type=click.Choice(["DEBUG", "INFO", "WARNING", "ERROR"], case_sensitive=False),
-              help="With a broker: the Celery worker's log level.")
+@click.option(
+    "--once",
+    is_flag=True,
+    help="Execute the queued runs there are now (claimed "
+    "from the database, also with a broker), then exit.",
+)
+@click.option(
+    "--concurrency",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Runs at once in this process (default PIPELINE_CONCURRENCY; with a "
+    "broker CELERY_CONCURRENCY).",
+)
+@click.option(
+    "--loglevel",
+    default="INFO",
+    show_default=True,
+    type=click.Choice(["DEBUG", "INFO", "WARNING", "ERROR"], case_sensitive=False),
+    help="With a broker: the Celery worker's log level.",
+)
 @with_appcontext
 def worker_command(once, concurrency, loglevel):
     """Run pipeline runs. Start any number, on any number of hosts: each run is executed by
@@ -42,8 +55,11 @@ def worker_command(once, concurrency, loglevel):
 
         sys.exit(run_celery_worker(app, concurrency, loglevel.upper()))
     if not logging.getLogger().handlers:  # a log line per claimed, stopped or failed run
-        logging.basicConfig(level=logging.INFO, stream=sys.stderr,
-                            format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+        logging.basicConfig(
+            level=logging.INFO,
+            stream=sys.stderr,
+            format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        )
     shutdown = threading.Event()
 
     def stop(signum, _frame):
@@ -54,8 +70,9 @@ def worker_command(once, concurrency, loglevel):
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
     if os.environ.get(PARENT_ENV):
-        threading.Thread(target=_stop_with_parent, args=(int(os.environ[PARENT_ENV]), stop),
-                         daemon=True).start()
+        threading.Thread(
+            target=_stop_with_parent, args=(int(os.environ[PARENT_ENV]), stop), daemon=True
+        ).start()
     pool = isolation.ProcessPool(spares=1)
     worker = Worker(app, shutdown=shutdown, pool=pool)
     reaped = reap_stale(app)

@@ -9,6 +9,7 @@ exist; the columns are: name``). Steps whose result types only DuckDB knows (cas
 aggregate, join, sql) are described by DuckDB as they are compiled; its binder errors are
 reported against the step.
 """
+
 import itertools
 import json
 import re
@@ -31,11 +32,21 @@ ORDINAL = "__datahub_row"
 
 SQL_OPERATORS = {"eq": "=", "ne": "<>", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
 CAST_TARGET = "type"  # a cast step's field: the type to cast to
-CAST_TYPES = {"integer": "BIGINT", "float": "DOUBLE", "string": "VARCHAR",
-              "boolean": "BOOLEAN", "date": "DATE", "timestamp": "TIMESTAMP"}
-NUMBER_TYPE = re.compile(r"^(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?|FLOAT|DOUBLE|REAL|DECIMAL(\(\d+,\s*\d+\))?)$")
+CAST_TYPES = {
+    "integer": "BIGINT",
+    "float": "DOUBLE",
+    "string": "VARCHAR",
+    "boolean": "BOOLEAN",
+    "date": "DATE",
+    "timestamp": "TIMESTAMP",
+}
+NUMBER_TYPE = re.compile(
+    r"^(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?|FLOAT|DOUBLE|REAL|DECIMAL(\(\d+,\s*\d+\))?)$"
+)
 # Types a filter value is converted to (when it converts) before comparing.
-TYPED = re.compile(r"^(DATE|TIME|TIMESTAMP|TIMESTAMP WITH TIME ZONE|TIMESTAMP_[A-Z]+|BOOLEAN|UUID|INTERVAL)$")
+TYPED = re.compile(
+    r"^(DATE|TIME|TIMESTAMP|TIMESTAMP WITH TIME ZONE|TIMESTAMP_[A-Z]+|BOOLEAN|UUID|INTERVAL)$"
+)
 
 
 class PipelineError(Exception):
@@ -44,11 +55,12 @@ class PipelineError(Exception):
 
 def names(columns):
     """The column names for an error message: at most ``SHOWN_NAMES``, each shortened."""
-    shown = [name if len(name) <= SHOWN_NAME_CHARS else name[:SHOWN_NAME_CHARS] + "..."
-             for name in itertools.islice(columns, SHOWN_NAMES)]
+    shown = [
+        name if len(name) <= SHOWN_NAME_CHARS else name[:SHOWN_NAME_CHARS] + "..."
+        for name in itertools.islice(columns, SHOWN_NAMES)
+    ]
     more = len(columns) - len(shown)
-    return ", ".join(shown) + (f", ... ({len(columns)} columns)" if more > 0 else "") \
-        or "(none)"
+    return ", ".join(shown) + (f", ... ({len(columns)} columns)" if more > 0 else "") or "(none)"
 
 
 def number(value):
@@ -56,13 +68,12 @@ def number(value):
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
-        return value if -2**63 < value < 2**63 else float(value)
+        return value if -(2**63) < value < 2**63 else float(value)
     try:
         result = float(value)
     except (TypeError, ValueError):
         return None
-    return result if result == result and result not in (float("inf"), float("-inf")) \
-        else None
+    return result if result == result and result not in (float("inf"), float("-inf")) else None
 
 
 def number_text(value):
@@ -84,8 +95,9 @@ class Query:
         except duckdb.Error as exc:
             if not unreadable(exc):
                 raise
-            raise PipelineError("the source file cannot be read as a table: "
-                                f"{clean_error(exc, paths)}") from None
+            raise PipelineError(
+                f"the source file cannot be read as a table: {clean_error(exc, paths)}"
+            ) from None
 
     def _describe(self, where):
         try:
@@ -94,11 +106,12 @@ class Query:
             raise PipelineError(f"{where}: {clean_error(exc, self.paths)}") from None
         found = [name for name, _ in described]
         if len(set(found)) != len(found):
-            raise PipelineError(f"{where}: the result has duplicate column names: "
-                                f"{names(found)}")
+            raise PipelineError(f"{where}: the result has duplicate column names: {names(found)}")
         if len(found) > self.max_columns:
-            raise PipelineError(f"{where}: the result has {len(found)} columns; at most "
-                                f"{self.max_columns} are allowed (PIPELINE_MAX_COLUMNS)")
+            raise PipelineError(
+                f"{where}: the result has {len(found)} columns; at most "
+                f"{self.max_columns} are allowed (PIPELINE_MAX_COLUMNS)"
+            )
         return described
 
     def wrap(self, make, params=(), columns=None, where=None):
@@ -113,8 +126,10 @@ class Query:
 
     def column(self, name, position, op):
         if name not in self.columns:
-            raise PipelineError(f"step {position} ({op}): column {name!r} does not exist; "
-                                f"the columns are: {names(list(self.columns))}")
+            raise PipelineError(
+                f"step {position} ({op}): column {name!r} does not exist; "
+                f"the columns are: {names(list(self.columns))}"
+            )
         return name
 
 
@@ -135,12 +150,15 @@ def _select(query, position, step, joins):
     seen = set()
     for name in columns:
         if name in seen:
-            raise PipelineError(f"step {position} (select): column {name!r} is selected "
-                                "more than once")
+            raise PipelineError(
+                f"step {position} (select): column {name!r} is selected more than once"
+            )
         seen.add(name)
     listed = ", ".join(map(quote, columns))
-    query.wrap(lambda q: f"SELECT {listed} FROM {q}",
-               columns={name: query.columns[name] for name in columns})
+    query.wrap(
+        lambda q: f"SELECT {listed} FROM {q}",
+        columns={name: query.columns[name] for name in columns},
+    )
 
 
 def _rename(query, position, step, joins):
@@ -151,11 +169,14 @@ def _rename(query, position, step, joins):
         return
     result = [moves.get(name, name) for name in query.columns]
     if len(set(result)) != len(result):
-        raise PipelineError(f"step {position} (rename): the result has duplicate column "
-                            f"names: {names(result)}")
+        raise PipelineError(
+            f"step {position} (rename): the result has duplicate column names: {names(result)}"
+        )
     renames = ", ".join(f"{quote(old)} AS {quote(new)}" for old, new in moves.items())
-    query.wrap(lambda q: f"SELECT * RENAME ({renames}) FROM {q}",
-               columns={moves.get(name, name): kind for name, kind in query.columns.items()})
+    query.wrap(
+        lambda q: f"SELECT * RENAME ({renames}) FROM {q}",
+        columns={moves.get(name, name): kind for name, kind in query.columns.items()},
+    )
 
 
 def filter_condition(column, kind, operator, value):
@@ -169,21 +190,26 @@ def filter_condition(column, kind, operator, value):
     value_text = value if isinstance(value, str) else number_text(value)
     value_number = number(value)
     if value_number is not None and NUMBER_TYPE.match(kind):
-        return (f"(CASE WHEN {cell} IS NOT NULL THEN {cell} {op} ? ELSE {text} {op} ? END)",
-                [value_number, value_text])
+        return (
+            f"(CASE WHEN {cell} IS NOT NULL THEN {cell} {op} ? ELSE {text} {op} ? END)",
+            [value_number, value_text],
+        )
     if TYPED.match(kind):
         typed = f"TRY_CAST(? AS {kind})"
-        return (f"(CASE WHEN {cell} IS NOT NULL AND {typed} IS NOT NULL THEN {cell} {op} "
-                f"{typed} ELSE {text} {op} ? END)", [value_text, value_text, value_text])
+        return (
+            f"(CASE WHEN {cell} IS NOT NULL AND {typed} IS NOT NULL THEN {cell} {op} "
+            f"{typed} ELSE {text} {op} ? END)",
+            [value_text, value_text, value_text],
+        )
     return f"{text} {op} ?", [value_text]
 
 
 def _filter(query, position, step, joins):
     column = query.column(step["column"], position, "filter")
-    condition, params = filter_condition(column, query.columns[column], step["operator"],
-                                         step["value"])
-    query.wrap(lambda q: f"SELECT * FROM {q} WHERE {condition}", params,
-               columns=query.columns)
+    condition, params = filter_condition(
+        column, query.columns[column], step["operator"], step["value"]
+    )
+    query.wrap(lambda q: f"SELECT * FROM {q} WHERE {condition}", params, columns=query.columns)
 
 
 def _sort(query, position, step, joins):
@@ -191,8 +217,7 @@ def _sort(query, position, step, joins):
     direction = " DESC" if step.get("descending") else ""
     order = [f"{quote(name)}{direction}" for name in dict.fromkeys(keys)]
     order += [quote(name) for name in query.columns if name not in set(keys)]
-    query.wrap(lambda q: f"SELECT * FROM {q} ORDER BY {', '.join(order)}",
-               columns=query.columns)
+    query.wrap(lambda q: f"SELECT * FROM {q} ORDER BY {', '.join(order)}", columns=query.columns)
 
 
 def _ordinal(columns):
@@ -204,13 +229,19 @@ def _ordinal(columns):
 
 def _dedupe(query, position, step, joins):
     """Keeps each first occurrence, in order: rows are numbered as they come."""
-    keys = [query.column(name, position, "dedupe") for name in step.get("columns") or []] \
-        or list(query.columns)
+    keys = [query.column(name, position, "dedupe") for name in step.get("columns") or []] or list(
+        query.columns
+    )
     row = _ordinal(query.columns)
     partition = ", ".join(quote(name) for name in dict.fromkeys(keys))
-    query.wrap(lambda q: f"SELECT * EXCLUDE ({row}) FROM (SELECT *, row_number() OVER () "
-               f"AS {row} FROM {q}) QUALIFY row_number() OVER (PARTITION BY {partition} "
-               f"ORDER BY {row}) = 1 ORDER BY {row}", columns=query.columns)
+    query.wrap(
+        lambda q: (
+            f"SELECT * EXCLUDE ({row}) FROM (SELECT *, row_number() OVER () "
+            f"AS {row} FROM {q}) QUALIFY row_number() OVER (PARTITION BY {partition} "
+            f"ORDER BY {row}) = 1 ORDER BY {row}"
+        ),
+        columns=query.columns,
+    )
 
 
 def _limit(query, position, step, joins):
@@ -220,8 +251,10 @@ def _limit(query, position, step, joins):
 def _cast(query, position, step, joins):
     column = query.column(step["column"], position, "cast")
     kind = CAST_TYPES[step[CAST_TARGET]]
-    query.wrap(lambda q: f"SELECT * REPLACE (CAST({quote(column)} AS {kind}) AS "
-               f"{quote(column)}) FROM {q}", columns={**query.columns, column: kind})
+    query.wrap(
+        lambda q: f"SELECT * REPLACE (CAST({quote(column)} AS {kind}) AS {quote(column)}) FROM {q}",
+        columns={**query.columns, column: kind},
+    )
 
 
 def _aggregate(query, position, step, joins):
@@ -236,13 +269,17 @@ def _aggregate(query, position, step, joins):
             query.column(column, position, "aggregate")
             kind = query.columns[column]
             if function in ("sum", "avg") and not NUMBER_TYPE.match(kind):
-                raise PipelineError(f"{where}: {function} needs a number column; {column!r} "
-                                    f"is {kind} (cast it first)")
+                raise PipelineError(
+                    f"{where}: {function} needs a number column; {column!r} "
+                    f"is {kind} (cast it first)"
+                )
             expression, default = f"{function}({quote(column)})", f"{function}_{column}"
         selected.append(f"{expression} AS {quote(spec.get('as') or default)}")
     result = list(dict.fromkeys(groups)) + [
-        spec.get("as") or (f"{spec['function']}_{spec['column']}" if spec.get("column")
-                           else "count") for spec in step["aggregates"]]
+        spec.get("as")
+        or (f"{spec['function']}_{spec['column']}" if spec.get("column") else "count")
+        for spec in step["aggregates"]
+    ]
     if len(set(result)) != len(result):
         raise PipelineError(f"{where}: the result has duplicate column names: {names(result)}")
     by = ", ".join(quote(name) for name in dict.fromkeys(groups))
@@ -258,21 +295,32 @@ def _join(query, position, step, joins):
     except duckdb.Error as exc:
         if not isinstance(exc, DATA_ERRORS) and not unreadable(exc):
             raise
-        raise PipelineError(f"{where}: dataset {step['dataset_id']}'s file cannot be read: "
-                            f"{clean_error(exc, query.paths)}") from None
+        raise PipelineError(
+            f"{where}: dataset {step['dataset_id']}'s file cannot be read: "
+            f"{clean_error(exc, query.paths)}"
+        ) from None
     keys = [query.column(name, position, "join") for name in dict.fromkeys(step["on"])]
     for name in keys:
         if name not in other:
-            raise PipelineError(f"{where}: column {name!r} does not exist in dataset "
-                                f"{step['dataset_id']}; its columns are: {names(list(other))}")
+            raise PipelineError(
+                f"{where}: column {name!r} does not exist in dataset "
+                f"{step['dataset_id']}; its columns are: {names(list(other))}"
+            )
     both = [name for name in other if name in query.columns and name not in keys]
     if both:
-        raise PipelineError(f"{where}: both sides have columns named {names(both)} that "
-                            "are not joined on; rename or drop them first")
+        raise PipelineError(
+            f"{where}: both sides have columns named {names(both)} that "
+            "are not joined on; rename or drop them first"
+        )
     kind = "LEFT" if step.get("how") == "left" else "INNER"
     using = ", ".join(map(quote, keys))
-    query.wrap(lambda q: f"SELECT * FROM {q} {kind} JOIN (SELECT * FROM {other_sql}) AS "
-               f"other USING ({using})", other_params, where=where)
+    query.wrap(
+        lambda q: (
+            f"SELECT * FROM {q} {kind} JOIN (SELECT * FROM {other_sql}) AS other USING ({using})"
+        ),
+        other_params,
+        where=where,
+    )
 
 
 def _sql(query, position, step, joins):
@@ -285,12 +333,20 @@ def _sql(query, position, step, joins):
     query.columns = dict(query._describe(f"step {position} (sql)"))
 
 
-STEPS = {"select": _select, "rename": _rename, "filter": _filter, "sort": _sort,
-         "dedupe": _dedupe, "limit": _limit, "cast": _cast, "aggregate": _aggregate,
-         "join": _join, "sql": _sql}
+STEPS = {
+    "select": _select,
+    "rename": _rename,
+    "filter": _filter,
+    "sort": _sort,
+    "dedupe": _dedupe,
+    "limit": _limit,
+    "cast": _cast,
+    "aggregate": _aggregate,
+    "join": _join,
+    "sql": _sql,
+}
 
-COPY_OPTIONS = {"csv": "FORMAT csv, HEADER", "parquet": "FORMAT parquet",
-                "jsonl": "FORMAT json"}
+COPY_OPTIONS = {"csv": "FORMAT csv, HEADER", "parquet": "FORMAT parquet", "jsonl": "FORMAT json"}
 
 
 def write(query, path, fmt):
@@ -299,15 +355,17 @@ def write(query, path, fmt):
     :class:`PipelineError`."""
     target = path.replace("'", "''")
     try:
-        row = query.con.execute(f"COPY ({query.sql}) TO '{target}' ({COPY_OPTIONS[fmt]})",
-                                query.params).fetchone()
+        row = query.con.execute(
+            f"COPY ({query.sql}) TO '{target}' ({COPY_OPTIONS[fmt]})", query.params
+        ).fetchone()
     except duckdb.Error as exc:
         if not unreadable(exc):
             raise
         inputs = [name for file, name in query.paths.items() if file != path]
         which = inputs[0] if len(inputs) == 1 else "an input file"
-        raise PipelineError(f"{which} cannot be read as a table: "
-                            f"{clean_error(exc, query.paths)}") from None
+        raise PipelineError(
+            f"{which} cannot be read as a table: {clean_error(exc, query.paths)}"
+        ) from None
     return int(row[0]) if row else 0
 
 

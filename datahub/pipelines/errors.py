@@ -1,4 +1,5 @@
 """The pipelines feature's errors."""
+
 from datahub.platform.errors import Conflict, InvalidValues, NotFound
 from datahub.web.validation.fields import ErrorMessage
 
@@ -20,5 +21,14 @@ class JoinedDatasetNotFound(InvalidValues):
     step's ``dataset_id``."""
 
     def __init__(self, position):
-        super().__init__({"steps": {position: {"dataset_id": [
-            ErrorMessage("dataset not found", "value_error.dataset_not_found")]}}})
+        super().__init__(
+            {
+                "steps": {
+                    position: {
+                        "dataset_id": [
+                            ErrorMessage("dataset not found", "value_error.dataset_not_found")
+                        ]
+                    }
+                }
+            }
+        )

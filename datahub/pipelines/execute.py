@@ -9,6 +9,7 @@ when its resident memory passes ``PIPELINE_MEMORY_LIMIT`` + ``PIPELINE_MEMORY_MA
 output passes ``PIPELINE_MAX_OUTPUT_BYTES``, ``PIPELINE_TIMEOUT_SECONDS`` pass, or the run
 is cancelled, taken away or the worker shuts down: its memory is back at once.
 """
+
 import contextlib
 import logging
 import os
@@ -19,27 +20,28 @@ from dataclasses import dataclass, field
 import sqlalchemy as sa
 from flask import current_app
 
-from datahub.platform import isolation
 from datahub import quotas
-from datahub.platform.database import utcnow
+from datahub.app.extensions import db
 from datahub.datasets import tabular
 from datahub.datasets.models import Dataset
 from datahub.datasets.services import discard, drop_replaced, set_file
-from datahub.platform.storage import get_storage
-from datahub.platform.errors import InsufficientStorage, StorageUnavailable
-from datahub.app.extensions import db
 from datahub.identity import permissions
 from datahub.identity.models import User
 from datahub.pipelines.engine import PipelineError
 from datahub.pipelines.models import Pipeline, Run
+from datahub.platform import isolation
+from datahub.platform.database import utcnow
+from datahub.platform.errors import InsufficientStorage, StorageUnavailable
+from datahub.platform.storage import get_storage
 from datahub.resources.services import name_key
 
 log = logging.getLogger("datahub.pipelines.execute")
 
 CHUNK_BYTES = 1024 * 1024
 INTERNAL_ERROR = "internal error while executing the run (see the worker's log)"
-NO_ROOM_FOR_INPUTS = ("the worker's temporary folder (PIPELINE_TEMP_DIR) has no room for "
-                      "a copy of the inputs")
+NO_ROOM_FOR_INPUTS = (
+    "the worker's temporary folder (PIPELINE_TEMP_DIR) has no room for a copy of the inputs"
+)
 OWNER_MAY_NOT_RUN = "Owner may no longer run this pipeline"
 
 
@@ -53,8 +55,9 @@ class RunStopped(Exception):
 
 
 def timeout_error(seconds):
-    return (f"the run took longer than {seconds:g} seconds (PIPELINE_TIMEOUT_SECONDS) "
-            "and was stopped")
+    return (
+        f"the run took longer than {seconds:g} seconds (PIPELINE_TIMEOUT_SECONDS) and was stopped"
+    )
 
 
 def out_of_memory_error(config):
@@ -97,8 +100,11 @@ def _mark(run_id, name, **values):
 
 
 def _may_run(owner):
-    return owner is not None and owner.is_active and \
-        bool(set(owner.roles or []) & permissions.CREATE_ROLES)
+    return (
+        owner is not None
+        and owner.is_active
+        and bool(set(owner.roles or []) & permissions.CREATE_ROLES)
+    )
 
 
 def _plan(pipeline):
@@ -108,16 +114,22 @@ def _plan(pipeline):
     owner = db.session.get(User, pipeline.owner_id)
     if not _may_run(owner):
         raise PipelineError(OWNER_MAY_NOT_RUN)
-    source = db.session.get(Dataset, pipeline.source_dataset_id) \
-        if pipeline.source_dataset_id else None
+    source = (
+        db.session.get(Dataset, pipeline.source_dataset_id) if pipeline.source_dataset_id else None
+    )
     if source is None:
         raise PipelineError("the source dataset no longer exists")
     if source.file_key is None:
         raise PipelineError("the source dataset has no file")
-    plan = RunPlan(steps=list(pipeline.steps or []), owner_id=pipeline.owner_id,
-                   pipeline_name=pipeline.name, output_name=pipeline.output_dataset_name,
-                   output_format=pipeline.output_format or "csv", source_key=source.file_key,
-                   names={source.file_key: "the source file"})
+    plan = RunPlan(
+        steps=list(pipeline.steps or []),
+        owner_id=pipeline.owner_id,
+        pipeline_name=pipeline.name,
+        output_name=pipeline.output_dataset_name,
+        output_format=pipeline.output_format or "csv",
+        source_key=source.file_key,
+        names={source.file_key: "the source file"},
+    )
     for position, step in enumerate(plan.steps):
         if step.get("op") != "join":
             continue
@@ -176,8 +188,10 @@ def _execute(config, plan, check, rows, pool):
     """Run the query into a staged file and store it; the :class:`StoredFile`."""
     max_steps = int(config["PIPELINE_MAX_STEPS"])
     if len(plan.steps) > max_steps:
-        raise PipelineError(f"the pipeline has {len(plan.steps)} steps; at most "
-                            f"{max_steps} are allowed (PIPELINE_MAX_STEPS)")
+        raise PipelineError(
+            f"the pipeline has {len(plan.steps)} steps; at most "
+            f"{max_steps} are allowed (PIPELINE_MAX_STEPS)"
+        )
     storage = get_storage()
     # Staged in the run's own folder first: the long part leaves nothing in storage if
     # the worker dies; storage then gets a quick atomic copy.
@@ -212,8 +226,10 @@ def _local_inputs(storage, plan, work, inputs):
     """Storage key → a path the run's process can read: the stored file itself, or (S3)
     a copy in the run's folder."""
     try:
-        return {key: inputs.enter_context(storage.local_copy(key, work))
-                for key in dict.fromkeys([plan.source_key, *plan.joins.values()])}
+        return {
+            key: inputs.enter_context(storage.local_copy(key, work))
+            for key in dict.fromkeys([plan.source_key, *plan.joins.values()])
+        }
     except FileNotFoundError:
         raise PipelineError("an input dataset's file is missing from storage") from None
     except StorageUnavailable:
@@ -228,7 +244,10 @@ def _run_query(config, plan, local, output, spill, check, pool):
     args = {
         "source": local[plan.source_key],
         "joins": {str(dataset_id): local[key] for dataset_id, key in plan.joins.items()},
-        "names": names, "steps": plan.steps, "output": output, "spill": spill,
+        "names": names,
+        "steps": plan.steps,
+        "output": output,
+        "spill": spill,
         "output_format": plan.output_format,
         "memory_limit": str(config["PIPELINE_MEMORY_LIMIT"]),
         "threads": config.get("PIPELINE_THREADS"),
@@ -240,7 +259,10 @@ def _run_query(config, plan, local, output, spill, check, pool):
     limits = isolation.Limits(
         memory=isolation.parse_size(config["PIPELINE_MEMORY_LIMIT"]),
         margin=isolation.parse_size(config["PIPELINE_MEMORY_MARGIN"]),
-        seconds=seconds, output_path=output, output_bytes=most)
+        seconds=seconds,
+        output_path=output,
+        output_bytes=most,
+    )
     try:
         result = isolation.run_job(pool, "pipeline_run", args, limits, check)
     except isolation.JobError as exc:
@@ -267,11 +289,13 @@ def _check_quotas(owner_id, dataset, stored):
         replaced = (dataset.file_size or 0) if dataset is not None else 0
         quotas.check_storage(owner_id, stored.size, freeing_bytes=replaced)
     except quotas.DatasetQuotaExceeded:
-        raise PipelineError(f"Dataset quota exceeded (QUOTA_DATASETS is "
-                            f"{config['QUOTA_DATASETS']})") from None
+        raise PipelineError(
+            f"Dataset quota exceeded (QUOTA_DATASETS is {config['QUOTA_DATASETS']})"
+        ) from None
     except quotas.StorageQuotaExceeded:
-        raise PipelineError(f"Storage quota exceeded (QUOTA_STORAGE_BYTES is "
-                            f"{config['QUOTA_STORAGE_BYTES']} bytes)") from None
+        raise PipelineError(
+            f"Storage quota exceeded (QUOTA_STORAGE_BYTES is {config['QUOTA_STORAGE_BYTES']} bytes)"
+        ) from None
 
 
 def _publish(run_id, name, plan, stored, rows_in, rows_out):
@@ -292,18 +316,29 @@ def _publish(run_id, name, plan, stored, rows_in, rows_out):
         now = utcnow()
         _check_quotas(plan.owner_id, dataset, stored)
         if dataset is None:
-            dataset = Dataset(name=output_name, name_key=name_key(output_name),
-                              description=f"Output of pipeline {plan.pipeline_name}",
-                              owner_id=plan.owner_id, created_at=now)
+            dataset = Dataset(
+                name=output_name,
+                name_key=name_key(output_name),
+                description=f"Output of pipeline {plan.pipeline_name}",
+                owner_id=plan.owner_id,
+                created_at=now,
+            )
             dataset.tags = []
             db.session.add(dataset)
         elif dataset.owner_id != plan.owner_id:
-            raise PipelineError(f"the output dataset name {output_name!r} belongs to another "
-                                "user's dataset; choose another output_dataset_name")
+            raise PipelineError(
+                f"the output dataset name {output_name!r} belongs to another "
+                "user's dataset; choose another output_dataset_name"
+            )
         fmt = plan.output_format
         suffix = tabular.SUFFIXES[fmt]
-        previous = set_file(dataset, stored, output_name[:255 - len(suffix)] + suffix,
-                            tabular.CONTENT_TYPES[fmt], now)
+        previous = set_file(
+            dataset,
+            stored,
+            output_name[: 255 - len(suffix)] + suffix,
+            tabular.CONTENT_TYPES[fmt],
+            now,
+        )
         db.session.flush()
         run.status = "succeeded"
         run.finished_at = now
@@ -317,8 +352,13 @@ def _publish(run_id, name, plan, stored, rows_in, rows_out):
         return
     except sa.exc.IntegrityError:
         discard(stored)
-        _mark(run_id, name, status="failed", rows_in=rows_in,
-              error=f"the output dataset name {plan.output_name!r} was taken meanwhile")
+        _mark(
+            run_id,
+            name,
+            status="failed",
+            rows_in=rows_in,
+            error=f"the output dataset name {plan.output_name!r} was taken meanwhile",
+        )
         return
     except BaseException:
         discard(stored)

@@ -1,9 +1,10 @@
 """A pipeline and its runs."""
+
 import sqlalchemy as sa
 from sqlalchemy.orm import Mapped, mapped_column
 
-from datahub.platform.database import UTCDateTime, utcnow
 from datahub.app.extensions import db
+from datahub.platform.database import UTCDateTime, utcnow
 from datahub.resources.services import OwnedNamed
 
 ACTIVE_STATUSES = ("queued", "running")
@@ -21,8 +22,7 @@ class Pipeline(OwnedNamed, db.Model):
     )
     steps: Mapped[list] = mapped_column(sa.JSON, default=list)
     output_dataset_name: Mapped[str] = mapped_column(sa.String(255))
-    output_format: Mapped[str] = mapped_column(sa.String(16), default="csv",
-                                               server_default="csv")
+    output_format: Mapped[str] = mapped_column(sa.String(16), default="csv", server_default="csv")
 
 
 class Run(db.Model):
@@ -34,8 +34,11 @@ class Run(db.Model):
         sa.Index("ix_runs_pipeline_id_id", "pipeline_id", "id"),
         sa.Index("ix_runs_status_id", "status", "id"),
         sa.Index(
-            "ux_runs_active_pipeline", "pipeline_id", unique=True,
-            sqlite_where=ACTIVE_PREDICATE, postgresql_where=ACTIVE_PREDICATE,
+            "ux_runs_active_pipeline",
+            "pipeline_id",
+            unique=True,
+            sqlite_where=ACTIVE_PREDICATE,
+            postgresql_where=ACTIVE_PREDICATE,
         ),
         {"sqlite_autoincrement": True},  # run ids are never given again (migration 0008)
     )

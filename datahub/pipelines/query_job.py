@@ -3,12 +3,13 @@ into one DuckDB query over the input files and ``COPY`` its result to the output
 Answers ``{"rows_in", "rows_out"}``; a problem the user can fix is a ``JobError`` of kind
 ``pipeline`` whose message the run shows. It knows no database and no storage: the worker
 (datahub.pipelines.execute) prepared the files and publishes the output."""
+
 import duckdb
 
 from datahub.datasets import tabular
-from datahub.platform.isolation import JobError
 from datahub.pipelines import engine
 from datahub.pipelines.engine import PipelineError
+from datahub.platform.isolation import JobError
 
 
 def run_query_job(args):
@@ -36,17 +37,23 @@ def _run(args):
 
     source_format, source_sql, params = read(source)
     joins = {dataset_id: read(path)[1:] for dataset_id, path in joined.items()}
-    con = tabular.connect([source, *joined.values()], [output],
-                          memory_limit=args["memory_limit"], threads=args.get("threads"),
-                          temp_dir=args["spill"])
+    con = tabular.connect(
+        [source, *joined.values()],
+        [output],
+        memory_limit=args["memory_limit"],
+        threads=args.get("threads"),
+        temp_dir=args["spill"],
+    )
     try:
-        query = engine.compile_steps(con, source_sql, params, args["steps"], joins,
-                                     max_columns, paths)
+        query = engine.compile_steps(
+            con, source_sql, params, args["steps"], joins, max_columns, paths
+        )
         rows_out = engine.write(query, output, args["output_format"])
         rows_in = engine.rows_scanned(con, source, source_format)
     except duckdb.IOException as exc:
-        raise PipelineError("the run could not read or write a file: "
-                            f"{tabular.clean_error(exc, paths)}") from None
+        raise PipelineError(
+            f"the run could not read or write a file: {tabular.clean_error(exc, paths)}"
+        ) from None
     except tabular.DATA_ERRORS as exc:
         raise PipelineError(f"the run failed: {tabular.clean_error(exc, paths)}") from None
     finally:

@@ -1,5 +1,6 @@
 """/api/v1/pipelines: list, create, get, change and delete, and runs under
 /api/v1/pipelines/{pipeline_id}/runs."""
+
 from flask import url_for
 from flask.views import MethodView
 
@@ -12,9 +13,12 @@ from datahub.web.listing import paginate
 from datahub.web.openapi import BEARER, JSON_BODY_ERRORS, described, operation
 
 blp = Blueprint(
-    "pipelines", __name__, url_prefix="/api/v1/pipelines", guard=authenticate,
+    "pipelines",
+    __name__,
+    url_prefix="/api/v1/pipelines",
+    guard=authenticate,
     description="Pipelines: steps that turn one dataset's file (CSV, Parquet or JSON lines) "
-                "into another dataset; runs execute them",
+    "into another dataset; runs execute them",
 )
 
 NOT_FOUND = (404, "`Pipeline not found`")
@@ -27,20 +31,27 @@ class Pipelines(MethodView):
     @operation(blp, "list_pipelines", 401, 403, 422, security=BEARER)
     @blp.arguments(schemas.PipelineListArgsSchema, location="query")
     @blp.response(200, schemas.PipelinePageSchema)
-    @described("List pipelines", "One page of pipelines, oldest first, filtered by name, "
-               "owner or source dataset (any role).")
+    @described(
+        "List pipelines",
+        "One page of pipelines, oldest first, filtered by name, "
+        "owner or source dataset (any role).",
+    )
     def get(self, args):
         permissions.require_read(current_user)
         return paginate(services.pipelines_query(args, current_user), args)
 
-    @operation(blp, "create_pipeline", *JSON_BODY_ERRORS, 401, 403, SOURCE_NOT_FOUND, 409,
-               security=BEARER)
+    @operation(
+        blp, "create_pipeline", *JSON_BODY_ERRORS, 401, 403, SOURCE_NOT_FOUND, 409, security=BEARER
+    )
     @permissions.before_body(lambda: permissions.require_create(current_user))
     @blp.arguments(schemas.PipelineCreateSchema)
     @blp.response(201, schemas.PipelineSchema, headers={"Location": "Location"})
-    @described("Create a pipeline", "Editors and admins; the caller owns the new pipeline, "
-               "whose URL is in `Location`. 409 `Name already exists` when another has the "
-               "name.")
+    @described(
+        "Create a pipeline",
+        "Editors and admins; the caller owns the new pipeline, "
+        "whose URL is in `Location`. 409 `Name already exists` when another has the "
+        "name.",
+    )
     def post(self, values):
         pipeline = services.create_pipeline(current_user, values)
         location = url_for("pipelines.PipelineById", pipeline_id=pipeline.id)
@@ -56,21 +67,26 @@ class PipelineById(MethodView):
         permissions.require_read(current_user)
         return services.get_pipeline(pipeline_id)
 
-    @operation(blp, "update_pipeline", *JSON_BODY_ERRORS, 401, 403, NOT_FOUND, 409,
-               security=BEARER)
+    @operation(blp, "update_pipeline", *JSON_BODY_ERRORS, 401, 403, NOT_FOUND, 409, security=BEARER)
     @changes_row(services.get_pipeline)
     @blp.arguments(schemas.PipelineUpdateSchema)
     @blp.response(200, schemas.PipelineSchema)
-    @described("Change a pipeline", "Change any field (the owner, if an editor, or an "
-               "admin); `steps` is replaced whole. A running run keeps the steps it started "
-               "with; a queued one will use these.")
+    @described(
+        "Change a pipeline",
+        "Change any field (the owner, if an editor, or an "
+        "admin); `steps` is replaced whole. A running run keeps the steps it started "
+        "with; a queued one will use these.",
+    )
     def patch(self, pipeline, values):
         return services.update_pipeline(pipeline, values)
 
     @operation(blp, "delete_pipeline", 401, 403, NOT_FOUND, 422, security=BEARER)
     @blp.response(204, description="Deleted with its runs; the output dataset stays")
-    @described("Delete a pipeline", "Delete a pipeline and its runs (the owner, if an "
-               "editor, or an admin). Its output dataset stays.")
+    @described(
+        "Delete a pipeline",
+        "Delete a pipeline and its runs (the owner, if an "
+        "editor, or an admin). Its output dataset stays.",
+    )
     def delete(self, pipeline_id):
         pipeline = services.get_pipeline(pipeline_id, for_update=True)
         services.delete_pipeline(changeable(pipeline))
@@ -88,12 +104,21 @@ class Runs(MethodView):
         permissions.require_read(current_user)
         return paginate(services.runs_query(services.get_pipeline(pipeline_id)), args)
 
-    @operation(blp, "start_pipeline_run", 401, 403, NOT_FOUND,
-               (409, "`Pipeline is already running`: another run of it is queued or running"),
-               422,
-               (429, "`Too many queued runs`: the pipeline's owner has `QUOTA_QUEUED_RUNS` "
-                     "runs queued or running; try again after `Retry-After` seconds"),
-               security=BEARER)
+    @operation(
+        blp,
+        "start_pipeline_run",
+        401,
+        403,
+        NOT_FOUND,
+        (409, "`Pipeline is already running`: another run of it is queued or running"),
+        422,
+        (
+            429,
+            "`Too many queued runs`: the pipeline's owner has `QUOTA_QUEUED_RUNS` "
+            "runs queued or running; try again after `Retry-After` seconds",
+        ),
+        security=BEARER,
+    )
     @blp.response(201, schemas.RunSchema, headers={"Location": "Location"})
     def post(self, pipeline_id):
         """Start a run
@@ -125,8 +150,11 @@ class RunById(MethodView):
 @blp.route("/<id:pipeline_id>/runs/<id:run_id>/cancel")
 class RunCancel(MethodView):
     @operation(blp, "cancel_pipeline_run", 401, 403, RUN_NOT_FOUND, 422, security=BEARER)
-    @blp.response(200, schemas.RunSchema, description="The run: now `cancelled`, or as it was "
-                                                      "if it had already finished")
+    @blp.response(
+        200,
+        schemas.RunSchema,
+        description="The run: now `cancelled`, or as it was if it had already finished",
+    )
     def post(self, pipeline_id, run_id):
         """Cancel a run
 

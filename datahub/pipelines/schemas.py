@@ -1,33 +1,46 @@
 """Pipeline and run bodies. Clients set ``name``, ``description``, ``source_dataset_id``,
 ``steps`` and ``output_dataset_name``; anything else is refused with 422
 ``extra fields not permitted``."""
+
 from flask import current_app
 from marshmallow import ValidationError, post_load, validate
 
-from datahub.web.validation import fields
 from datahub.datasets.schemas import FILE_FORMAT
 from datahub.datasets.tabular import FORMATS
-from datahub.web.validation.fields import ErrorMessage
-from datahub.platform.database import MAX_ID
-from datahub.web.listing import ListArgsSchema, NamedListArgsSchema, page_schema
 from datahub.pipelines.models import STATUSES
 from datahub.pipelines.steps import step_field
+from datahub.platform.database import MAX_ID
+from datahub.web.listing import ListArgsSchema, NamedListArgsSchema, page_schema
 from datahub.web.validation import (
     ASCII_SPACE,
     OneOf,
     Range,
     Schema,
+    fields,
     name_field,
     strip_name,
     text_field,
 )
+from datahub.web.validation.fields import ErrorMessage
 
 MAX_STEPS = 100  # PIPELINE_MAX_STEPS' default, which the OpenAPI document states
 STEP_DOC = {
     "description": "One step; `op` chooses its shape (`SelectStep` ... `SqlStep`)",
-    "oneOf": [{"$ref": f"#/components/schemas/{name}Step"}
-              for name in ("Select", "Rename", "Filter", "Sort", "Dedupe", "Limit", "Cast",
-                           "Aggregate", "Join", "Sql")],
+    "oneOf": [
+        {"$ref": f"#/components/schemas/{name}Step"}
+        for name in (
+            "Select",
+            "Rename",
+            "Filter",
+            "Sort",
+            "Dedupe",
+            "Limit",
+            "Cast",
+            "Aggregate",
+            "Join",
+            "Sql",
+        )
+    ],
 }
 
 
@@ -44,8 +57,12 @@ class MaxSteps(validate.Validator):
 
 
 def _steps(**kwargs):
-    return fields.List(step_field(metadata=STEP_DOC), validate=MaxSteps(),
-                       metadata={"maxItems": MAX_STEPS}, **kwargs)
+    return fields.List(
+        step_field(metadata=STEP_DOC),
+        validate=MaxSteps(),
+        metadata={"maxItems": MAX_STEPS},
+        **kwargs,
+    )
 
 
 def _strip_output_name(data):
@@ -62,8 +79,10 @@ class PipelineSchema(Schema):
     description = fields.String(required=True)
     owner_id = fields.String(required=True)
     source_dataset_id = fields.Integer(
-        required=True, allow_none=True,
-        metadata={"description": "null once the source dataset has been deleted"})
+        required=True,
+        allow_none=True,
+        metadata={"description": "null once the source dataset has been deleted"},
+    )
     steps = _steps(required=True)
     output_dataset_name = fields.String(required=True)
     output_format = fields.String(required=True, metadata=FILE_FORMAT)
@@ -72,20 +91,27 @@ class PipelineSchema(Schema):
 
 
 class PipelineCreateSchema(Schema):
-    name = name_field("Unique, compared case-insensitively; surrounding spaces are removed",
-                      required=True)
+    name = name_field(
+        "Unique, compared case-insensitively; surrounding spaces are removed", required=True
+    )
     description = text_field(10000, load_default="")
-    source_dataset_id = fields.Integer(required=True, strict=True, validate=Range(min=1),
-                                       metadata={"description": "The dataset whose file "
-                                                                "(CSV, Parquet or JSON "
-                                                                "lines) is read"})
+    source_dataset_id = fields.Integer(
+        required=True,
+        strict=True,
+        validate=Range(min=1),
+        metadata={"description": "The dataset whose file (CSV, Parquet or JSON lines) is read"},
+    )
     steps = _steps(load_default=list)
     output_dataset_name = name_field(
         "The dataset a successful run writes; created by the first success, owned by the "
-        "pipeline's owner", required=True)
+        "pipeline's owner",
+        required=True,
+    )
     output_format = fields.String(
-        validate=OneOf(FORMATS), load_default="csv",
-        metadata={**FILE_FORMAT, "description": "The output file's format"})
+        validate=OneOf(FORMATS),
+        load_default="csv",
+        metadata={**FILE_FORMAT, "description": "The output file's format"},
+    )
 
     @post_load
     def _strip(self, data, **_):
@@ -104,9 +130,10 @@ class PipelineUpdateSchema(PipelineCreateSchema):
 
 
 class PipelineListArgsSchema(NamedListArgsSchema):
-    source_dataset_id = fields.Integer(validate=Range(min=1, max=MAX_ID),
-                                       metadata={"description": "Only pipelines reading this "
-                                                                "dataset"})
+    source_dataset_id = fields.Integer(
+        validate=Range(min=1, max=MAX_ID),
+        metadata={"description": "Only pipelines reading this dataset"},
+    )
 
 
 class RunSchema(Schema):
@@ -116,14 +143,20 @@ class RunSchema(Schema):
     created_at = fields.DateTime(required=True, format="iso")
     started_at = fields.DateTime(required=True, allow_none=True, format="iso")
     finished_at = fields.DateTime(required=True, allow_none=True, format="iso")
-    rows_in = fields.Integer(required=True, allow_none=True,
-                             metadata={"description": "Rows read from the source"})
-    rows_out = fields.Integer(required=True, allow_none=True,
-                              metadata={"description": "Rows written to the output"})
-    error = fields.String(required=True, allow_none=True,
-                          metadata={"description": "Why the run failed or was cancelled"})
-    output_dataset_id = fields.Integer(required=True, allow_none=True,
-                                       metadata={"description": "Set when the run succeeded"})
+    rows_in = fields.Integer(
+        required=True, allow_none=True, metadata={"description": "Rows read from the source"}
+    )
+    rows_out = fields.Integer(
+        required=True, allow_none=True, metadata={"description": "Rows written to the output"}
+    )
+    error = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={"description": "Why the run failed or was cancelled"},
+    )
+    output_dataset_id = fields.Integer(
+        required=True, allow_none=True, metadata={"description": "Set when the run succeeded"}
+    )
 
 
 RunListArgsSchema = ListArgsSchema

@@ -1,20 +1,21 @@
 """What can be done to pipelines and runs, independent of HTTP."""
+
 import sqlalchemy as sa
 from flask import current_app
 
 from datahub import quotas
-from datahub.platform.database import utcnow, valid_id
+from datahub.app.extensions import db
 from datahub.datasets.errors import DatasetNotFound
 from datahub.datasets.models import Dataset
-from datahub.app.extensions import db
+from datahub.pipelines import wakeups
 from datahub.pipelines.errors import (
     JoinedDatasetNotFound,
     PipelineAlreadyRunning,
     PipelineNotFound,
     RunNotFound,
 )
-from datahub.pipelines import wakeups
 from datahub.pipelines.models import ACTIVE_STATUSES, Pipeline, Run
+from datahub.platform.database import utcnow, valid_id
 from datahub.resources.services import create_named, filter_named, get_or_raise, update_named
 
 CANCELLED_BY_USER = "cancelled by a user"
@@ -42,20 +43,21 @@ def _require_source(values):
         if not valid_id(dataset_id) or db.session.get(Dataset, dataset_id) is None:
             raise DatasetNotFound()
     for position, step in enumerate(values.get("steps") or []):
-        if step.get("op") == "join" and (not valid_id(step["dataset_id"]) or
-                                         db.session.get(Dataset, step["dataset_id"]) is None):
+        if step.get("op") == "join" and (
+            not valid_id(step["dataset_id"]) or db.session.get(Dataset, step["dataset_id"]) is None
+        ):
             raise JoinedDatasetNotFound(position)
 
 
 def create_pipeline(owner, values):
     # Any other integrity error at the commit: the source dataset was deleted meanwhile.
-    return create_named(Pipeline, owner, values, FIELDS, check=_require_source,
-                        otherwise=DatasetNotFound)
+    return create_named(
+        Pipeline, owner, values, FIELDS, check=_require_source, otherwise=DatasetNotFound
+    )
 
 
 def update_pipeline(pipeline, values):
-    return update_named(pipeline, values, FIELDS, check=_require_source,
-                        otherwise=DatasetNotFound)
+    return update_named(pipeline, values, FIELDS, check=_require_source, otherwise=DatasetNotFound)
 
 
 def delete_pipeline(pipeline):
@@ -75,8 +77,9 @@ def start_run(pipeline):
     wins over the quota), else 429 ``Too many queued runs`` when the owner has
     ``QUOTA_QUEUED_RUNS`` runs queued or running."""
     quotas.lock_user(pipeline.owner_id)
-    active = sa.select(Run.id).where(Run.pipeline_id == pipeline.id,
-                                     Run.status.in_(ACTIVE_STATUSES))
+    active = sa.select(Run.id).where(
+        Run.pipeline_id == pipeline.id, Run.status.in_(ACTIVE_STATUSES)
+    )
     if db.session.scalar(active.limit(1)) is not None:
         raise PipelineAlreadyRunning()
     quotas.check_queued_runs(pipeline.owner_id)

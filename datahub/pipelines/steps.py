@@ -1,10 +1,9 @@
 """The step language: one marshmallow schema per ``op``, and ``step_field`` that picks the
 schema by ``op`` so each error keeps its place (``["body", "steps", 0, "value"]``)."""
+
 from marshmallow import ValidationError, validate
 
-from datahub.web.validation import fields
 from datahub.datasets.tabular import check_select
-from datahub.web.validation.fields import NOT_A_DICT, NOT_A_STRING, REQUIRED, ErrorMessage
 from datahub.web.validation import (
     MAX_LENGTH,
     NO_NUL_PATTERN,
@@ -13,7 +12,9 @@ from datahub.web.validation import (
     Range,
     Schema,
     StrictBoolean,
+    fields,
 )
+from datahub.web.validation.fields import NOT_A_DICT, NOT_A_STRING, REQUIRED, ErrorMessage
 
 # Column names and values are any text; NUL is refused in every JSON string.
 ANY_TEXT = {"pattern": NO_NUL_PATTERN}
@@ -30,8 +31,11 @@ MAX_AGGREGATES = 100
 
 
 def _columns(**kwargs):
-    return fields.List(fields.String(validate=Length(min=1, max=MAX_NAME), metadata=ANY_TEXT),
-                       validate=Length(min=1, max=MAX_COLUMNS), **kwargs)
+    return fields.List(
+        fields.String(validate=Length(min=1, max=MAX_NAME), metadata=ANY_TEXT),
+        validate=Length(min=1, max=MAX_COLUMNS),
+        **kwargs,
+    )
 
 
 class _StepSchema(Schema):
@@ -65,11 +69,13 @@ class RenameStep(_StepSchema):
     op = fields.String(required=True, metadata={"enum": ["rename"]})
 
     # Keys name existing columns (checked against the file when the run starts).
-    mapping = fields.Dict(keys=fields.String(),
-                          values=fields.String(validate=Length(min=1, max=MAX_NAME),
-                                               metadata=ANY_TEXT),
-                          required=True, validate=MaxProperties(MAX_COLUMNS),
-                          metadata={"maxProperties": MAX_COLUMNS, "propertyNames": ANY_TEXT})
+    mapping = fields.Dict(
+        keys=fields.String(),
+        values=fields.String(validate=Length(min=1, max=MAX_NAME), metadata=ANY_TEXT),
+        required=True,
+        validate=MaxProperties(MAX_COLUMNS),
+        metadata={"maxProperties": MAX_COLUMNS, "propertyNames": ANY_TEXT},
+    )
 
 
 class FilterValue(fields.Field):
@@ -96,8 +102,12 @@ class FilterStep(_StepSchema):
 
     column = fields.String(required=True, validate=Length(min=1, max=MAX_NAME), metadata=ANY_TEXT)
     operator = fields.String(required=True, validate=OneOf(OPERATORS))
-    value = FilterValue(required=True, metadata={"oneOf": [
-        {"type": "string", "maxLength": MAX_VALUE, **ANY_TEXT}, {"type": "number"}]})
+    value = FilterValue(
+        required=True,
+        metadata={
+            "oneOf": [{"type": "string", "maxLength": MAX_VALUE, **ANY_TEXT}, {"type": "number"}]
+        },
+    )
 
 
 class SortStep(_StepSchema):
@@ -136,9 +146,15 @@ class CastStep(_StepSchema):
 
 
 class _Aggregate(Schema):
-    as_ = fields.String(data_key="as", attribute="as", validate=Length(min=1, max=MAX_NAME),
-                        metadata={**ANY_TEXT, "description": "The result's column name; "
-                                  "default <function>_<column> (or count)"})
+    as_ = fields.String(
+        data_key="as",
+        attribute="as",
+        validate=Length(min=1, max=MAX_NAME),
+        metadata={
+            **ANY_TEXT,
+            "description": "The result's column name; default <function>_<column> (or count)",
+        },
+    )
 
 
 class CountAggregate(_Aggregate):
@@ -172,16 +188,19 @@ class ChosenBy(fields.Field):
         if not isinstance(choice, str):
             raise ValidationError({self.key: [NOT_A_STRING]})
         if choice not in self.schemas:
-            raise ValidationError({self.key: [OneOf.default_message.format(
-                choices=", ".join(self.schemas))]})
+            raise ValidationError(
+                {self.key: [OneOf.default_message.format(choices=", ".join(self.schemas))]}
+            )
         return self.schemas[choice]().load(value)  # its ValidationError carries the field dict
 
     def _serialize(self, value, attr, obj, **kwargs):
         return value
 
 
-AGGREGATE_SCHEMAS = {**{function: ColumnAggregate for function in COLUMN_FUNCTIONS},
-                     "count": CountAggregate}
+AGGREGATE_SCHEMAS = {
+    **{function: ColumnAggregate for function in COLUMN_FUNCTIONS},
+    "count": CountAggregate,
+}
 
 
 class AggregateStep(_StepSchema):
@@ -191,12 +210,25 @@ class AggregateStep(_StepSchema):
 
     op = fields.String(required=True, metadata={"enum": ["aggregate"]})
 
-    group_by = fields.List(fields.String(validate=Length(min=1, max=MAX_NAME), metadata=ANY_TEXT),
-                           validate=Length(max=MAX_COLUMNS), load_default=list)
-    aggregates = fields.List(ChosenBy("function", AGGREGATE_SCHEMAS, metadata={"oneOf": [
-        {"$ref": "#/components/schemas/CountAggregate"},
-        {"$ref": "#/components/schemas/ColumnAggregate"}]}), required=True,
-                             validate=Length(min=1, max=MAX_AGGREGATES))
+    group_by = fields.List(
+        fields.String(validate=Length(min=1, max=MAX_NAME), metadata=ANY_TEXT),
+        validate=Length(max=MAX_COLUMNS),
+        load_default=list,
+    )
+    aggregates = fields.List(
+        ChosenBy(
+            "function",
+            AGGREGATE_SCHEMAS,
+            metadata={
+                "oneOf": [
+                    {"$ref": "#/components/schemas/CountAggregate"},
+                    {"$ref": "#/components/schemas/ColumnAggregate"},
+                ]
+            },
+        ),
+        required=True,
+        validate=Length(min=1, max=MAX_AGGREGATES),
+    )
 
 
 class JoinStep(_StepSchema):

@@ -1,6 +1,7 @@
 """The worker process that gunicorn's master starts and keeps alive on the embedded
 default (``PIPELINE_EMBEDDED_WORKER``, no broker): ``flask --app datahub worker``, started
 again within seconds if it dies (``kill -9`` included), stopped with the master."""
+
 import logging
 import os
 import subprocess
@@ -22,8 +23,9 @@ class WorkerSupervisor:
         self.command = command or [sys.executable, "-m", "flask", "--app", "datahub", "worker"]
         self.process = None
         self._stopping = threading.Event()
-        self._thread = threading.Thread(target=self._supervise, daemon=True,
-                                        name="datahub-worker-supervisor")
+        self._thread = threading.Thread(
+            target=self._supervise, daemon=True, name="datahub-worker-supervisor"
+        )
 
     def start(self):
         self._spawn()
@@ -47,10 +49,16 @@ class WorkerSupervisor:
                     return
             if self._stopping.is_set():
                 return
-            log.warning("pipeline worker process %s exited (status %s); starting another",
-                        self.process.pid, self.process.returncode)
-            delay = FIRST_DELAY if time.monotonic() - started > STABLE_SECONDS else min(delay * 2,
-                                                                               MAX_DELAY)
+            log.warning(
+                "pipeline worker process %s exited (status %s); starting another",
+                self.process.pid,
+                self.process.returncode,
+            )
+            delay = (
+                FIRST_DELAY
+                if time.monotonic() - started > STABLE_SECONDS
+                else min(delay * 2, MAX_DELAY)
+            )
             if self._stopping.wait(delay):
                 return
             try:

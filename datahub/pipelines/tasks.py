@@ -12,6 +12,7 @@ than ``PIPELINE_REDISPATCH_SECONDS`` and fails runs whose heartbeat is stale.
 For a queued run, ``heartbeat_at`` records when its task was last re-sent (it is set anew
 when the run is claimed), so that of all the sweepers on all hosts one re-sends it.
 """
+
 import logging
 import os
 import socket
@@ -22,10 +23,10 @@ import click
 import sqlalchemy as sa
 from celery import Celery, Task, signals
 
-from datahub.platform.database import utcnow
 from datahub.app.extensions import db
 from datahub.pipelines.models import Run
 from datahub.pipelines.worker import Worker, reap_stale
+from datahub.platform.database import utcnow
 
 log = logging.getLogger("datahub.pipelines.tasks")
 
@@ -63,8 +64,12 @@ def celery_init_app(app):
             "socket_connect_timeout": 3,
             "socket_timeout": 10,
         },
-        task_publish_retry_policy={"max_retries": 2, "interval_start": 0,
-                                   "interval_step": 0.5, "interval_max": 0.5},
+        task_publish_retry_policy={
+            "max_retries": 2,
+            "interval_start": 0,
+            "interval_step": 0.5,
+            "interval_max": 0.5,
+        },
         task_default_queue=QUEUE,
         task_serializer="json",
         accept_content=["json"],
@@ -81,8 +86,11 @@ def celery_init_app(app):
         if _shutdown.is_set():
             return  # a task taken during shutdown: the run stays queued, a sweep re-sends it
         if Worker(app, shutdown=_shutdown).run_once() is None:
-            log.info("run %s is not queued (taken, cancelled, finished or deleted) and no "
-                     "other run waits: nothing to do", run_id)
+            log.info(
+                "run %s is not queued (taken, cancelled, finished or deleted) and no "
+                "other run waits: nothing to do",
+                run_id,
+            )
 
     app.extensions["celery"] = celery_app
     # The broker's workers execute runs: no web process runs them as well.
@@ -96,9 +104,13 @@ def dispatch(app, run_id):
     try:
         app.extensions["celery"].send_task(TASK_NAME, args=[run_id])
     except Exception as exc:  # noqa: BLE001  any failure: the row is committed either way
-        log.warning("run %s: could not send it to the broker (%s: %s); it stays queued and "
-                    "is sent again after PIPELINE_REDISPATCH_SECONDS", run_id,
-                    type(exc).__name__, str(exc).splitlines()[0] if str(exc) else "")
+        log.warning(
+            "run %s: could not send it to the broker (%s: %s); it stays queued and "
+            "is sent again after PIPELINE_REDISPATCH_SECONDS",
+            run_id,
+            type(exc).__name__,
+            str(exc).splitlines()[0] if str(exc) else "",
+        )
 
 
 def redispatch(app):
@@ -110,7 +122,8 @@ def redispatch(app):
     rows = db.session.execute(
         sa.select(Run.id, Run.created_at, last_sent)
         .where(Run.status == "queued", last_sent < now - timedelta(seconds=seconds))
-        .order_by(last_sent, Run.id).limit(1000)  # the longest unsent first
+        .order_by(last_sent, Run.id)
+        .limit(1000)  # the longest unsent first
     ).all()
     db.session.commit()
     sent = 0
@@ -131,17 +144,23 @@ def redispatch(app):
         try:
             app.extensions["celery"].send_task(TASK_NAME, args=[run_id])
         except Exception as exc:  # noqa: BLE001  the broker is down: the next sweep retries
-            log.warning("run %s: could not re-send it (%s: %s)", run_id, type(exc).__name__,
-                        str(exc).splitlines()[0] if str(exc) else "")
+            log.warning(
+                "run %s: could not re-send it (%s: %s)",
+                run_id,
+                type(exc).__name__,
+                str(exc).splitlines()[0] if str(exc) else "",
+            )
             db.session.execute(  # not sent: due again at the next sweep, not after a backoff
-                sa.update(Run).where(Run.id == run_id, Run.heartbeat_at == now)
-                .values(heartbeat_at=last).execution_options(synchronize_session=False))
+                sa.update(Run)
+                .where(Run.id == run_id, Run.heartbeat_at == now)
+                .values(heartbeat_at=last)
+                .execution_options(synchronize_session=False)
+            )
             db.session.commit()
             break
         sent += 1
     if sent:
-        log.warning("re-sent %d queued run(s) whose task had not run after %g s",
-                    sent, seconds)
+        log.warning("re-sent %d queued run(s) whose task had not run after %g s", sent, seconds)
     return sent
 
 
@@ -155,8 +174,13 @@ class Sweeper:
         self.app = app
         self.stop = threading.Event()
         config = app.config
-        self.every = max(0.1, min(float(config["PIPELINE_REDISPATCH_SECONDS"]),
-                                  float(config["PIPELINE_STALE_AFTER_SECONDS"]) / 2))
+        self.every = max(
+            0.1,
+            min(
+                float(config["PIPELINE_REDISPATCH_SECONDS"]),
+                float(config["PIPELINE_STALE_AFTER_SECONDS"]) / 2,
+            ),
+        )
         self.thread = threading.Thread(target=self._loop, daemon=True, name="run-sweeper")
 
     def start(self):
@@ -169,9 +193,12 @@ class Sweeper:
                     reap_stale(self.app)
                     redispatch(self.app)
                 except Exception as exc:  # noqa: BLE001  the next sweep tries again
-                    log.warning("sweep failed, retrying in %g s: %s: %s", self.every,
-                                type(exc).__name__,
-                                str(exc).splitlines()[0] if str(exc) else "")
+                    log.warning(
+                        "sweep failed, retrying in %g s: %s: %s",
+                        self.every,
+                        type(exc).__name__,
+                        str(exc).splitlines()[0] if str(exc) else "",
+                    )
                 finally:
                     db.session.rollback()
                     db.session.remove()
@@ -194,11 +221,16 @@ def run_celery_worker(app, concurrency=None, loglevel="INFO"):
         _shutdown.set()
 
     signals.worker_ready.connect(ready, weak=False, dispatch_uid="datahub-ready")
-    signals.worker_shutting_down.connect(shutting_down, weak=False,
-                                         dispatch_uid="datahub-shutdown")
+    signals.worker_shutting_down.connect(shutting_down, weak=False, dispatch_uid="datahub-shutdown")
     worker = celery_app.Worker(
-        hostname=hostname, pool_cls="threads", concurrency=concurrency, loglevel=loglevel,
-        queues=[QUEUE], without_gossip=True, without_mingle=True, without_heartbeat=True,
+        hostname=hostname,
+        pool_cls="threads",
+        concurrency=concurrency,
+        loglevel=loglevel,
+        queues=[QUEUE],
+        without_gossip=True,
+        without_mingle=True,
+        without_heartbeat=True,
         quiet=True,
     )
     sweeper.start()  # at once: failing stale runs needs no broker

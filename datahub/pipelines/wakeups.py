@@ -2,6 +2,7 @@
 once instead of at the next poll (``PIPELINE_POLL_SECONDS``). Each idle worker slot binds
 a Unix datagram socket in ``<instance>/wakeups/``; queuing a run sends one byte to each.
 Best effort: a worker on another host, or a lost datagram, waits for the poll."""
+
 import os
 import select
 import socket

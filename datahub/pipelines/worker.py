@@ -15,6 +15,7 @@ heartbeat notices and the run's process is killed.
 Runs never execute in a process that answers HTTP: ``flask --app datahub worker`` is the
 worker process (under gunicorn, its master starts and supervises one: gunicorn.conf.py).
 """
+
 import logging
 import os
 import socket
@@ -24,13 +25,13 @@ from datetime import datetime, timedelta
 
 import sqlalchemy as sa
 
-from datahub.platform import isolation
-from datahub.web import metrics
-from datahub.platform.database import utcnow
 from datahub.app.extensions import db
 from datahub.pipelines import wakeups
 from datahub.pipelines.execute import RunStopped, execute_run
 from datahub.pipelines.models import Pipeline, Run
+from datahub.platform import isolation
+from datahub.platform.database import utcnow
+from datahub.web import metrics
 
 log = logging.getLogger("datahub.pipelines.worker")
 
@@ -71,18 +72,28 @@ def fair_candidates():
     longest ago, then the oldest run."""
     owner = Pipeline.owner_id
     from_runs = sa.select(owner).select_from(Run).join(Pipeline, Pipeline.id == Run.pipeline_id)
-    first = dict(db.session.execute(
-        from_runs.add_columns(sa.func.min(Run.id)).where(Run.status == "queued")
-        .group_by(owner)).all())
+    first = dict(
+        db.session.execute(
+            from_runs.add_columns(sa.func.min(Run.id)).where(Run.status == "queued").group_by(owner)
+        ).all()
+    )
     if not first:
         return []
     owners = list(first)
-    running = dict(db.session.execute(
-        from_runs.add_columns(sa.func.count()).where(Run.status == "running",
-                                                      owner.in_(owners)).group_by(owner)).all())
-    last = dict(db.session.execute(
-        from_runs.add_columns(sa.func.max(Run.started_at))
-        .where(owner.in_(owners), Run.started_at.is_not(None)).group_by(owner)).all())
+    running = dict(
+        db.session.execute(
+            from_runs.add_columns(sa.func.count())
+            .where(Run.status == "running", owner.in_(owners))
+            .group_by(owner)
+        ).all()
+    )
+    last = dict(
+        db.session.execute(
+            from_runs.add_columns(sa.func.max(Run.started_at))
+            .where(owner.in_(owners), Run.started_at.is_not(None))
+            .group_by(owner)
+        ).all()
+    )
     never = datetime.min
     owners.sort(key=lambda o: (running.get(o, 0), _naive(last.get(o)) or never, first[o]))
     return [first[o] for o in owners]
@@ -128,8 +139,9 @@ class Heartbeat:
         self.interval, self.shutdown = interval, shutdown
         self.lost = threading.Event()
         self.done = threading.Event()
-        self.thread = threading.Thread(target=self._beat, daemon=True,
-                                       name=f"heartbeat-run-{run_id}")
+        self.thread = threading.Thread(
+            target=self._beat, daemon=True, name=f"heartbeat-run-{run_id}"
+        )
 
     def __enter__(self):
         self.thread.start()
@@ -145,16 +157,20 @@ class Heartbeat:
                 with self.engine.begin() as conn:
                     result = conn.execute(
                         sa.update(Run)
-                        .where(Run.id == self.run_id, Run.status == "running",
-                               Run.worker == self.name)
+                        .where(
+                            Run.id == self.run_id, Run.status == "running", Run.worker == self.name
+                        )
                         .values(heartbeat_at=utcnow())
                     )
                 if result.rowcount == 0:
                     self.lost.set()
                     return
             except sa.exc.SQLAlchemyError as exc:
-                log.warning("heartbeat of run %s failed, retrying: %s", self.run_id,
-                            str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+                log.warning(
+                    "heartbeat of run %s failed, retrying: %s",
+                    self.run_id,
+                    str(exc).splitlines()[0] if str(exc) else type(exc).__name__,
+                )
 
     def check(self):
         if self.lost.is_set():
@@ -191,9 +207,13 @@ class Worker:
 
     def _execute(self, run_id, name):
         log.info("worker %s claimed run %s", name, run_id)
-        heartbeat = Heartbeat(db.engine, run_id, name,
-                              float(self.app.config["PIPELINE_HEARTBEAT_SECONDS"]),
-                              self.shutdown)
+        heartbeat = Heartbeat(
+            db.engine,
+            run_id,
+            name,
+            float(self.app.config["PIPELINE_HEARTBEAT_SECONDS"]),
+            self.shutdown,
+        )
         began = time.monotonic()
         with heartbeat:
             execute_run(self.app, run_id, name, heartbeat.check, self.pool)
@@ -213,8 +233,10 @@ class Worker:
 
     def run_forever(self, concurrency=1):
         """Work in ``concurrency`` threads until ``shutdown`` is set."""
-        threads = [threading.Thread(target=self._loop, name=f"datahub-run-slot-{slot}",
-                                    daemon=True) for slot in range(max(1, concurrency))]
+        threads = [
+            threading.Thread(target=self._loop, name=f"datahub-run-slot-{slot}", daemon=True)
+            for slot in range(max(1, concurrency))
+        ]
         for thread in threads:
             thread.start()
         for thread in threads:
@@ -231,8 +253,11 @@ class Worker:
                     worked = self.run_once(name)
                 except (sa.exc.OperationalError, sa.exc.InterfaceError) as exc:
                     # The database is down or unreachable: one line, then wait and retry.
-                    log.warning("pipeline worker %s: database unavailable: %s", name,
-                                str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+                    log.warning(
+                        "pipeline worker %s: database unavailable: %s",
+                        name,
+                        str(exc).splitlines()[0] if str(exc) else type(exc).__name__,
+                    )
                     worked = None
                 except Exception:
                     log.exception("pipeline worker %s: error between runs", name)

@@ -10,6 +10,7 @@ would, psycopg's ``autocommit``; and :func:`driver_sql`, the driver's SQL of a s
 false): each lookup checks a connection out of the pool (``engine.connect()``) and runs the
 same SQL with ``exec_driver_sql``.
 """
+
 import contextlib
 import os
 import threading

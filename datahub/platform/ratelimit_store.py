@@ -9,6 +9,7 @@ are serialised by SQLite's write lock and a limit of N lets exactly N through.
 The counts are disposable: WAL with ``synchronous=NORMAL`` (no fsync per hit, yet a power
 loss cannot corrupt the file), and entries are deleted once their window has passed.
 """
+
 import math
 import os
 import sqlite3
@@ -57,7 +58,7 @@ class SQLiteStorage(Storage, MovingWindowSupport, SlidingWindowCounterSupport):
         prefix = f"{SCHEME}:///"
         if not uri.startswith(prefix) or uri == prefix:
             raise ValueError(f"expected {prefix}<path to a file>, not {uri!r}")
-        self.path = uri[len(prefix):]
+        self.path = uri[len(prefix) :]
         self.timeout = float(timeout)
         self.prune_interval = float(prune_interval)
         self._next_prune = 0.0
@@ -89,8 +90,9 @@ class SQLiteStorage(Storage, MovingWindowSupport, SlidingWindowCounterSupport):
         # The keys name accounts and client addresses: owner-only, like the secret key.
         # SQLite gives its -wal and -shm files the mode of the database file.
         os.close(os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600))
-        db = sqlite3.connect(self.path, timeout=self.timeout, isolation_level=None,
-                             check_same_thread=True)
+        db = sqlite3.connect(
+            self.path, timeout=self.timeout, isolation_level=None, check_same_thread=True
+        )
         try:
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")
@@ -136,8 +138,9 @@ class SQLiteStorage(Storage, MovingWindowSupport, SlidingWindowCounterSupport):
         return count
 
     def _get(self, db, key, now):
-        row = db.execute("SELECT count FROM counters WHERE key = ? AND expires > ?",
-                         (key, now)).fetchone()
+        row = db.execute(
+            "SELECT count FROM counters WHERE key = ? AND expires > ?", (key, now)
+        ).fetchone()
         return row[0] if row else 0
 
     def incr(self, key, expiry, amount=1):
@@ -150,9 +153,11 @@ class SQLiteStorage(Storage, MovingWindowSupport, SlidingWindowCounterSupport):
 
     def get_expiry(self, key):
         now = time.time()
-        row = self._connection().execute(
-            "SELECT expires FROM counters WHERE key = ? AND expires > ?", (key, now)
-        ).fetchone()
+        row = (
+            self._connection()
+            .execute("SELECT expires FROM counters WHERE key = ? AND expires > ?", (key, now))
+            .fetchone()
+        )
         return row[0] if row else now
 
     # -- moving window ---------------------------------------------------------------
@@ -163,22 +168,29 @@ class SQLiteStorage(Storage, MovingWindowSupport, SlidingWindowCounterSupport):
         now = time.time()
         with self._write() as db:
             db.execute("DELETE FROM moving_window WHERE key = ? AND at <= ?", (key, now - expiry))
-            (used,) = db.execute("SELECT coalesce(sum(n), 0) FROM moving_window WHERE key = ?",
-                                 (key,)).fetchone()
+            (used,) = db.execute(
+                "SELECT coalesce(sum(n), 0) FROM moving_window WHERE key = ?", (key,)
+            ).fetchone()
             if used + amount > limit:
                 return False
-            db.execute("INSERT INTO moving_window (key, at, expires, n) VALUES (?, ?, ?, ?)",
-                       (key, now, now + expiry, amount))
+            db.execute(
+                "INSERT INTO moving_window (key, at, expires, n) VALUES (?, ?, ?, ?)",
+                (key, now, now + expiry, amount),
+            )
             return True
 
     def get_moving_window(self, key, limit, expiry):
         """(time of the oldest hit still in the window, hits in the window). The window
         frees a slot at that time + ``expiry``: the reset time, hence ``Retry-After``."""
         now = time.time()
-        oldest, used = self._connection().execute(
-            "SELECT min(at), coalesce(sum(n), 0) FROM moving_window WHERE key = ? AND at > ?",
-            (key, now - expiry),
-        ).fetchone()
+        oldest, used = (
+            self._connection()
+            .execute(
+                "SELECT min(at), coalesce(sum(n), 0) FROM moving_window WHERE key = ? AND at > ?",
+                (key, now - expiry),
+            )
+            .fetchone()
+        )
         return (oldest, used) if used else (now, 0)
 
     # -- sliding window counter ------------------------------------------------------
@@ -212,8 +224,10 @@ class SQLiteStorage(Storage, MovingWindowSupport, SlidingWindowCounterSupport):
 
     def clear_sliding_window(self, key, expiry):
         with self._write() as db:
-            db.execute("DELETE FROM counters WHERE key IN (?, ?)",
-                       self._window_keys(key, expiry, time.time()))
+            db.execute(
+                "DELETE FROM counters WHERE key IN (?, ?)",
+                self._window_keys(key, expiry, time.time()),
+            )
 
     # -- maintenance -----------------------------------------------------------------
 

@@ -1,12 +1,13 @@
 """What datasets, collections and pipelines share: integer ids, names unique
 case-insensitively (a unique index on ``name_key``), an owner, timestamps, the list
 filters, and how they are created and changed."""
+
 import sqlalchemy as sa
 from sqlalchemy.orm import Mapped, declared_attr, mapped_column
 
+from datahub.app.extensions import db
 from datahub.platform.database import UTCDateTime, contains_pattern, utcnow, valid_id
 from datahub.platform.errors import NameTaken
-from datahub.app.extensions import db
 
 
 class OwnedNamed:
@@ -26,8 +27,10 @@ class OwnedNamed:
         # Pages are ordered by id: (owner_id, id) serves ``?owner=`` pages without a sort.
         # Ids are never given again once deleted, on SQLite too (AUTOINCREMENT: migration
         # 0008; PostgreSQL's sequences never reuse one).
-        return (sa.Index(f"ix_{cls.__tablename__}_owner_id_id", "owner_id", "id"),
-                {"sqlite_autoincrement": True})
+        return (
+            sa.Index(f"ix_{cls.__tablename__}_owner_id_id", "owner_id", "id"),
+            {"sqlite_autoincrement": True},
+        )
 
 
 def name_key(name):
@@ -41,8 +44,7 @@ def get_or_raise(model, resource_id, not_found, for_update=False):
         raise not_found()
     if for_update:
         query = sa.select(model).where(model.id == resource_id)
-        row = db.session.scalar(
-            query.with_for_update().execution_options(populate_existing=True))
+        row = db.session.scalar(query.with_for_update().execution_options(populate_existing=True))
     else:  # the session's copy when the request loaded it already (a permission check)
         row = db.session.get(model, resource_id)
     if row is None:
@@ -106,8 +108,13 @@ def create_named(model, owner, values, fields, check=None, otherwise=None):
     if check is not None:
         check(values)
     now = utcnow()
-    row = model(name=values["name"], name_key=name_key(values["name"]), owner_id=owner.id,
-                created_at=now, updated_at=now)
+    row = model(
+        name=values["name"],
+        name_key=name_key(values["name"]),
+        owner_id=owner.id,
+        created_at=now,
+        updated_at=now,
+    )
     _set_fields(row, values, fields)
     db.session.add(row)
     commit_named(model, row.name, otherwise=otherwise)

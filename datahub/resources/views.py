@@ -1,6 +1,7 @@
 """What the views of named, owned resources (datasets, collections, pipelines) share: the
 caller's right to change a row, and a change checked before its body is read. Each
 feature's ``routes.py`` states its own endpoints and calls these by name."""
+
 import functools
 
 from datahub.identity import permissions

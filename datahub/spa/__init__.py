@@ -1,5 +1,6 @@
 """The single-page app at ``/app/``: static files from ``static/``, served by the app in
 development (nginx serves the same folder in a deployment). No build step."""
+
 from pathlib import Path
 
 from flask import Blueprint, send_from_directory

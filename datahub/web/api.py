@@ -1,6 +1,7 @@
 """flask-smorest glue: a request parser that raises our errors, the path converters, the
 Blueprint and the Api (the document's parts are in datahub.web.openapi). Public API of
 flask-smorest and webargs only (``tests/test_library_shapes.py`` keeps it so)."""
+
 import re
 
 import flask_smorest
@@ -37,8 +38,7 @@ class Parser(FlaskParser):
         FastAPI says it, rather than one per field."""
         parsed = json_body()
         if parsed is NO_BODY:
-            raise RequestValidationError.single(
-                ["body"], "field required", "value_error.missing")
+            raise RequestValidationError.single(["body"], "field required", "value_error.missing")
         errors = list(_unstorable_strings(parsed, ["body"]))
         if errors:
             raise RequestValidationError(errors)
@@ -53,13 +53,20 @@ def _unstorable_strings(value, loc):
     lone surrogates ("\\ud800") inside strings, keys included."""
     if isinstance(value, str):
         if "\x00" in value:
-            yield {"loc": loc, "msg": "string contains a NUL character", "type": "value_error.str.nul"}
+            yield {
+                "loc": loc,
+                "msg": "string contains a NUL character",
+                "type": "value_error.str.nul",
+            }
         else:
             try:
                 value.encode("utf-8")
             except UnicodeEncodeError:
-                yield {"loc": loc, "msg": "string contains a lone surrogate",
-                       "type": "value_error.str.surrogate"}
+                yield {
+                    "loc": loc,
+                    "msg": "string contains a lone surrogate",
+                    "type": "value_error.str.surrogate",
+                }
     elif isinstance(value, dict):
         for key, item in value.items():
             yield from _unstorable_strings(key, loc + [key])
@@ -130,11 +137,17 @@ def reject_invalid_ids():
     errors = []
     for name, value in (request.view_args or {}).items():
         if isinstance(value, InvalidId):
-            errors.append({"loc": ["path", name], "msg": "value is not a valid integer",
-                           "type": "type_error.integer"})
+            errors.append(
+                {
+                    "loc": ["path", name],
+                    "msg": "value is not a valid integer",
+                    "type": "type_error.integer",
+                }
+            )
         elif isinstance(value, InvalidText):
-            errors.append({"loc": ["path", name], "msg": CONTROL_MESSAGE,
-                           "type": "value_error.str.control"})
+            errors.append(
+                {"loc": ["path", name], "msg": CONTROL_MESSAGE, "type": "value_error.str.control"}
+            )
     if errors:
         guard = _view_guard()
         if guard is not None:
@@ -162,8 +175,9 @@ class Blueprint(flask_smorest.Blueprint):
             self.before_request(guard)
 
     def add_url_rule(self, rule, *args, **kwargs):
-        if (("<id:" in rule or "<text:" in rule)
-                and reject_invalid_ids not in self.before_request_funcs.get(None, [])):
+        if (
+            "<id:" in rule or "<text:" in rule
+        ) and reject_invalid_ids not in self.before_request_funcs.get(None, []):
             self.before_request(reject_invalid_ids)
         super().add_url_rule(rule, *args, **kwargs)
 
@@ -188,25 +202,37 @@ class Api(flask_smorest.Api):
         # A marshmallow plugin of our own for each app's spec, with two more ways of
         # documenting a field (apispec's documented add_attribute_function).
         marshmallow_plugin = MarshmallowPlugin()
-        super().init_app(app, *args, spec_kwargs={"marshmallow_plugin": marshmallow_plugin,
-                                                  **(spec_kwargs or {})}, **kwargs)
+        super().init_app(
+            app,
+            *args,
+            spec_kwargs={"marshmallow_plugin": marshmallow_plugin, **(spec_kwargs or {})},
+            **kwargs,
+        )
         marshmallow_plugin.converter.add_attribute_function(nullable_reference)
         marshmallow_plugin.converter.add_attribute_function(named_schema_reference)
         spec = self.spec
         spec.components.schema("ValidationItem", schema=ValidationItemSchema)
-        spec.components.response(self.DEFAULT_ERROR_RESPONSE_NAME, {
-            "description": "Any other error (500 `Internal server error`, 405 with `Allow`...), "
-                           "in the same JSON shape",
-            "content": {"application/json": {"schema": ErrorSchema}},
-            "headers": {"X-Request-ID": "X-Request-ID"},
-        })
+        spec.components.response(
+            self.DEFAULT_ERROR_RESPONSE_NAME,
+            {
+                "description": "Any other error (500 `Internal server error`, 405 with `Allow`...), "
+                "in the same JSON shape",
+                "content": {"application/json": {"schema": ErrorSchema}},
+                "headers": {"X-Request-ID": "X-Request-ID"},
+            },
+        )
         for name, header in HEADERS.items():
             spec.components.header(name, header, lazy=True)
         # smorest documents a pagination header of its own, which no view here sends.
         spec.components.schemas.pop("PaginationMetadata", None)
         spec.components.security_scheme(
-            "bearerAuth", {"type": "http", "scheme": "bearer", "bearerFormat": "JWT",
-                           "description": "The access token of login or refresh"}
+            "bearerAuth",
+            {
+                "type": "http",
+                "scheme": "bearer",
+                "bearerFormat": "JWT",
+                "description": "The access token of login or refresh",
+            },
         )
         spec.components.security_scheme(
             "refreshCookie",

@@ -4,6 +4,7 @@ Events carry who (user id, email), from where (client address, request id) and w
 happened. Never a password, a token or a token's jti: a log reader must not be able to
 replay a session from it.
 """
+
 import json
 import logging
 import sys
@@ -25,8 +26,10 @@ def audit(event, **fields):
         record["via"] = "cli"
     record.update({key: value for key, value in fields.items() if value is not None})
     # As JSON lines (LOG_FORMAT=json, datahub.web.logs) the fields are the line's own keys.
-    log.info(json.dumps(record, sort_keys=False, default=str),
-             extra={"datahub_message": event, "datahub_fields": record})
+    log.info(
+        json.dumps(record, sort_keys=False, default=str),
+        extra={"datahub_message": event, "datahub_fields": record},
+    )
 
 
 def configure_audit_log(json_lines=False):

@@ -8,6 +8,7 @@ the connection closes with the body unread; a chunked body is cut off as soon as
 the limit. A JSON body is then parsed once, by :func:`json_body`, whoever asks first (the
 login rate limit's key, the view's schema).
 """
+
 import functools
 import json
 import math
@@ -209,8 +210,9 @@ def _parse(data):
     if not is_json_request(request):
         raise MalformedBody("Request body must be JSON (Content-Type: application/json)")
     try:
-        value = json.loads(data.decode("utf-8"), parse_int=_int, parse_float=_float,
-                           parse_constant=_constant)
+        value = json.loads(
+            data.decode("utf-8"), parse_int=_int, parse_float=_float, parse_constant=_constant
+        )
     except _OutOfRange:
         raise NumberOutOfRange() from None
     except (ValueError, _NotJSON, RecursionError):  # JSONDecodeError, UnicodeDecodeError

@@ -3,6 +3,7 @@
 their status (datahub.web.errors); the domain errors, which know no HTTP
 (datahub.platform.errors, and the features' subclasses), get theirs from
 :data:`DOMAIN_STATUSES`."""
+
 import logging
 import math
 import time
@@ -65,9 +66,7 @@ def to_api_error(exc):
         return body_error
     if isinstance(exc, wz.HTTPException):
         data = getattr(exc, "data", None) or {}
-        headers = {
-            k: v for k, v in exc.get_headers() if k.lower() != "content-type"
-        }
+        headers = {k: v for k, v in exc.get_headers() if k.lower() != "content-type"}
         headers.update(data.get("headers") or {})
         if exc.code in RETRY_STATUSES and "Retry-After" not in headers:  # the contract's
             headers["Retry-After"] = "1"
@@ -85,8 +84,9 @@ def to_api_error(exc):
 def from_domain_error(error):
     """The answer to a domain error, by :data:`DOMAIN_STATUSES` (None for a kind that has
     no status there: a bug, answered 500)."""
-    status = next((DOMAIN_STATUSES[kind] for kind in type(error).__mro__
-                   if kind in DOMAIN_STATUSES), None)
+    status = next(
+        (DOMAIN_STATUSES[kind] for kind in type(error).__mro__ if kind in DOMAIN_STATUSES), None
+    )
     if status is None:
         return None
     if isinstance(error, errors.InvalidValues):
@@ -132,14 +132,21 @@ def handle_exception(exc):
     error = to_api_error(exc)
     if error is None and isinstance(exc, (sa.exc.OperationalError, sa.exc.InterfaceError)):
         # The database is down or overloaded: a retryable 503, not a bug.
-        log.error("database unavailable on %s %s (request id %s): %s",
-                  request.method, request.path, current_request_id() or "-", exc)
+        log.error(
+            "database unavailable on %s %s (request id %s): %s",
+            request.method,
+            request.path,
+            current_request_id() or "-",
+            exc,
+        )
         _rollback()
         error = ServiceUnavailable()
     if error is None:
         log.exception(
             "unhandled error on %s %s (request id %s)",
-            request.method, request.path, current_request_id() or "-",
+            request.method,
+            request.path,
+            current_request_id() or "-",
         )
         _rollback()
         error = InternalServerError()
@@ -159,5 +166,3 @@ def register_error_handlers(app):
     app.register_error_handler(Exception, handle_exception)
     # flask-jwt-extended registers its own CSRFError handler (a 401); ours replaces it.
     app.register_error_handler(CSRFError, handle_exception)
-
-

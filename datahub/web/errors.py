@@ -1,6 +1,7 @@
 """The HTTP contract's own errors: each carries its status and ``detail`` (the errors of
 storage and services know no HTTP: datahub.platform.errors); datahub.web.error_handlers
 turns any exception, from any layer, into ``{"detail": ...}``."""
+
 from flask import jsonify
 from werkzeug import exceptions as wz
 
@@ -23,7 +24,8 @@ class BadRequest(APIError):
     detail = "Bad Request"
 
 
-class MalformedBody(BadRequest): detail = "Request body is not valid JSON"
+class MalformedBody(BadRequest):
+    detail = "Request body is not valid JSON"
 
 
 class NumberOutOfRange(MalformedBody):

@@ -1,5 +1,6 @@
 """List endpoints: ``limit``/``offset`` paging, the envelope, and the shared filters (the
 queries themselves are the features' services')."""
+
 import sqlalchemy as sa
 
 from datahub.app.extensions import db
@@ -14,19 +15,22 @@ class ListArgsSchema(Schema):
     """Query parameters every list takes."""
 
     limit = fields.Integer(
-        load_default=DEFAULT_LIMIT, validate=Range(min=1, max=MAX_LIMIT),
+        load_default=DEFAULT_LIMIT,
+        validate=Range(min=1, max=MAX_LIMIT),
         metadata={"description": "Page size, 1 to 100"},
     )
     offset = fields.Integer(
-        load_default=0, validate=Range(min=0, max=MAX_OFFSET),
-        metadata={"description": "Items to skip"}
+        load_default=0,
+        validate=Range(min=0, max=MAX_OFFSET),
+        metadata={"description": "Items to skip"},
     )
 
 
 class NamedListArgsSchema(ListArgsSchema):
     q = label_field(Length(max=255), "Only items whose name contains this (case-insensitive)")
-    owner = label_field(Length(min=1, max=36),
-                        "Only items owned by this user id (`me`: the caller)")
+    owner = label_field(
+        Length(min=1, max=36), "Only items owned by this user id (`me`: the caller)"
+    )
 
 
 def page_schema(item_schema, name):
@@ -45,7 +49,8 @@ def page_schema(item_schema, name):
 # Kept by database triggers (migration 0005): the number of rows of the tables listed
 # most, so that an unfiltered list reads its ``total`` instead of counting the table.
 row_counts = sa.Table(
-    "row_counts", db.metadata,
+    "row_counts",
+    db.metadata,
     sa.Column("table_name", sa.String(64), primary_key=True),
     sa.Column("row_count", sa.BigInteger, nullable=False),
 )
@@ -54,14 +59,19 @@ COUNTED_TABLES = frozenset({"datasets", "collections", "pipelines"})
 
 def _count(select):
     froms = select.get_final_froms()
-    if (select.whereclause is None and len(froms) == 1
-            and getattr(froms[0], "name", None) in COUNTED_TABLES):
+    if (
+        select.whereclause is None
+        and len(froms) == 1
+        and getattr(froms[0], "name", None) in COUNTED_TABLES
+    ):
         kept = db.session.scalar(
-            sa.select(row_counts.c.row_count).where(row_counts.c.table_name == froms[0].name))
+            sa.select(row_counts.c.row_count).where(row_counts.c.table_name == froms[0].name)
+        )
         if kept is not None:
             return kept
     return db.session.scalar(
-        sa.select(sa.func.count()).select_from(select.order_by(None).subquery()))
+        sa.select(sa.func.count()).select_from(select.order_by(None).subquery())
+    )
 
 
 def paginate(select, args):

@@ -5,6 +5,7 @@ gives gunicorn's loggers this formatter). ``text``, the default, leaves logging 
 
 Kept light (no prometheus_client, no app): gunicorn imports it before its master starts.
 """
+
 import json
 import logging
 import sys
@@ -14,6 +15,7 @@ from flask.logging import default_handler
 
 from datahub.web.request_ids import current_request_id
 
+
 class JsonFormatter(logging.Formatter):
     """One JSON object per record. A record's ``datahub_fields`` (a dict, e.g. an audit
     event's) become keys of the line; ``datahub_message`` replaces its message."""
@@ -21,7 +23,8 @@ class JsonFormatter(logging.Formatter):
     def format(self, record):
         line = {
             "time": datetime.fromtimestamp(record.created, timezone.utc)
-            .isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+            .isoformat(timespec="milliseconds")
+            .replace("+00:00", "Z"),
             "level": record.levelname,
             "logger": record.name,
             "message": getattr(record, "datahub_message", None) or record.getMessage(),

@@ -7,6 +7,7 @@ registry), or under gunicorn in its multiprocess mode, where every process of th
 ``PROMETHEUS_MULTIPROC_DIR`` (set by gunicorn.conf.py before anything imports
 prometheus_client) and a scrape sums them, those of exited workers included.
 """
+
 import ipaddress
 import os
 import time
@@ -23,19 +24,27 @@ from prometheus_client import (
 )
 
 HTTP_REQUESTS = Counter(
-    "datahub_http_requests", "HTTP requests answered, by method, URL rule and status",
-    ["method", "route", "status"])
+    "datahub_http_requests",
+    "HTTP requests answered, by method, URL rule and status",
+    ["method", "route", "status"],
+)
 HTTP_DURATION = Histogram(
     "datahub_http_request_duration_seconds",
     "Time to answer an HTTP request (until the response is handed to the server), by URL rule",
-    ["route"])
+    ["route"],
+)
 RUNS = Counter("datahub_runs", "Pipeline runs finished, by final status", ["status"])
 RUN_DURATION = Histogram(
-    "datahub_run_duration_seconds", "Duration of finished pipeline runs",
-    buckets=(0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, float("inf")))
+    "datahub_run_duration_seconds",
+    "Duration of finished pipeline runs",
+    buckets=(0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, float("inf")),
+)
 LOGINS = Counter(
-    "datahub_logins", "Login attempts, by provider (local, ldap, oidc; password: refused "
-    "before the provider was known) and result", ["provider", "result"])
+    "datahub_logins",
+    "Login attempts, by provider (local, ldap, oidc; password: refused "
+    "before the provider was known) and result",
+    ["provider", "result"],
+)
 
 UNMATCHED = "unmatched"  # the route of a path no URL rule matches
 # Any other method (Werkzeug accepts any token) is "other": the label's values stay few.
@@ -73,13 +82,18 @@ _children = {}
 def _finished(sender, response, **extra):
     started = request.environ.get(_START)
     rule = request.url_rule
-    key = (request.method if request.method in METHODS else "other",
-           rule.rule if rule is not None else UNMATCHED, response.status_code)
+    key = (
+        request.method if request.method in METHODS else "other",
+        rule.rule if rule is not None else UNMATCHED,
+        response.status_code,
+    )
     children = _children.get(key)
     if children is None:
         method, route, status = key
-        children = _children[key] = (HTTP_REQUESTS.labels(method, route, str(status)),
-                                     HTTP_DURATION.labels(route))
+        children = _children[key] = (
+            HTTP_REQUESTS.labels(method, route, str(status)),
+            HTTP_DURATION.labels(route),
+        )
     children[0].inc()
     if started is not None:
         children[1].observe(time.perf_counter() - started)

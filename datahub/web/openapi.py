@@ -2,16 +2,19 @@
 response headers, ``operation`` (what each view declares: its id, errors and the rest), and
 two ways of documenting a field that generated clients read well. Public API of apispec and
 flask-smorest only."""
+
 from apispec import BasePlugin
 
-from datahub.web.validation import fields
 from datahub.web.openapi_examples import RequestExamples
-from datahub.web.validation import Schema
+from datahub.web.validation import Schema, fields
 
 
 class ValidationItemSchema(Schema):
-    loc = fields.List(fields.Raw(), required=True,
-                      metadata={"description": "Where: body/query/path, then the field"})
+    loc = fields.List(
+        fields.Raw(),
+        required=True,
+        metadata={"description": "Where: body/query/path, then the field"},
+    )
     msg = fields.String(required=True)
     type = fields.String(required=True)
 
@@ -70,8 +73,9 @@ class ResponsesInOrder(BasePlugin):
         for operation in (operations or {}).values():
             responses = operation.get("responses")
             if isinstance(responses, dict):
-                ordered = sorted(responses.items(), key=lambda item: (
-                    str(item[0]) == "default", str(item[0])))
+                ordered = sorted(
+                    responses.items(), key=lambda item: (str(item[0]) == "default", str(item[0]))
+                )
                 operation["responses"] = dict(ordered)
 
 
@@ -86,38 +90,50 @@ SPEC_KWARGS = {
 # Response headers, as components (``Api.init_app`` registers them lazily: only those that
 # a response names appear in the document). A response names one by its key.
 HEADERS = {
-    "Retry-After": {"description": "Seconds to wait before sending the request again",
-                    "schema": {"type": "integer", "minimum": 1}},
+    "Retry-After": {
+        "description": "Seconds to wait before sending the request again",
+        "schema": {"type": "integer", "minimum": 1},
+    },
     "WWW-Authenticate": {"description": "`Bearer`", "schema": {"type": "string"}},
-    "X-Request-ID": {"description": "The request's id: the client's own `X-Request-ID` "
-                     "when well-formed, else a new one; it names the request in the logs",
-                     "schema": {"type": "string"}},
-    "Location": {"description": "The new resource's URL (a path on this server)",
-                 "schema": {"type": "string", "format": "uri-reference"}},
-    "Content-Range": {"description": "`bytes */<size>`: the size of the whole file",
-                      "schema": {"type": "string"}},
+    "X-Request-ID": {
+        "description": "The request's id: the client's own `X-Request-ID` "
+        "when well-formed, else a new one; it names the request in the logs",
+        "schema": {"type": "string"},
+    },
+    "Location": {
+        "description": "The new resource's URL (a path on this server)",
+        "schema": {"type": "string", "format": "uri-reference"},
+    },
+    "Content-Range": {
+        "description": "`bytes */<size>`: the size of the whole file",
+        "schema": {"type": "string"},
+    },
 }
 
 ERROR_DESCRIPTIONS = {
     400: "Bad request: the body is not valid JSON (`Request body is not valid JSON`, or "
-         "nested too deeply, or a number out of range)",
+    "nested too deeply, or a number out of range)",
     401: "Not authenticated: no bearer token, or one that is invalid, expired or revoked "
-         "(`Not authenticated`, `Invalid token`, `Token has expired`, `Token has been revoked`)",
+    "(`Not authenticated`, `Invalid token`, `Token has expired`, `Token has been revoked`)",
     403: "Forbidden: the role or ownership does not allow this",
     404: "Not found",
     409: "Conflict (for example `Name already exists`)",
     413: "Request body too large: over `MAX_JSON_BODY_BYTES` (1 MiB by default), refused "
-         "before it is read",
+    "before it is read",
     415: "Unsupported media type",
     416: "Range not satisfiable: `Content-Range` tells the file's size",
     422: "Validation error: `detail` is a list of {loc, msg, type}",
     429: "Too many requests: try again after `Retry-After` seconds",
     503: "Service unavailable (`Service unavailable`: the database cannot be reached); "
-         "retry after `Retry-After` seconds",
+    "retry after `Retry-After` seconds",
     507: "Insufficient storage: no room for the file (the previous file stays)",
 }
-ERROR_HEADERS = {401: ("WWW-Authenticate",), 416: ("Content-Range",), 429: ("Retry-After",),
-                 503: ("Retry-After",)}
+ERROR_HEADERS = {
+    401: ("WWW-Authenticate",),
+    416: ("Content-Range",),
+    429: ("Retry-After",),
+    503: ("Retry-After",),
+}
 JSON_BODY_ERRORS = (400, 413, 422)  # any operation that reads a JSON body
 
 
@@ -125,9 +141,11 @@ def error_response_object(code, description=None):
     """The OpenAPI Response Object of one error: the ``{"detail": ...}`` body and its
     headers."""
     headers = {name: name for name in (*ERROR_HEADERS.get(code, ()), "X-Request-ID")}
-    return {"description": description or ERROR_DESCRIPTIONS[code],
-            "content": {"application/json": {"schema": ErrorSchema}},
-            "headers": headers}
+    return {
+        "description": description or ERROR_DESCRIPTIONS[code],
+        "content": {"application/json": {"schema": ErrorSchema}},
+        "headers": headers,
+    }
 
 
 def operation(blp, operation_id, *errors, database=True, **doc):
@@ -171,8 +189,9 @@ def named_enum(name, values, description):
     """Field metadata: the field's values are the enumeration ``name``, one component of
     the document, so that generated clients make one type of it rather than one per field
     that takes it."""
-    return {NAMED_SCHEMA: (name, {"type": "string", "enum": list(values),
-                                  "description": description})}
+    return {
+        NAMED_SCHEMA: (name, {"type": "string", "enum": list(values), "description": description})
+    }
 
 
 def named_schema_reference(self, field, ret, **_kwargs):

@@ -1,6 +1,7 @@
 """Example request bodies for the OpenAPI document (Swagger UI's "Try it out" starts from
 them), by component schema name: real values rather than ones generated from patterns.
 The ``RequestExamples`` apispec plugin sets each as its schema's ``example``."""
+
 from apispec import BasePlugin
 
 PIPELINE_STEPS = [
@@ -10,22 +11,36 @@ PIPELINE_STEPS = [
 
 EXAMPLES = {
     "Login": {"email": "ann@example.com", "password": "correct horse battery"},
-    "PasswordChange": {"current_password": "correct horse battery",
-                       "new_password": "staple battery horse"},
-    "NewUser": {"email": "bob@example.com", "password": "a long passphrase",
-                "name": "Bob Berg", "roles": ["editor"]},
+    "PasswordChange": {
+        "current_password": "correct horse battery",
+        "new_password": "staple battery horse",
+    },
+    "NewUser": {
+        "email": "bob@example.com",
+        "password": "a long passphrase",
+        "name": "Bob Berg",
+        "roles": ["editor"],
+    },
     "UserUpdate": {"name": "Bob Berg", "roles": ["viewer"]},
-    "DatasetCreate": {"name": "Oslo weather", "description": "Daily temperatures in Oslo",
-                      "tags": ["weather", "daily"]},
-    "DatasetUpdate": {"description": "Daily temperatures in Oslo, 2024",
-                      "tags": ["weather"]},
-    "CollectionCreate": {"name": "Nordic weather",
-                         "description": "Weather datasets of the Nordic capitals"},
+    "DatasetCreate": {
+        "name": "Oslo weather",
+        "description": "Daily temperatures in Oslo",
+        "tags": ["weather", "daily"],
+    },
+    "DatasetUpdate": {"description": "Daily temperatures in Oslo, 2024", "tags": ["weather"]},
+    "CollectionCreate": {
+        "name": "Nordic weather",
+        "description": "Weather datasets of the Nordic capitals",
+    },
     "CollectionUpdate": {"description": "Weather of the Nordic capitals"},
-    "PipelineCreate": {"name": "Oslo frost days", "description": "Days below zero",
-                       "source_dataset_id": 1, "steps": PIPELINE_STEPS,
-                       "output_dataset_name": "Oslo frost days (output)",
-                       "output_format": "csv"},
+    "PipelineCreate": {
+        "name": "Oslo frost days",
+        "description": "Days below zero",
+        "source_dataset_id": 1,
+        "steps": PIPELINE_STEPS,
+        "output_dataset_name": "Oslo frost days (output)",
+        "output_format": "csv",
+    },
     "PipelineUpdate": {"steps": PIPELINE_STEPS[:1], "output_format": "parquet"},
 }
 

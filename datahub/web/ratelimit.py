@@ -14,14 +14,15 @@ shows here; ``tests/test_library_shapes.py`` fails when one of them changes):
   it is bound to another. Only a process that builds several apps does that (the tests);
   a deployed worker builds one, so no setting: it never runs.
 """
+
 from types import MappingProxyType
 
 import flask_limiter
 from flask import request
 
 import datahub.platform.ratelimit_store  # noqa: F401  (registers the sqlite:/// rate-limit storage)
-from datahub.web.audit import audit
 from datahub.app.flask_app import request_context
+from datahub.web.audit import audit
 
 
 def client_address():
@@ -85,9 +86,13 @@ class Limiter(flask_limiter.Limiter):
 
     def _has_request_wide_limits(self):
         manager = self.limit_manager
-        return bool(manager.application_limits or manager.default_limits
-                    or manager._blueprint_limits or self._meta_limits
-                    or self._in_memory_fallback)
+        return bool(
+            manager.application_limits
+            or manager.default_limits
+            or manager._blueprint_limits
+            or self._meta_limits
+            or self._in_memory_fallback
+        )
 
     def _check_request_limit(self, callable_name=None, in_middleware=True):
         # The before-request pass only evaluates request-wide limits (default, application,

@@ -1,4 +1,5 @@
 """Request ids: one per request, in the logs, the audit log and the response."""
+
 import random
 import re
 

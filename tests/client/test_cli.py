@@ -1,4 +1,5 @@
 """The ``datahub`` command against a real gunicorn, through click's CliRunner."""
+
 import hashlib
 import json
 import os
@@ -10,9 +11,9 @@ import sys
 
 import pytest
 from click.testing import CliRunner
+
 from datahub_client import AuthenticationError, Client
 from datahub_client.cli import main
-
 from tests.processes import popen
 
 pytestmark = pytest.mark.e2e
@@ -30,9 +31,12 @@ def datahub(gunicorn_server, session_file):
     password = gunicorn_server.admin_password()
 
     def run(*args, password_env=True, **kwargs):
-        env = {"DATAHUB_URL": gunicorn_server.url, "DATAHUB_SESSION_FILE": str(session_file),
-               "DATAHUB_EMAIL": "admin@example.com",
-               "DATAHUB_PASSWORD": password if password_env else None}
+        env = {
+            "DATAHUB_URL": gunicorn_server.url,
+            "DATAHUB_SESSION_FILE": str(session_file),
+            "DATAHUB_EMAIL": "admin@example.com",
+            "DATAHUB_PASSWORD": password if password_env else None,
+        }
         env.update(kwargs.pop("env", {}))
         return runner.invoke(main, list(args), env=env, catch_exceptions=False, **kwargs)
 
@@ -58,12 +62,23 @@ def test_login_create_upload_download_round_trip(datahub, session_file, tmp_path
     assert result.exit_code == 0 and "admin@example.com" in result.stdout
     assert "ROLES" in result.stdout.splitlines()[0]
 
-    result = datahub("--json", "datasets", "create", "Oslo weather", "--tag", "weather",
-                     "--description", "Daily readings")
+    result = datahub(
+        "--json",
+        "datasets",
+        "create",
+        "Oslo weather",
+        "--tag",
+        "weather",
+        "--description",
+        "Daily readings",
+    )
     assert result.exit_code == 0, result.stderr
     dataset = json.loads(result.stdout)
     assert (dataset["name"], dataset["tags"], dataset["file"]) == (
-        "Oslo weather", ["weather"], None)
+        "Oslo weather",
+        ["weather"],
+        None,
+    )
 
     content = os.urandom(300 * 1024) + b"end"  # several chunks
     source = tmp_path / "weather.bin"
@@ -89,20 +104,32 @@ def test_login_create_upload_download_round_trip(datahub, session_file, tmp_path
     assert result.exit_code == 0
     header, row = result.stdout.splitlines()
     assert header.split() == ["ID", "NAME", "TAGS", "FILE", "SIZE"]
-    assert row.split() == [str(dataset["id"]), "Oslo", "weather", "weather", "weather.bin",
-                           str(len(content)), "B"]
+    assert row.split() == [
+        str(dataset["id"]),
+        "Oslo",
+        "weather",
+        "weather",
+        "weather.bin",
+        str(len(content)),
+        "B",
+    ]
     listed = json.loads(datahub("--json", "datasets", "list").stdout)
     assert [item["id"] for item in listed["items"]] == [dataset["id"]] and listed["total"] == 1
 
     collection = json.loads(datahub("--json", "collections", "create", "Weather").stdout)
-    added = json.loads(datahub("--json", "collections", "add", str(collection["id"]),
-                               str(dataset["id"])).stdout)
+    added = json.loads(
+        datahub("--json", "collections", "add", str(collection["id"]), str(dataset["id"])).stdout
+    )
     assert added["dataset_ids"] == [dataset["id"]]
     result = datahub("collections", "list")
     assert result.stdout.splitlines()[1].split()[:3] == [
-        str(collection["id"]), "Weather", str(dataset["id"])]
-    removed = json.loads(datahub("--json", "collections", "remove", str(collection["id"]),
-                                 str(dataset["id"])).stdout)
+        str(collection["id"]),
+        "Weather",
+        str(dataset["id"]),
+    ]
+    removed = json.loads(
+        datahub("--json", "collections", "remove", str(collection["id"]), str(dataset["id"])).stdout
+    )
     assert removed["dataset_ids"] == []
 
     assert datahub("datasets", "delete", str(dataset["id"])).exit_code == 0
@@ -118,8 +145,9 @@ def test_login_create_upload_download_round_trip(datahub, session_file, tmp_path
 
 
 @pytest.mark.parametrize("gunicorn_env", [{"DATAHUB_REFRESH_REUSE_GRACE_SECONDS": "0"}])
-def test_the_session_file_is_rewritten_after_every_rotation(gunicorn_env, datahub,
-                                                            session_file, gunicorn_server):
+def test_the_session_file_is_rewritten_after_every_rotation(
+    gunicorn_env, datahub, session_file, gunicorn_server
+):
     assert datahub("login").exit_code == 0
     first = saved(session_file)["refresh_token"]
     assert datahub("whoami").exit_code == 0  # a new process: refreshes, the cookie rotates
@@ -135,8 +163,7 @@ def test_the_session_file_is_rewritten_after_every_rotation(gunicorn_env, datahu
         stale.refresh()
     assert error.value.detail == "Token has been revoked"
     result = datahub("whoami")
-    assert (result.exit_code, result.stderr.splitlines()[0]) == (
-        1, "Error: Token has been revoked")
+    assert (result.exit_code, result.stderr.splitlines()[0]) == (1, "Error: Token has been revoked")
 
 
 def test_errors_are_one_line_on_stderr_with_a_nonzero_exit(datahub, session_file, tmp_path):
@@ -164,8 +191,10 @@ def test_errors_are_one_line_on_stderr_with_a_nonzero_exit(datahub, session_file
     client.request("POST", "/api/v1/auth/logout-all")
     result = datahub("whoami")
     assert result.exit_code == 1
-    assert result.stderr.splitlines() == ["Error: Token has been revoked",
-                                          "Log in with: datahub login"]
+    assert result.stderr.splitlines() == [
+        "Error: Token has been revoked",
+        "Log in with: datahub login",
+    ]
     assert not session_file.exists()  # the service deleted the cookie, so did the command
 
 
@@ -197,9 +226,16 @@ def test_pipelines_run_wait_reports_the_finished_run(datahub, tmp_path):
     assert datahub("datasets", "upload", str(dataset["id"]), str(source)).exit_code == 0
     client = Client(datahub.url)
     client.login("admin@example.com", datahub.password)
-    pipeline = client._json("POST", "/api/v1/pipelines/", json_body={
-        "name": "oslo only", "source_dataset_id": dataset["id"], "output_dataset_name": "oslo",
-        "steps": [{"op": "filter", "column": "city", "operator": "eq", "value": "Oslo"}]})
+    pipeline = client._json(
+        "POST",
+        "/api/v1/pipelines/",
+        json_body={
+            "name": "oslo only",
+            "source_dataset_id": dataset["id"],
+            "output_dataset_name": "oslo",
+            "steps": [{"op": "filter", "column": "city", "operator": "eq", "value": "Oslo"}],
+        },
+    )
 
     result = datahub("--json", "pipelines", "run", str(pipeline["id"]), "--wait", "--poll", "0.2")
     assert result.exit_code == 0, result.stderr
@@ -208,9 +244,16 @@ def test_pipelines_run_wait_reports_the_finished_run(datahub, tmp_path):
     listing = json.loads(datahub("--json", "pipelines", "list").stdout)
     assert [p["name"] for p in listing["items"]] == ["oslo only"]
 
-    pipeline = client._json("POST", "/api/v1/pipelines/", json_body={
-        "name": "broken", "source_dataset_id": dataset["id"], "output_dataset_name": "never",
-        "steps": [{"op": "select", "columns": ["no such column"]}]})
+    pipeline = client._json(
+        "POST",
+        "/api/v1/pipelines/",
+        json_body={
+            "name": "broken",
+            "source_dataset_id": dataset["id"],
+            "output_dataset_name": "never",
+            "steps": [{"op": "select", "columns": ["no such column"]}],
+        },
+    )
     result = datahub("pipelines", "run", str(pipeline["id"]), "--wait", "--poll", "0.2")
     assert result.exit_code == 1
     assert "failed" in result.stderr and "no such column" in result.stderr
@@ -291,7 +334,10 @@ def on_a_terminal(args, env):
     controller, terminal = pty.openpty()
     process = popen(
         [sys.executable, "-c", "from datahub_client.cli import main; main()", *args],
-        stdout=subprocess.DEVNULL, stderr=terminal, env=env)
+        stdout=subprocess.DEVNULL,
+        stderr=terminal,
+        env=env,
+    )
     os.close(terminal)
     shown = b""
     while True:
@@ -322,8 +368,10 @@ def test_progress_is_drawn_on_a_terminal_only(datahub, session_file, tmp_path):
     assert status == 0, shown
     assert "Downloading" in shown and f"{size}/{size}" in shown and "\r" in shown
 
-    for args in (["datasets", "upload", dataset_id, str(source)],
-                 ["datasets", "download", dataset_id, str(tmp_path / "b")]):
+    for args in (
+        ["datasets", "upload", dataset_id, str(source)],
+        ["datasets", "download", dataset_id, str(tmp_path / "b")],
+    ):
         result = subprocess.run(command + args, capture_output=True, env=env)  # pipes
         assert (result.returncode, result.stderr) == (0, b"")
         assert b"\r" not in result.stdout

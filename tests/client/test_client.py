@@ -1,9 +1,11 @@
 """datahub_client against a real gunicorn (plain http on loopback); its retry policy,
 which needs no datahub, is tested with the client in clients/python/tests."""
+
 import threading
 import time
 
 import pytest
+
 from datahub_client import (
     AuthenticationError,
     Client,

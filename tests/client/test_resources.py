@@ -1,5 +1,6 @@
 """datahub_client's resource methods against a real gunicorn: streamed transfers with
 progress, renewal of an expired token in the middle of an upload, typed errors."""
+
 import hashlib
 import io
 import os
@@ -7,6 +8,7 @@ import threading
 import time
 
 import pytest
+
 from datahub_client import Client, ConflictError, NotFoundError
 
 pytestmark = pytest.mark.e2e
@@ -31,8 +33,7 @@ def test_datasets_and_collections(client):
     for number in range(3):
         client.dataset_create(f"Other {number}")
     assert client.datasets_list(tag="daily")["total"] == 1
-    assert [d["name"] for d in client.datasets_iter(q="other")] == [
-        "Other 0", "Other 1", "Other 2"]
+    assert [d["name"] for d in client.datasets_iter(q="other")] == ["Other 0", "Other 1", "Other 2"]
 
     collection = client.collection_create("Weather", dataset_ids=[dataset["id"]])
     assert collection["dataset_ids"] == [dataset["id"]]
@@ -51,14 +52,21 @@ def test_upload_from_a_file_object_and_download_with_progress(client, tmp_path):
     dataset = client.dataset_create("Blob")
     content = os.urandom(200 * 1024 + 7)
     sent = []
-    answer = client.dataset_upload(dataset["id"], io.BytesIO(content), filename="blob.bin",
-                                   progress=lambda done, total: sent.append((done, total)))
+    answer = client.dataset_upload(
+        dataset["id"],
+        io.BytesIO(content),
+        filename="blob.bin",
+        progress=lambda done, total: sent.append((done, total)),
+    )
     assert answer["file"]["sha256"] == hashlib.sha256(content).hexdigest()
     assert answer["file"]["content_type"] == "application/octet-stream"
     assert len(sent) >= 4 and sent[-1] == (len(content), len(content))  # chunk by chunk
     received = []
-    path = client.dataset_download(dataset["id"], tmp_path / "copy.bin",
-                                   progress=lambda done, total: received.append((done, total)))
+    path = client.dataset_download(
+        dataset["id"],
+        tmp_path / "copy.bin",
+        progress=lambda done, total: received.append((done, total)),
+    )
     assert open(path, "rb").read() == content
     assert len(received) >= 4 and received[-1] == (len(content), len(content))
 
@@ -66,8 +74,9 @@ def test_upload_from_a_file_object_and_download_with_progress(client, tmp_path):
 # Three seconds, not one: ``exp`` is whole seconds, so a token of a one-second lifetime
 # can be expired a few milliseconds after it is issued (the renewed one included).
 @pytest.mark.parametrize("gunicorn_env", [{"DATAHUB_JWT_ACCESS_TOKEN_EXPIRES": "3"}])
-def test_an_upload_with_an_expired_token_is_renewed_and_sent_again_whole(gunicorn_env,
-                                                                         client, tmp_path):
+def test_an_upload_with_an_expired_token_is_renewed_and_sent_again_whole(
+    gunicorn_env, client, tmp_path
+):
     dataset = client.dataset_create("Late")
     source = tmp_path / "late.csv"
     source.write_bytes(b"a,b\n" * 50000)
@@ -82,8 +91,11 @@ def test_an_upload_with_an_expired_token_is_renewed_and_sent_again_whole(gunicor
 
 def test_a_new_client_with_only_the_refresh_cookie_refreshes_first(client, gunicorn_server):
     seen = []
-    resumed = Client(gunicorn_server.url, refresh_token=client.refresh_cookie,
-                     on_refresh_cookie=lambda name, value: seen.append((name, value)))
+    resumed = Client(
+        gunicorn_server.url,
+        refresh_token=client.refresh_cookie,
+        on_refresh_cookie=lambda name, value: seen.append((name, value)),
+    )
     assert resumed.me()["email"] == "admin@example.com"
     assert len(seen) == 1 and seen[0][0] == "__Secure-refresh_token"
     assert seen[0][1] == resumed.refresh_cookie != client.refresh_cookie  # rotated

@@ -4,6 +4,8 @@ tooling of this folder (installed by ``npm ci`` from package-lock.json when
 real gunicorn of tests/e2e.
 
 A missing tool fails the tests that need it, with what to install: none is skipped."""
+
+import fcntl
 import hashlib
 import json
 import os
@@ -26,8 +28,15 @@ MIN_NODE = (20, 19)  # @hey-api/openapi-ts 0.95 wants Node 20.19 or later
 
 def run(command, *, cwd, timeout, env=None):
     """Run ``command``; returns the CompletedProcess (text, stdout and stderr kept)."""
-    return subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True,
-                          timeout=timeout, stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        command,
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+    )
 
 
 def required_tool(name, install):
@@ -39,8 +48,13 @@ def required_tool(name, install):
 
 def node_environment():
     """The environment the Node tools run in: no usage reports, no update checks."""
-    return {**os.environ, "SCARF_ANALYTICS": "false", "DO_NOT_TRACK": "1",
-            "NO_UPDATE_NOTIFIER": "1", "NODE_NO_WARNINGS": "1"}
+    return {
+        **os.environ,
+        "SCARF_ANALYTICS": "false",
+        "DO_NOT_TRACK": "1",
+        "NO_UPDATE_NOTIFIER": "1",
+        "NODE_NO_WARNINGS": "1",
+    }
 
 
 @pytest.fixture(scope="session")
@@ -53,14 +67,19 @@ def node_tools():
     found = tuple(int(part) for part in version.lstrip("v").split(".")[:2])
     if found < MIN_NODE:
         pytest.fail(f"Node {version} is too old: {install}", pytrace=False)
-    lock = hashlib.sha256((HERE / "package-lock.json").read_bytes()).hexdigest()
-    installed = INSTALLED_LOCK.read_text().strip() if INSTALLED_LOCK.exists() else None
-    if installed != lock:
-        result = run([npm, "ci"], cwd=HERE, timeout=600, env=node_environment())
-        if result.returncode != 0:
-            pytest.fail(f"npm ci failed in {HERE}:\n{result.stdout}\n{result.stderr}",
-                        pytrace=False)
-        INSTALLED_LOCK.write_text(lock + "\n")
+    # One ``npm ci`` at a time: test workers (pytest-xdist) each get here; the others wait
+    # for it, holding package-lock.json's flock, and then find it installed.
+    with open(HERE / "package-lock.json", "rb") as lock_file:
+        fcntl.flock(lock_file, fcntl.LOCK_EX)
+        lock = hashlib.sha256(lock_file.read()).hexdigest()
+        installed = INSTALLED_LOCK.read_text().strip() if INSTALLED_LOCK.exists() else None
+        if installed != lock:
+            result = run([npm, "ci"], cwd=HERE, timeout=600, env=node_environment())
+            if result.returncode != 0:
+                pytest.fail(
+                    f"npm ci failed in {HERE}:\n{result.stdout}\n{result.stderr}", pytrace=False
+                )
+            INSTALLED_LOCK.write_text(lock + "\n")
     return NODE_MODULES / ".bin"
 
 

@@ -12,6 +12,7 @@ Two things the generated client cannot do by itself, done with its public option
   binary type it knows): a raw CSV upload sets text/csv with an httpx request hook. A
   multipart upload needs none, as the part's type is the ``File``'s ``mime_type``.
 """
+
 import hashlib
 import io
 import sys
@@ -78,13 +79,15 @@ def main(base_url, email, password):
     assert isinstance(response.parsed, Token)
     access_token = response.parsed.access_token
     cookie = refresh_cookie(response)  # rotated
-    client = AuthenticatedClient(base_url=base_url, token=access_token,
-                                 raise_on_unexpected_status=True)
+    client = AuthenticatedClient(
+        base_url=base_url, token=access_token, raise_on_unexpected_status=True
+    )
 
     step("create a dataset")
     name = f"weather {uuid.uuid4().hex[:8]}"
     response = create_dataset.sync_detailed(
-        client=client, body=DatasetCreate(name=name, description="Daily", tags=["weather"]))
+        client=client, body=DatasetCreate(name=name, description="Daily", tags=["weather"])
+    )
     assert response.status_code == 201, response.content
     dataset = response.parsed
     assert isinstance(dataset, Dataset) and dataset.name == name and dataset.file is None
@@ -92,18 +95,26 @@ def main(base_url, email, password):
 
     step("upload the CSV as multipart/form-data, typed text/csv")
     response = upload_dataset_file.sync_detailed(
-        dataset.id, client=client, body=UploadDatasetFileFilesBody(
-            file=File(payload=io.BytesIO(CSV), file_name="weather.csv", mime_type="text/csv")))
+        dataset.id,
+        client=client,
+        body=UploadDatasetFileFilesBody(
+            file=File(payload=io.BytesIO(CSV), file_name="weather.csv", mime_type="text/csv")
+        ),
+    )
     assert response.status_code == 200, response.content
     assert response.parsed.file.content_type == "text/csv"
     assert response.parsed.file.filename == "weather.csv"
 
     step("upload it again raw, as text/csv")
-    raw = AuthenticatedClient(base_url=base_url, token=access_token,
-                              raise_on_unexpected_status=True,
-                              httpx_args={"event_hooks": {"request": [as_csv]}})
+    raw = AuthenticatedClient(
+        base_url=base_url,
+        token=access_token,
+        raise_on_unexpected_status=True,
+        httpx_args={"event_hooks": {"request": [as_csv]}},
+    )
     response = upload_dataset_file.sync_detailed(
-        dataset.id, client=raw, body=File(payload=io.BytesIO(CSV)), filename="raw.csv")
+        dataset.id, client=raw, body=File(payload=io.BytesIO(CSV)), filename="raw.csv"
+    )
     assert response.status_code == 200, response.content
     stored = response.parsed.file
     assert stored.content_type == "text/csv", stored.content_type
@@ -121,13 +132,11 @@ def main(base_url, email, password):
     assert etag == f'"{stored.sha256}"'
 
     step("download a range, and a 304 with the ETag")
-    response = download_dataset_file.sync_detailed(dataset.id, client=client,
-                                                   range_="bytes=0-8")
+    response = download_dataset_file.sync_detailed(dataset.id, client=client, range_="bytes=0-8")
     assert response.status_code == 206
     assert response.parsed.payload.read() == CSV[:9]
     assert response.headers["Content-Range"] == f"bytes 0-8/{len(CSV)}"
-    response = download_dataset_file.sync_detailed(dataset.id, client=client,
-                                                   if_none_match=etag)
+    response = download_dataset_file.sync_detailed(dataset.id, client=client, if_none_match=etag)
     assert response.status_code == 304
 
     step("list datasets")

@@ -2,6 +2,7 @@
 serves, without a hand edit, walks through the service (python_walkthrough.py): login,
 refresh, a dataset, its file up (raw and multipart, as text/csv) and down, the list, and
 the errors' ``detail`` read from the generated models."""
+
 import os
 import re
 import shutil
@@ -29,8 +30,9 @@ def generator():
     try:
         version("openapi-python-client")
     except PackageNotFoundError:
-        pytest.fail("openapi-python-client is not installed: pip install -e '.[test]'",
-                    pytrace=False)
+        pytest.fail(
+            "openapi-python-client is not installed: pip install -e '.[test]'", pytrace=False
+        )
     found = Path(sys.executable).with_name("openapi-python-client")
     command = str(found) if found.exists() else shutil.which("openapi-python-client")
     if command is None:
@@ -40,8 +42,9 @@ def generator():
 
 def generator_warnings(output):
     """(operation, message) of each warning block the generator printed."""
-    blocks = re.findall(r"^(?:WARNING|ERROR) parsing (\S+ \S+) within \S+\.\s*\n\s*\n(.+)$",
-                        output, re.MULTILINE)
+    blocks = re.findall(
+        r"^(?:WARNING|ERROR) parsing (\S+ \S+) within \S+\.\s*\n\s*\n(.+)$", output, re.MULTILINE
+    )
     problems = set(blocks)
     if re.search(r"^ERROR", output, re.MULTILINE) and not blocks:
         problems.add(("?", output))
@@ -54,18 +57,40 @@ def test_generated_python_client_walks_through(gunicorn_server, admin, tmp_path)
     generated = tmp_path / "generated"
     generated.mkdir()
 
-    result = run([command, "generate", "--path", str(tmp_path / "openapi.json"),
-                  "--meta", "none", "--output-path", str(generated / PACKAGE)],
-                 cwd=tmp_path, timeout=120)
+    result = run(
+        [
+            command,
+            "generate",
+            "--path",
+            str(tmp_path / "openapi.json"),
+            "--meta",
+            "none",
+            "--output-path",
+            str(generated / PACKAGE),
+        ],
+        cwd=tmp_path,
+        timeout=120,
+    )
     output = result.stdout + result.stderr
     assert result.returncode == 0, output
     assert generator_warnings(output) == EXPECTED_WARNINGS, output
     modules = {path.stem for path in (generated / PACKAGE / "api").glob("*/*.py")}
-    assert {"login", "refresh_token", "create_dataset", "upload_dataset_file",
-            "download_dataset_file", "list_datasets", "get_dataset"} <= modules
+    assert {
+        "login",
+        "refresh_token",
+        "create_dataset",
+        "upload_dataset_file",
+        "download_dataset_file",
+        "list_datasets",
+        "get_dataset",
+    } <= modules
 
     env = {**os.environ, "PYTHONPATH": str(generated)}
-    result = run([sys.executable, str(HERE / "python_walkthrough.py"), gunicorn_server.url,
-                  *admin], cwd=tmp_path, timeout=120, env=env)
+    result = run(
+        [sys.executable, str(HERE / "python_walkthrough.py"), gunicorn_server.url, *admin],
+        cwd=tmp_path,
+        timeout=120,
+        env=env,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "walk-through done" in result.stdout, result.stdout

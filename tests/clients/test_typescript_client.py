@@ -3,6 +3,7 @@ serves, without a hand edit, type-checks (tsc, strict) with a walk-through of th
 (typescript_walkthrough.ts) that then runs in Node: login, refresh, a dataset, its file
 up (raw, as text/csv) and down, the list, and the errors' ``detail`` from the typed
 errors."""
+
 import json
 import shutil
 
@@ -29,27 +30,51 @@ TSCONFIG = {
 }
 
 
-def test_generated_typescript_client_walks_through(gunicorn_server, admin, node_tools,
-                                                   tmp_path):
+def test_generated_typescript_client_walks_through(gunicorn_server, admin, node_tools, tmp_path):
     fetch_document(gunicorn_server, tmp_path / "openapi.json")
     env = node_environment()
 
-    result = run([str(node_tools / "openapi-ts"), "--input", str(tmp_path / "openapi.json"),
-                  "--output", str(tmp_path / "generated"), "--silent"],
-                 cwd=tmp_path, timeout=120, env=env)
+    result = run(
+        [
+            str(node_tools / "openapi-ts"),
+            "--input",
+            str(tmp_path / "openapi.json"),
+            "--output",
+            str(tmp_path / "generated"),
+            "--silent",
+        ],
+        cwd=tmp_path,
+        timeout=120,
+        env=env,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     sdk = (tmp_path / "generated" / "sdk.gen.ts").read_text()
-    for function in ("login", "refreshToken", "createDataset", "uploadDatasetFile",
-                     "downloadDatasetFile", "listDatasets", "getDataset"):
+    for function in (
+        "login",
+        "refreshToken",
+        "createDataset",
+        "uploadDatasetFile",
+        "downloadDatasetFile",
+        "listDatasets",
+        "getDataset",
+    ):
         assert f"export const {function} = " in sdk, function
 
     shutil.copy(HERE / "typescript_walkthrough.ts", tmp_path)
     (tmp_path / "tsconfig.json").write_text(json.dumps(TSCONFIG, indent=2))
-    result = run([str(node_tools / "tsc"), "--project", str(tmp_path / "tsconfig.json")],
-                 cwd=tmp_path, timeout=180, env=env)
+    result = run(
+        [str(node_tools / "tsc"), "--project", str(tmp_path / "tsconfig.json")],
+        cwd=tmp_path,
+        timeout=180,
+        env=env,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
 
-    result = run([str(node_tools / "tsx"), "typescript_walkthrough.ts", gunicorn_server.url,
-                  *admin], cwd=tmp_path, timeout=120, env=env)
+    result = run(
+        [str(node_tools / "tsx"), "typescript_walkthrough.ts", gunicorn_server.url, *admin],
+        cwd=tmp_path,
+        timeout=120,
+        env=env,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "walk-through done" in result.stdout, result.stdout

@@ -1,4 +1,5 @@
 """Collections through HTTP: CRUD, membership, permissions and errors."""
+
 import pytest
 
 from tests.resources import create_collection, create_dataset, validation_error
@@ -10,16 +11,32 @@ def test_create_get_list(client, actors):
     editor = actors["editor"]
     a = create_dataset(client, editor.headers, "a")
     b = create_dataset(client, editor.headers, "b")
-    response = client.post(URL, json={"name": " Climate ", "description": "All of it",
-                                      "dataset_ids": [b["id"], a["id"], b["id"]]},
-                           headers=editor.headers)
+    response = client.post(
+        URL,
+        json={
+            "name": " Climate ",
+            "description": "All of it",
+            "dataset_ids": [b["id"], a["id"], b["id"]],
+        },
+        headers=editor.headers,
+    )
     assert response.status_code == 201
     body = response.get_json()
     assert response.headers["Location"] == f"/api/v1/collections/{body['id']}"
-    assert list(body) == ["id", "name", "description", "owner_id", "dataset_ids",
-                          "created_at", "updated_at"]
+    assert list(body) == [
+        "id",
+        "name",
+        "description",
+        "owner_id",
+        "dataset_ids",
+        "created_at",
+        "updated_at",
+    ]
     assert (body["name"], body["description"], body["owner_id"]) == (
-        "Climate", "All of it", editor.id)
+        "Climate",
+        "All of it",
+        editor.id,
+    )
     assert body["dataset_ids"] == sorted([a["id"], b["id"]])
     viewer = actors["viewer"].headers
     assert client.get(response.headers["Location"], headers=viewer).get_json() == body
@@ -44,13 +61,24 @@ def test_list_filters_and_paging(client, actors):
     assert [c["id"] for c in page("owner=me")["items"]] == ids
 
 
-@pytest.mark.parametrize("query, loc, msg, type_", [
-    ("limit=abc", "limit", "value is not a valid integer", "type_error.integer"),
-    ("limit=1000", "limit", "ensure this value is less than or equal to 100",
-     "value_error.number.not_le"),
-    ("offset=-1", "offset", "ensure this value is greater than or equal to 0",
-     "value_error.number.not_ge"),
-])
+@pytest.mark.parametrize(
+    "query, loc, msg, type_",
+    [
+        ("limit=abc", "limit", "value is not a valid integer", "type_error.integer"),
+        (
+            "limit=1000",
+            "limit",
+            "ensure this value is less than or equal to 100",
+            "value_error.number.not_le",
+        ),
+        (
+            "offset=-1",
+            "offset",
+            "ensure this value is greater than or equal to 0",
+            "value_error.number.not_ge",
+        ),
+    ],
+)
 def test_list_query_validation(client, actors, query, loc, msg, type_):
     response = client.get(f"{URL}?{query}", headers=actors["viewer"].headers)
     assert response.status_code == 422
@@ -62,8 +90,9 @@ def test_duplicate_names_are_409(client, actors):
     response = client.post(URL, json={"name": "SHARED"}, headers=actors["other_editor"].headers)
     assert (response.status_code, response.get_json()) == (409, {"detail": "Name already exists"})
     other = create_collection(client, actors["other_editor"].headers, "Mine")
-    response = client.patch(f"{URL}{other['id']}", json={"name": "shared"},
-                            headers=actors["other_editor"].headers)
+    response = client.patch(
+        f"{URL}{other['id']}", json={"name": "shared"}, headers=actors["other_editor"].headers
+    )
     assert (response.status_code, response.get_json()) == (409, {"detail": "Name already exists"})
 
 
@@ -72,22 +101,49 @@ def test_a_dataset_and_a_collection_may_share_a_name(client, actors):
     create_collection(client, actors["editor"].headers, "Same")
 
 
-@pytest.mark.parametrize("body, loc, msg, type_", [
-    ({}, ["body", "name"], "field required", "value_error.missing"),
-    ({"name": "x" * 256}, ["body", "name"], "ensure this value has at most 255 characters",
-     "value_error.any_str.max_length"),
-    ({"name": "x", "dataset_ids": ["a"]}, ["body", "dataset_ids", 0],
-     "value is not a valid integer", "type_error.integer"),
-    ({"name": "x", "dataset_ids": 3}, ["body", "dataset_ids"], "value is not a valid list",
-     "type_error.list"),
-    ({"name": "x", "id": 1}, ["body", "id"], "extra fields not permitted", "value_error.extra"),
-    ({"name": "x", "owner_id": "u"}, ["body", "owner_id"], "extra fields not permitted",
-     "value_error.extra"),
-    ({"name": "x", "created_at": "2024-01-01T00:00:00Z"}, ["body", "created_at"],
-     "extra fields not permitted", "value_error.extra"),
-    ({"name": "x", "updated_at": "2024-01-01T00:00:00Z"}, ["body", "updated_at"],
-     "extra fields not permitted", "value_error.extra"),
-])
+@pytest.mark.parametrize(
+    "body, loc, msg, type_",
+    [
+        ({}, ["body", "name"], "field required", "value_error.missing"),
+        (
+            {"name": "x" * 256},
+            ["body", "name"],
+            "ensure this value has at most 255 characters",
+            "value_error.any_str.max_length",
+        ),
+        (
+            {"name": "x", "dataset_ids": ["a"]},
+            ["body", "dataset_ids", 0],
+            "value is not a valid integer",
+            "type_error.integer",
+        ),
+        (
+            {"name": "x", "dataset_ids": 3},
+            ["body", "dataset_ids"],
+            "value is not a valid list",
+            "type_error.list",
+        ),
+        ({"name": "x", "id": 1}, ["body", "id"], "extra fields not permitted", "value_error.extra"),
+        (
+            {"name": "x", "owner_id": "u"},
+            ["body", "owner_id"],
+            "extra fields not permitted",
+            "value_error.extra",
+        ),
+        (
+            {"name": "x", "created_at": "2024-01-01T00:00:00Z"},
+            ["body", "created_at"],
+            "extra fields not permitted",
+            "value_error.extra",
+        ),
+        (
+            {"name": "x", "updated_at": "2024-01-01T00:00:00Z"},
+            ["body", "updated_at"],
+            "extra fields not permitted",
+            "value_error.extra",
+        ),
+    ],
+)
 def test_create_validation(client, actors, body, loc, msg, type_):
     response = client.post(URL, json=body, headers=actors["editor"].headers)
     assert response.status_code == 422
@@ -104,26 +160,46 @@ def test_create_with_a_missing_dataset_is_404_and_creates_nothing(client, actors
 
 def test_path_ids_must_be_integers(client, actors):
     headers = actors["admin"].headers
-    for url, loc in ((f"{URL}abc", "collection_id"), (f"{URL}abc/datasets/1", "collection_id"),
-                     (f"{URL}1/datasets/abc", "dataset_id")):
-        response = client.put(url, headers=headers) if "datasets" in url else client.get(url, headers=headers)
+    for url, loc in (
+        (f"{URL}abc", "collection_id"),
+        (f"{URL}abc/datasets/1", "collection_id"),
+        (f"{URL}1/datasets/abc", "dataset_id"),
+    ):
+        response = (
+            client.put(url, headers=headers)
+            if "datasets" in url
+            else client.get(url, headers=headers)
+        )
         assert response.status_code == 422
-        assert response.get_json() == {"detail": [validation_error(
-            ["path", loc], "value is not a valid integer", "type_error.integer")]}
+        assert response.get_json() == {
+            "detail": [
+                validation_error(
+                    ["path", loc], "value is not a valid integer", "type_error.integer"
+                )
+            ]
+        }
     both = client.delete(f"{URL}x/datasets/y", headers=headers)
-    assert [e["loc"] for e in both.get_json()["detail"]] == [["path", "collection_id"],
-                                                             ["path", "dataset_id"]]
+    assert [e["loc"] for e in both.get_json()["detail"]] == [
+        ["path", "collection_id"],
+        ["path", "dataset_id"],
+    ]
 
 
 def test_missing_collection_is_404(client, actors):
     headers = actors["admin"].headers
     dataset = create_dataset(client, headers, "d")
-    for method, url in (("get", f"{URL}999"), ("patch", f"{URL}999"), ("delete", f"{URL}999"),
-                        ("put", f"{URL}999/datasets/{dataset['id']}"),
-                        ("delete", f"{URL}999/datasets/{dataset['id']}")):
+    for method, url in (
+        ("get", f"{URL}999"),
+        ("patch", f"{URL}999"),
+        ("delete", f"{URL}999"),
+        ("put", f"{URL}999/datasets/{dataset['id']}"),
+        ("delete", f"{URL}999/datasets/{dataset['id']}"),
+    ):
         response = getattr(client, method)(url, json={}, headers=headers)
         assert (response.status_code, response.get_json()) == (
-            404, {"detail": "Collection not found"}), (method, url)
+            404,
+            {"detail": "Collection not found"},
+        ), (method, url)
 
 
 def test_membership_is_idempotent(client, actors):
@@ -138,7 +214,9 @@ def test_membership_is_idempotent(client, actors):
         assert response.get_json()["dataset_ids"] == [d2["id"]]
     client.put(f"{member}/{d1['id']}", headers=headers)
     assert client.get(f"{URL}{collection['id']}", headers=headers).get_json()["dataset_ids"] == [
-        d1["id"], d2["id"]]
+        d1["id"],
+        d2["id"],
+    ]
     for _ in range(2):
         response = client.delete(f"{member}/{d2['id']}", headers=headers)
         assert response.status_code == 200
@@ -158,16 +236,19 @@ def test_membership_of_a_missing_dataset_is_404(client, actors):
 def test_patch_replaces_members_and_keeps_the_rest(client, actors):
     headers = actors["editor"].headers
     d = [create_dataset(client, headers, f"d{i}")["id"] for i in range(3)]
-    collection = create_collection(client, headers, "c", description="keep",
-                                   dataset_ids=[d[0], d[1]])
-    response = client.patch(f"{URL}{collection['id']}", json={"dataset_ids": [d[1], d[2]]},
-                            headers=headers)
+    collection = create_collection(
+        client, headers, "c", description="keep", dataset_ids=[d[0], d[1]]
+    )
+    response = client.patch(
+        f"{URL}{collection['id']}", json={"dataset_ids": [d[1], d[2]]}, headers=headers
+    )
     assert response.status_code == 200
     body = response.get_json()
     assert (body["name"], body["description"], body["dataset_ids"]) == ("c", "keep", [d[1], d[2]])
     assert body["updated_at"] > collection["updated_at"]
-    missing = client.patch(f"{URL}{collection['id']}", json={"dataset_ids": [d[0], 999]},
-                           headers=headers)
+    missing = client.patch(
+        f"{URL}{collection['id']}", json={"dataset_ids": [d[0], 999]}, headers=headers
+    )
     assert (missing.status_code, missing.get_json()) == (404, {"detail": "Dataset not found"})
     assert client.get(f"{URL}{collection['id']}", headers=headers).get_json() == body
 
@@ -184,14 +265,24 @@ def test_delete_keeps_the_datasets(client, actors):
 
 
 def test_without_a_token_is_401(client):
-    for method, url in (("get", URL), ("post", URL), ("get", f"{URL}1"),
-                        ("put", f"{URL}1/datasets/1")):
+    for method, url in (
+        ("get", URL),
+        ("post", URL),
+        ("get", f"{URL}1"),
+        ("put", f"{URL}1/datasets/1"),
+    ):
         response = getattr(client, method)(url)
         assert (response.status_code, response.get_json()) == (401, {"detail": "Not authenticated"})
 
 
-CHANGERS = [("admin", False, True), ("admin", True, True), ("editor", True, True),
-            ("other_editor", False, False), ("viewer", False, False), ("nobody", False, False)]
+CHANGERS = [
+    ("admin", False, True),
+    ("admin", True, True),
+    ("editor", True, True),
+    ("other_editor", False, False),
+    ("viewer", False, False),
+    ("nobody", False, False),
+]
 
 
 @pytest.mark.parametrize("actor, owns, allowed", CHANGERS)
@@ -217,8 +308,9 @@ def test_change_matrix(client, actors, actor, owns, allowed, action):
         assert client.get(url, headers=actors["admin"].headers).get_json() == collection
 
 
-@pytest.mark.parametrize("actor, allowed", [("admin", True), ("editor", True),
-                                            ("viewer", False), ("nobody", False)])
+@pytest.mark.parametrize(
+    "actor, allowed", [("admin", True), ("editor", True), ("viewer", False), ("nobody", False)]
+)
 def test_create_matrix(client, actors, actor, allowed):
     response = client.post(URL, json={"name": f"by {actor}"}, headers=actors[actor].headers)
     assert response.status_code == (201 if allowed else 403)
@@ -226,8 +318,9 @@ def test_create_matrix(client, actors, actor, allowed):
         assert response.get_json() == {"detail": "Forbidden"}
 
 
-@pytest.mark.parametrize("actor, allowed", [("viewer", True), ("other_editor", True),
-                                            ("nobody", False)])
+@pytest.mark.parametrize(
+    "actor, allowed", [("viewer", True), ("other_editor", True), ("nobody", False)]
+)
 def test_read_matrix(client, actors, actor, allowed):
     collection = create_collection(client, actors["editor"].headers, "c")
     for url in (URL, f"{URL}{collection['id']}"):

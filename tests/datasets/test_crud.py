@@ -1,4 +1,5 @@
 """Datasets through HTTP: create, read, list, change, delete, and every error they give."""
+
 import os
 
 import pytest
@@ -11,9 +12,15 @@ URL = "/api/v1/datasets/"
 
 def test_create_returns_201_with_location_and_the_dataset(client, actors):
     editor = actors["editor"]
-    response = client.post(URL, json={"name": "  Weather 2024 ", "description": "Daily",
-                                      "tags": ["climate", "daily", "climate"]},
-                           headers=editor.headers)
+    response = client.post(
+        URL,
+        json={
+            "name": "  Weather 2024 ",
+            "description": "Daily",
+            "tags": ["climate", "daily", "climate"],
+        },
+        headers=editor.headers,
+    )
     assert response.status_code == 201
     body = response.get_json()
     assert response.headers["Location"] == f"/api/v1/datasets/{body['id']}"
@@ -24,8 +31,16 @@ def test_create_returns_201_with_location_and_the_dataset(client, actors):
     assert body["owner_id"] == editor.id
     assert body["file"] is None
     assert body["created_at"] == body["updated_at"]
-    assert list(body) == ["id", "name", "description", "tags", "owner_id", "created_at",
-                          "updated_at", "file"]
+    assert list(body) == [
+        "id",
+        "name",
+        "description",
+        "tags",
+        "owner_id",
+        "created_at",
+        "updated_at",
+        "file",
+    ]
     assert client.get(response.headers["Location"], headers=editor.headers).get_json() == body
 
 
@@ -37,8 +52,12 @@ def test_get_and_list(client, actors):
     for url in ("/api/v1/datasets/", "/api/v1/datasets"):  # both, and no redirect
         response = client.get(url, headers=viewer.headers)
         assert response.status_code == 200
-        assert response.get_json() == {"items": [first, second], "total": 2, "limit": 20,
-                                       "offset": 0}
+        assert response.get_json() == {
+            "items": [first, second],
+            "total": 2,
+            "limit": 20,
+            "offset": 0,
+        }
 
 
 def test_list_pages_in_id_order(client, actors):
@@ -78,23 +97,55 @@ def test_list_filters(client, actors):
     assert names("unknown=1") == [a["name"], b["name"], c["name"]]  # unknown params ignored
 
 
-@pytest.mark.parametrize("query, error", [
-    ("limit=abc", validation_error(["query", "limit"], "value is not a valid integer",
-                                   "type_error.integer")),
-    ("limit=1000", validation_error(["query", "limit"],
-                                    "ensure this value is less than or equal to 100",
-                                    "value_error.number.not_le")),
-    ("limit=0", validation_error(["query", "limit"],
-                                 "ensure this value is greater than or equal to 1",
-                                 "value_error.number.not_ge")),
-    ("offset=-1", validation_error(["query", "offset"],
-                                   "ensure this value is greater than or equal to 0",
-                                   "value_error.number.not_ge")),
-    ("offset=x", validation_error(["query", "offset"], "value is not a valid integer",
-                                  "type_error.integer")),
-    ("tag=", validation_error(["query", "tag"], "ensure this value has at least 1 characters",
-                              "value_error.any_str.min_length")),
-])
+@pytest.mark.parametrize(
+    "query, error",
+    [
+        (
+            "limit=abc",
+            validation_error(
+                ["query", "limit"], "value is not a valid integer", "type_error.integer"
+            ),
+        ),
+        (
+            "limit=1000",
+            validation_error(
+                ["query", "limit"],
+                "ensure this value is less than or equal to 100",
+                "value_error.number.not_le",
+            ),
+        ),
+        (
+            "limit=0",
+            validation_error(
+                ["query", "limit"],
+                "ensure this value is greater than or equal to 1",
+                "value_error.number.not_ge",
+            ),
+        ),
+        (
+            "offset=-1",
+            validation_error(
+                ["query", "offset"],
+                "ensure this value is greater than or equal to 0",
+                "value_error.number.not_ge",
+            ),
+        ),
+        (
+            "offset=x",
+            validation_error(
+                ["query", "offset"], "value is not a valid integer", "type_error.integer"
+            ),
+        ),
+        (
+            "tag=",
+            validation_error(
+                ["query", "tag"],
+                "ensure this value has at least 1 characters",
+                "value_error.any_str.min_length",
+            ),
+        ),
+    ],
+)
 def test_list_query_validation(client, actors, query, error):
     response = client.get(f"{URL}?{query}", headers=actors["viewer"].headers)
     assert response.status_code == 422
@@ -106,9 +157,15 @@ def test_list_query_validation(client, actors, query, error):
 def test_non_integer_path_id_is_422(client, actors, method, segment):
     response = getattr(client, method)(f"{URL}{segment}", json={}, headers=actors["admin"].headers)
     assert response.status_code == 422
-    assert response.get_json() == {"detail": [{"loc": ["path", "dataset_id"],
-                                               "msg": "value is not a valid integer",
-                                               "type": "type_error.integer"}]}
+    assert response.get_json() == {
+        "detail": [
+            {
+                "loc": ["path", "dataset_id"],
+                "msg": "value is not a valid integer",
+                "type": "type_error.integer",
+            }
+        ]
+    }
 
 
 def test_non_integer_id_on_the_file_route_is_422(client, actors):
@@ -120,15 +177,18 @@ def test_non_integer_id_on_the_file_route_is_422(client, actors):
 @pytest.mark.parametrize("dataset_id", ["999", "0", "-1", "99999999999999999999"])
 @pytest.mark.parametrize("method", ["get", "patch", "delete"])
 def test_missing_dataset_is_404(client, actors, method, dataset_id):
-    response = getattr(client, method)(f"{URL}{dataset_id}", json={},
-                                       headers=actors["admin"].headers)
+    response = getattr(client, method)(
+        f"{URL}{dataset_id}", json={}, headers=actors["admin"].headers
+    )
     assert response.status_code == 404
     assert response.get_json() == {"detail": "Dataset not found"}
 
 
 def test_missing_dataset_file_routes_are_404(client, actors):
     headers = actors["admin"].headers
-    assert client.get(f"{URL}999/file", headers=headers).get_json() == {"detail": "Dataset not found"}
+    assert client.get(f"{URL}999/file", headers=headers).get_json() == {
+        "detail": "Dataset not found"
+    }
     response = upload(client, headers, 999, b"data")
     assert (response.status_code, response.get_json()) == (404, {"detail": "Dataset not found"})
 
@@ -142,39 +202,105 @@ def test_duplicate_names_are_409_case_insensitively(client, actors):
     assert client.get(URL, headers=actors["viewer"].headers).get_json()["total"] == 1
 
 
-@pytest.mark.parametrize("body, errors", [
-    ({}, [(["body", "name"], "field required", "value_error.missing")]),
-    ({"name": ""}, [(["body", "name"], "ensure this value has at least 1 characters",
-                     "value_error.any_str.min_length")]),
-    ({"name": "   "}, [(["body", "name"], 'string does not match regex "' + NAME_PATTERN + '"',
-                         "value_error.str.regex")]),
-    ({"name": " \t "}, [(["body", "name"], "string contains a control character",
-                         "value_error.str.control")]),
-    ({"name": "x" * 256}, [(["body", "name"], "ensure this value has at most 255 characters",
-                            "value_error.any_str.max_length")]),
-    ({"name": 5}, [(["body", "name"], "str type expected", "type_error.str")]),
-    ({"name": "ok", "tags": "a"}, [(["body", "tags"], "value is not a valid list",
-                                    "type_error.list")]),
-    ({"name": "ok", "tags": [1]}, [(["body", "tags", 0], "str type expected", "type_error.str")]),
-    ({"name": "ok", "description": None}, [(["body", "description"],
-                                            "none is not an allowed value",
-                                            "type_error.none.not_allowed")]),
-    ({"name": "ok", "description": "d" * 10001}, [(["body", "description"],
-                                                  "ensure this value has at most 10000 characters",
-                                                  "value_error.any_str.max_length")]),
-    ({"name": "ok", "tags": ["t"] * 51}, [(["body", "tags"],
-                                          "ensure this value has at most 50 characters",
-                                          "value_error.any_str.max_length")]),
-    ({"name": "ok", "id": 7}, [(["body", "id"], "extra fields not permitted", "value_error.extra")]),
-    ({"name": "ok", "owner_id": "x"}, [(["body", "owner_id"], "extra fields not permitted",
-                                        "value_error.extra")]),
-    ({"name": "ok", "created_at": "2024-01-01T00:00:00Z"},
-     [(["body", "created_at"], "extra fields not permitted", "value_error.extra")]),
-    ({"name": "ok", "updated_at": "2024-01-01T00:00:00Z"},
-     [(["body", "updated_at"], "extra fields not permitted", "value_error.extra")]),
-    ({"name": "ok", "file": None}, [(["body", "file"], "extra fields not permitted",
-                                     "value_error.extra")]),
-])
+@pytest.mark.parametrize(
+    "body, errors",
+    [
+        ({}, [(["body", "name"], "field required", "value_error.missing")]),
+        (
+            {"name": ""},
+            [
+                (
+                    ["body", "name"],
+                    "ensure this value has at least 1 characters",
+                    "value_error.any_str.min_length",
+                )
+            ],
+        ),
+        (
+            {"name": "   "},
+            [
+                (
+                    ["body", "name"],
+                    'string does not match regex "' + NAME_PATTERN + '"',
+                    "value_error.str.regex",
+                )
+            ],
+        ),
+        (
+            {"name": " \t "},
+            [(["body", "name"], "string contains a control character", "value_error.str.control")],
+        ),
+        (
+            {"name": "x" * 256},
+            [
+                (
+                    ["body", "name"],
+                    "ensure this value has at most 255 characters",
+                    "value_error.any_str.max_length",
+                )
+            ],
+        ),
+        ({"name": 5}, [(["body", "name"], "str type expected", "type_error.str")]),
+        (
+            {"name": "ok", "tags": "a"},
+            [(["body", "tags"], "value is not a valid list", "type_error.list")],
+        ),
+        (
+            {"name": "ok", "tags": [1]},
+            [(["body", "tags", 0], "str type expected", "type_error.str")],
+        ),
+        (
+            {"name": "ok", "description": None},
+            [
+                (
+                    ["body", "description"],
+                    "none is not an allowed value",
+                    "type_error.none.not_allowed",
+                )
+            ],
+        ),
+        (
+            {"name": "ok", "description": "d" * 10001},
+            [
+                (
+                    ["body", "description"],
+                    "ensure this value has at most 10000 characters",
+                    "value_error.any_str.max_length",
+                )
+            ],
+        ),
+        (
+            {"name": "ok", "tags": ["t"] * 51},
+            [
+                (
+                    ["body", "tags"],
+                    "ensure this value has at most 50 characters",
+                    "value_error.any_str.max_length",
+                )
+            ],
+        ),
+        (
+            {"name": "ok", "id": 7},
+            [(["body", "id"], "extra fields not permitted", "value_error.extra")],
+        ),
+        (
+            {"name": "ok", "owner_id": "x"},
+            [(["body", "owner_id"], "extra fields not permitted", "value_error.extra")],
+        ),
+        (
+            {"name": "ok", "created_at": "2024-01-01T00:00:00Z"},
+            [(["body", "created_at"], "extra fields not permitted", "value_error.extra")],
+        ),
+        (
+            {"name": "ok", "updated_at": "2024-01-01T00:00:00Z"},
+            [(["body", "updated_at"], "extra fields not permitted", "value_error.extra")],
+        ),
+        (
+            {"name": "ok", "file": None},
+            [(["body", "file"], "extra fields not permitted", "value_error.extra")],
+        ),
+    ],
+)
 def test_create_validation(client, actors, body, errors):
     response = client.post(URL, json=body, headers=actors["editor"].headers)
     assert response.status_code == 422
@@ -182,21 +308,35 @@ def test_create_validation(client, actors, body, errors):
 
 
 def test_create_needs_a_json_body(client, actors):
-    response = client.post(URL, data="name=x", content_type="application/x-www-form-urlencoded",
-                           headers=actors["editor"].headers)
+    response = client.post(
+        URL,
+        data="name=x",
+        content_type="application/x-www-form-urlencoded",
+        headers=actors["editor"].headers,
+    )
     assert response.status_code == 400
     assert "JSON" in response.get_json()["detail"]
-    response = client.post(URL, data="{oops", content_type="application/json",
-                           headers=actors["editor"].headers)
+    response = client.post(
+        URL, data="{oops", content_type="application/json", headers=actors["editor"].headers
+    )
     assert (response.status_code, response.get_json()) == (
-        400, {"detail": "Request body is not valid JSON"})
+        400,
+        {"detail": "Request body is not valid JSON"},
+    )
 
 
 def test_requests_without_a_token_are_401(client, actors):
     create_dataset(client, actors["editor"].headers, "x")
-    for method, url in (("get", URL), ("post", URL), ("get", f"{URL}1"), ("patch", f"{URL}1"),
-                        ("delete", f"{URL}1"), ("get", f"{URL}1/file"), ("put", f"{URL}1/file"),
-                        ("get", f"{URL}abc")):
+    for method, url in (
+        ("get", URL),
+        ("post", URL),
+        ("get", f"{URL}1"),
+        ("patch", f"{URL}1"),
+        ("delete", f"{URL}1"),
+        ("get", f"{URL}1/file"),
+        ("put", f"{URL}1/file"),
+        ("get", f"{URL}abc"),
+    ):
         response = getattr(client, method)(url)
         assert response.status_code == 401, (method, url)
         assert response.get_json() == {"detail": "Not authenticated"}
@@ -205,8 +345,9 @@ def test_requests_without_a_token_are_401(client, actors):
 def test_patch_changes_only_what_is_given(client, actors):
     headers = actors["editor"].headers
     dataset = create_dataset(client, headers, "Old", description="keep", tags=["a", "b"])
-    response = client.patch(f"{URL}{dataset['id']}", json={"name": "New", "tags": ["b", "c"]},
-                            headers=headers)
+    response = client.patch(
+        f"{URL}{dataset['id']}", json={"name": "New", "tags": ["b", "c"]}, headers=headers
+    )
     assert response.status_code == 200
     body = response.get_json()
     assert (body["name"], body["description"], body["tags"]) == ("New", "keep", ["b", "c"])
@@ -230,16 +371,26 @@ def test_patch_rename(client, actors):
     assert client.get(f"{URL}{first['id']}", headers=headers).get_json()["name"] == "FIRST"
 
 
-@pytest.mark.parametrize("field, value", [("id", 3), ("owner_id", "someone"), ("file", None),
-                                          ("created_at", "2024-01-01T00:00:00Z"),
-                                          ("updated_at", "2024-01-01T00:00:00Z")])
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        ("id", 3),
+        ("owner_id", "someone"),
+        ("file", None),
+        ("created_at", "2024-01-01T00:00:00Z"),
+        ("updated_at", "2024-01-01T00:00:00Z"),
+    ],
+)
 def test_patch_refuses_server_fields(client, actors, field, value):
     headers = actors["admin"].headers
     dataset = create_dataset(client, headers, "x")
     response = client.patch(f"{URL}{dataset['id']}", json={field: value}, headers=headers)
     assert response.status_code == 422
-    assert response.get_json() == {"detail": [validation_error(
-        ["body", field], "extra fields not permitted", "value_error.extra")]}
+    assert response.get_json() == {
+        "detail": [
+            validation_error(["body", field], "extra fields not permitted", "value_error.extra")
+        ]
+    }
     assert client.get(f"{URL}{dataset['id']}", headers=headers).get_json() == dataset
 
 
@@ -251,8 +402,9 @@ def test_delete_removes_row_file_and_memberships(client, actors, app):
     storage = app.config["STORAGE_PATH"]
     stored = set(os.listdir(storage))
     assert len(stored) == 1
-    collection = create_collection(client, headers, "group",
-                                   dataset_ids=[dataset["id"], keep["id"]])
+    collection = create_collection(
+        client, headers, "group", dataset_ids=[dataset["id"], keep["id"]]
+    )
 
     response = client.delete(f"{URL}{dataset['id']}", headers=headers)
     assert response.status_code == 204

@@ -1,5 +1,6 @@
 """A full disk during an upload: 507 ``Insufficient storage``, the previous file and row
 kept, no temporary file left, and no traceback in the log."""
+
 import io
 import logging
 import os
@@ -28,8 +29,11 @@ def config_overrides(small_disk):
 
 
 def stream_put(client, url, headers, body, content_type, chunked):
-    environ = {"wsgi.input": io.BytesIO(body), "wsgi.input_terminated": True,
-               "CONTENT_TYPE": content_type}
+    environ = {
+        "wsgi.input": io.BytesIO(body),
+        "wsgi.input_terminated": True,
+        "CONTENT_TYPE": content_type,
+    }
     if chunked:
         headers = {**headers, "Transfer-Encoding": "chunked"}
     else:
@@ -38,20 +42,27 @@ def stream_put(client, url, headers, body, content_type, chunked):
 
 
 def multipart_body(content, boundary="b0undary"):
-    return (f'--{boundary}\r\nContent-Disposition: form-data; name="file"; '
-            f'filename="big.bin"\r\nContent-Type: application/octet-stream\r\n\r\n'.encode()
-            + content + f"\r\n--{boundary}--\r\n".encode()), \
-        f"multipart/form-data; boundary={boundary}"
+    return (
+        f'--{boundary}\r\nContent-Disposition: form-data; name="file"; '
+        f'filename="big.bin"\r\nContent-Type: application/octet-stream\r\n\r\n'.encode()
+        + content
+        + f"\r\n--{boundary}--\r\n".encode()
+    ), f"multipart/form-data; boundary={boundary}"
 
 
 @pytest.mark.parametrize("how", ["raw", "multipart", "chunked raw", "chunked multipart"])
-def test_a_full_disk_is_507_and_keeps_the_old_file(client, actors, small_disk, how, caplog,
-                                                    request):
+def test_a_full_disk_is_507_and_keeps_the_old_file(
+    client, actors, small_disk, how, caplog, request
+):
     editor = actors["editor"]
     dataset = create_dataset(client, editor.headers, "big")
     url = f"/api/v1/datasets/{dataset['id']}/file"
-    assert upload(client, editor.headers, dataset["id"], b"old,file\n",
-                  content_type="text/csv").status_code == 200
+    assert (
+        upload(
+            client, editor.headers, dataset["id"], b"old,file\n", content_type="text/csv"
+        ).status_code
+        == 200
+    )
     before = client.get(f"/api/v1/datasets/{dataset['id']}", headers=editor.headers).get_json()
     files_before = sorted(os.listdir(small_disk))
     used_before = used_bytes(small_disk)
@@ -62,8 +73,9 @@ def test_a_full_disk_is_507_and_keeps_the_old_file(client, actors, small_disk, h
     else:
         body, content_type = content, "application/octet-stream"
     with caplog.at_level(logging.INFO):
-        response = stream_put(client, url, editor.headers, body, content_type,
-                              chunked=how.startswith("chunked"))
+        response = stream_put(
+            client, url, editor.headers, body, content_type, chunked=how.startswith("chunked")
+        )
 
     assert response.status_code == 507
     assert response.mimetype == "application/json"
@@ -81,6 +93,8 @@ def test_a_full_disk_is_507_and_keeps_the_old_file(client, actors, small_disk, h
     if "inode" in request.node.callspec.id:
         return  # the old file holds the only inode, as before
     # The space is back: a file that fits is stored.
-    assert upload(client, editor.headers, dataset["id"], b"new",
-                  content_type="text/csv").status_code == 200
+    assert (
+        upload(client, editor.headers, dataset["id"], b"new", content_type="text/csv").status_code
+        == 200
+    )
     assert client.get(url, headers=editor.headers).data == b"new"

@@ -1,4 +1,5 @@
 """Uploading and downloading a dataset's file."""
+
 import hashlib
 import io
 import tracemalloc
@@ -37,11 +38,13 @@ def file_url(dataset):
     return f"{URL}{dataset['id']}/file"
 
 
-def multipart(client, headers, dataset, content, filename="data.csv", content_type="text/csv",
-              **extra_fields):
+def multipart(
+    client, headers, dataset, content, filename="data.csv", content_type="text/csv", **extra_fields
+):
     data = {**extra_fields, "file": (io.BytesIO(content), filename, content_type)}
-    return client.put(file_url(dataset), data=data, headers=headers,
-                      content_type="multipart/form-data")
+    return client.put(
+        file_url(dataset), data=data, headers=headers, content_type="multipart/form-data"
+    )
 
 
 class GeneratedStream(io.RawIOBase):
@@ -100,6 +103,7 @@ def sha256_of(size):
 
 # --- round trips -----------------------------------------------------------------------
 
+
 def test_multipart_round_trip(client, editor, dataset, storage):
     content = b"city,temp\nOslo,3\n"
     response = multipart(client, editor.headers, dataset, content, note="ignored")
@@ -130,10 +134,15 @@ def test_multipart_is_recognised_in_any_letter_case(client, editor, dataset):
     """Media types are case-insensitive: ``Multipart/Form-Data`` is multipart, not a raw
     body stored whole with its framing."""
     content = b"city,temp\nOslo,3\n"
-    body = (b"--xY\r\nContent-Disposition: form-data; name=\"file\"; filename=\"data.csv\"\r\n"
-            b"Content-Type: text/csv\r\n\r\n" + content + b"\r\n--xY--\r\n")
-    response = client.put(file_url(dataset), data=body, headers={
-        **editor.headers, "Content-Type": "Multipart/Form-Data; boundary=xY"})
+    body = (
+        b'--xY\r\nContent-Disposition: form-data; name="file"; filename="data.csv"\r\n'
+        b"Content-Type: text/csv\r\n\r\n" + content + b"\r\n--xY--\r\n"
+    )
+    response = client.put(
+        file_url(dataset),
+        data=body,
+        headers={**editor.headers, "Content-Type": "Multipart/Form-Data; boundary=xY"},
+    )
     assert response.status_code == 200
     assert response.get_json()["file"]["content_type"] == "text/csv"
     assert response.get_json()["file"]["size_bytes"] == len(content)
@@ -142,12 +151,19 @@ def test_multipart_is_recognised_in_any_letter_case(client, editor, dataset):
 
 def test_raw_round_trip_keeps_content_type_and_filename(client, editor, dataset):
     content = b'{"a": 1}'
-    response = client.put(f"{file_url(dataset)}?filename=report.json", data=content,
-                          content_type="application/json", headers=editor.headers)
+    response = client.put(
+        f"{file_url(dataset)}?filename=report.json",
+        data=content,
+        content_type="application/json",
+        headers=editor.headers,
+    )
     assert response.status_code == 200
     file = response.get_json()["file"]
     assert (file["filename"], file["content_type"], file["size_bytes"]) == (
-        "report.json", "application/json", len(content))
+        "report.json",
+        "application/json",
+        len(content),
+    )
     assert file["sha256"] == hashlib.sha256(content).hexdigest()
     download = client.get(file_url(dataset), headers=editor.headers)
     assert download.data == content
@@ -166,15 +182,26 @@ def test_raw_without_name_or_type_gets_defaults(client, editor, dataset):
 
 OLD = b"city,temp\nOslo,3\n"
 EMPTY_FILE = {"detail": "File is empty"}
-FORM_ENCODED = {"detail": "Send the file raw (curl --data-binary with its Content-Type) or as "
-                          "multipart/form-data, not form-encoded"}
+FORM_ENCODED = {
+    "detail": "Send the file raw (curl --data-binary with its Content-Type) or as "
+    "multipart/form-data, not form-encoded"
+}
 
 
 @pytest.fixture
 def with_old_file(client, editor, dataset, storage):
     """The dataset with a file; returns a check that nothing about it has changed."""
-    assert upload(client, editor.headers, dataset["id"], OLD, content_type="text/csv",
-                  query_string={"filename": "old.csv"}).status_code == 200
+    assert (
+        upload(
+            client,
+            editor.headers,
+            dataset["id"],
+            OLD,
+            content_type="text/csv",
+            query_string={"filename": "old.csv"},
+        ).status_code
+        == 200
+    )
     before = client.get(f"{URL}{dataset['id']}", headers=editor.headers).get_json()
     stored = storage()
 
@@ -192,22 +219,30 @@ def with_old_file(client, editor, dataset, storage):
 
 
 def empty_multipart(boundary="b0undary"):
-    return [f'--{boundary}\r\nContent-Disposition: form-data; name="file"; '
-            f'filename="a.csv"\r\nContent-Type: text/csv\r\n\r\n'.encode(),
-            f"\r\n--{boundary}--\r\n".encode()], f"multipart/form-data; boundary={boundary}"
+    return [
+        f'--{boundary}\r\nContent-Disposition: form-data; name="file"; '
+        f'filename="a.csv"\r\nContent-Type: text/csv\r\n\r\n'.encode(),
+        f"\r\n--{boundary}--\r\n".encode(),
+    ], f"multipart/form-data; boundary={boundary}"
 
 
-@pytest.mark.parametrize("how", [
-    "no body", "Content-Length: 0", "chunked, no bytes", "multipart, empty part",
-    "multipart, empty part and other fields", "chunked multipart, empty part"])
-def test_an_empty_file_is_400_and_the_old_file_stays(client, editor, dataset, with_old_file,
-                                                      how):
+@pytest.mark.parametrize(
+    "how",
+    [
+        "no body",
+        "Content-Length: 0",
+        "chunked, no bytes",
+        "multipart, empty part",
+        "multipart, empty part and other fields",
+        "chunked multipart, empty part",
+    ],
+)
+def test_an_empty_file_is_400_and_the_old_file_stays(client, editor, dataset, with_old_file, how):
     url, headers = file_url(dataset), editor.headers
     if how == "no body":
         response = client.put(url, headers=headers)
     elif how == "Content-Length: 0":
-        response = put_stream(client, url, io.BytesIO(b""), headers, "text/csv",
-                              content_length=0)
+        response = put_stream(client, url, io.BytesIO(b""), headers, "text/csv", content_length=0)
     elif how == "chunked, no bytes":
         response = put_stream(client, url, GeneratedStream([]), headers, "text/csv")
     elif how == "multipart, empty part":
@@ -230,49 +265,66 @@ def test_an_empty_file_is_400_on_a_dataset_without_a_file(client, editor, datase
 
 
 def test_a_one_byte_file_is_a_file(client, editor, dataset):
-    for response in (upload(client, editor.headers, dataset["id"], b"\n"),
-                     multipart(client, editor.headers, dataset, b"\n")):
+    for response in (
+        upload(client, editor.headers, dataset["id"], b"\n"),
+        multipart(client, editor.headers, dataset, b"\n"),
+    ):
         assert response.status_code == 200
         assert response.get_json()["file"]["size_bytes"] == 1
         assert response.get_json()["file"]["sha256"] == hashlib.sha256(b"\n").hexdigest()
 
 
-@pytest.mark.parametrize("content_type", [
-    "application/x-www-form-urlencoded", "application/x-www-form-urlencoded; charset=utf-8",
-    "Application/X-WWW-Form-URLEncoded",
-])
+@pytest.mark.parametrize(
+    "content_type",
+    [
+        "application/x-www-form-urlencoded",
+        "application/x-www-form-urlencoded; charset=utf-8",
+        "Application/X-WWW-Form-URLEncoded",
+    ],
+)
 @pytest.mark.parametrize("body", [b"city,tempOslo,3", b""], ids=["body", "empty"])
-def test_a_form_encoded_body_is_415_and_the_old_file_stays(client, editor, dataset,
-                                                            with_old_file, content_type, body):
-    response = client.put(file_url(dataset), data=body, headers=editor.headers,
-                          environ_overrides={"CONTENT_TYPE": content_type})
+def test_a_form_encoded_body_is_415_and_the_old_file_stays(
+    client, editor, dataset, with_old_file, content_type, body
+):
+    response = client.put(
+        file_url(dataset),
+        data=body,
+        headers=editor.headers,
+        environ_overrides={"CONTENT_TYPE": content_type},
+    )
     assert response.status_code == 415
     assert response.get_json() == FORM_ENCODED
     assert response.headers["Content-Type"] == "application/json"
     with_old_file()
 
 
-def test_curl_d_at_file_is_refused_before_the_body_is_read(client, editor, dataset,
-                                                           with_old_file):
+def test_curl_d_at_file_is_refused_before_the_body_is_read(client, editor, dataset, with_old_file):
     # What curl -d @file sends: the file's lines run together, form-encoded.
-    response = client.put(file_url(dataset), data={"city,tempOslo,3": ""},
-                          headers=editor.headers)
+    response = client.put(file_url(dataset), data={"city,tempOslo,3": ""}, headers=editor.headers)
     assert (response.status_code, response.get_json()) == (415, FORM_ENCODED)
     stream = GeneratedStream([b"city,tempOslo,3"] * 10)
-    response = put_stream(client, file_url(dataset), stream, editor.headers,
-                          "application/x-www-form-urlencoded")
+    response = put_stream(
+        client, file_url(dataset), stream, editor.headers, "application/x-www-form-urlencoded"
+    )
     assert (response.status_code, response.get_json()) == (415, FORM_ENCODED)
     assert stream.sent == 0
     with_old_file()
 
 
-@pytest.mark.parametrize("content_type", [
-    "text/csv", "application/octet-stream", "application/json", "text/plain",
-    "application/xml", "multipart/mixed", "application/x-www-form-urlencoded-csv",
-    "x-custom/anything",
-])
-def test_other_content_types_are_stored_raw_with_their_type(client, editor, dataset,
-                                                            content_type):
+@pytest.mark.parametrize(
+    "content_type",
+    [
+        "text/csv",
+        "application/octet-stream",
+        "application/json",
+        "text/plain",
+        "application/xml",
+        "multipart/mixed",
+        "application/x-www-form-urlencoded-csv",
+        "x-custom/anything",
+    ],
+)
+def test_other_content_types_are_stored_raw_with_their_type(client, editor, dataset, content_type):
     content = b"a=1&b=2\ncity,temp\n"
     response = upload(client, editor.headers, dataset["id"], content, content_type=content_type)
     assert response.status_code == 200
@@ -298,6 +350,7 @@ def test_download_without_a_file_is_404(client, editor, dataset):
 
 
 # --- conditional and range requests ----------------------------------------------------
+
 
 def test_range_request_is_206_with_the_right_bytes(client, editor, dataset):
     content = bytes(range(200))
@@ -332,10 +385,10 @@ def test_if_none_match_is_304(client, editor, dataset):
 
 def test_if_range_with_a_stale_etag_sends_everything(client, editor, dataset):
     upload(client, editor.headers, dataset["id"], b"0123456789")
-    response = client.get(file_url(dataset), headers={
-        **editor.headers, "Range": "bytes=0-1", "If-Range": '"stale"'})
+    response = client.get(
+        file_url(dataset), headers={**editor.headers, "Range": "bytes=0-1", "If-Range": '"stale"'}
+    )
     assert (response.status_code, response.data) == (200, b"0123456789")
-
 
 
 PAST = "Wed, 21 Oct 2015 07:28:00 GMT"
@@ -343,38 +396,44 @@ FUTURE = "Fri, 01 Jan 2100 00:00:00 GMT"
 SIXTEEN = b"0123456789abcdef"
 
 
-@pytest.mark.parametrize("headers, status, body", [
-    # Preconditions come before the Range (RFC 9110 13.2.2).
-    ({"If-None-Match": "*", "Range": "bytes=4-4"}, 304, b""),
-    ({"If-None-Match": "ETAG", "Range": "bytes=4-4"}, 304, b""),
-    ({"If-None-Match": '"other"', "Range": "bytes=4-4"}, 206, b"4"),
-    ({"If-Modified-Since": FUTURE, "Range": "bytes=4-4"}, 304, b""),
-    ({"If-Unmodified-Since": PAST}, 412, None),
-    ({"If-Unmodified-Since": PAST, "Range": "bytes=0-1"}, 412, None),
-    ({"If-Unmodified-Since": FUTURE, "Range": "bytes=0-1"}, 206, b"01"),
-    ({"If-Match": '"other"'}, 412, None),
-    ({"If-Match": "W/ETAG"}, 412, None),  # If-Match compares strongly
-    ({"If-Match": '"other"', "If-None-Match": "*"}, 412, None),
-    ({"If-Match": "ETAG", "If-Unmodified-Since": PAST}, 200, SIXTEEN),  # If-Match wins
-    ({"If-Match": "*", "Range": "bytes=-2"}, 206, b"ef"),
-    ({"If-None-Match": '"other"', "If-Modified-Since": FUTURE}, 200, SIXTEEN),
-    # Several ranges: the whole file, not a 416.
-    ({"Range": "bytes=0-1,2-3"}, 200, SIXTEEN),
-    ({"Range": "bytes=0-1,1-3"}, 200, SIXTEEN),
-    ({"Range": "bytes=4-4"}, 206, b"4"),
-    # If-Range compares strongly: a weak ETag never matches.
-    ({"Range": "bytes=0-1", "If-Range": "W/ETAG"}, 200, SIXTEEN),
-    ({"Range": "bytes=0-1", "If-Range": "ETAG"}, 206, b"01"),
-    ({"Range": "bytes=0-1", "If-Range": PAST}, 200, SIXTEEN),
-    ({"Range": "bytes=0-1", "If-Range": "LAST_MODIFIED"}, 206, b"01"),
-    ({"If-Range": '"stale"'}, 200, SIXTEEN),
-])
+@pytest.mark.parametrize(
+    "headers, status, body",
+    [
+        # Preconditions come before the Range (RFC 9110 13.2.2).
+        ({"If-None-Match": "*", "Range": "bytes=4-4"}, 304, b""),
+        ({"If-None-Match": "ETAG", "Range": "bytes=4-4"}, 304, b""),
+        ({"If-None-Match": '"other"', "Range": "bytes=4-4"}, 206, b"4"),
+        ({"If-Modified-Since": FUTURE, "Range": "bytes=4-4"}, 304, b""),
+        ({"If-Unmodified-Since": PAST}, 412, None),
+        ({"If-Unmodified-Since": PAST, "Range": "bytes=0-1"}, 412, None),
+        ({"If-Unmodified-Since": FUTURE, "Range": "bytes=0-1"}, 206, b"01"),
+        ({"If-Match": '"other"'}, 412, None),
+        ({"If-Match": "W/ETAG"}, 412, None),  # If-Match compares strongly
+        ({"If-Match": '"other"', "If-None-Match": "*"}, 412, None),
+        ({"If-Match": "ETAG", "If-Unmodified-Since": PAST}, 200, SIXTEEN),  # If-Match wins
+        ({"If-Match": "*", "Range": "bytes=-2"}, 206, b"ef"),
+        ({"If-None-Match": '"other"', "If-Modified-Since": FUTURE}, 200, SIXTEEN),
+        # Several ranges: the whole file, not a 416.
+        ({"Range": "bytes=0-1,2-3"}, 200, SIXTEEN),
+        ({"Range": "bytes=0-1,1-3"}, 200, SIXTEEN),
+        ({"Range": "bytes=4-4"}, 206, b"4"),
+        # If-Range compares strongly: a weak ETag never matches.
+        ({"Range": "bytes=0-1", "If-Range": "W/ETAG"}, 200, SIXTEEN),
+        ({"Range": "bytes=0-1", "If-Range": "ETAG"}, 206, b"01"),
+        ({"Range": "bytes=0-1", "If-Range": PAST}, 200, SIXTEEN),
+        ({"Range": "bytes=0-1", "If-Range": "LAST_MODIFIED"}, 206, b"01"),
+        ({"If-Range": '"stale"'}, 200, SIXTEEN),
+    ],
+)
 def test_preconditions_come_before_the_range(client, editor, dataset, headers, status, body):
     """Every combination answers a body of its Content-Length (on both backends)."""
     upload(client, editor.headers, dataset["id"], SIXTEEN)
     plain = client.get(file_url(dataset), headers=editor.headers)
-    values = {"ETAG": plain.headers["ETag"], "W/ETAG": "W/" + plain.headers["ETag"],
-              "LAST_MODIFIED": plain.headers["Last-Modified"]}
+    values = {
+        "ETAG": plain.headers["ETag"],
+        "W/ETAG": "W/" + plain.headers["ETag"],
+        "LAST_MODIFIED": plain.headers["Last-Modified"],
+    }
     headers = {name: values.get(value, value) for name, value in headers.items()}
     response = client.get(file_url(dataset), headers={**editor.headers, **headers})
     assert response.status_code == status
@@ -393,31 +452,44 @@ def test_preconditions_come_before_the_range(client, editor, dataset, headers, s
     assert head.status_code == status and head.data == b""
 
 
-@pytest.mark.parametrize("content_type", [
-    "text/csv; charset=ISO-8859-1", "text/csv", "text/plain", "text/csv;charset=utf-8",
-])
+@pytest.mark.parametrize(
+    "content_type",
+    [
+        "text/csv; charset=ISO-8859-1",
+        "text/csv",
+        "text/plain",
+        "text/csv;charset=utf-8",
+    ],
+)
 def test_a_text_content_type_is_sent_back_unchanged(client, editor, dataset, content_type):
     """No "; charset=utf-8" added to a text/* type: clients would decode by it."""
-    upload(client, editor.headers, dataset["id"], "Tromsø".encode("latin-1"),
-           content_type=content_type)
+    upload(
+        client, editor.headers, dataset["id"], "Tromsø".encode("latin-1"), content_type=content_type
+    )
     download = client.get(file_url(dataset), headers=editor.headers)
     assert download.headers.getlist("Content-Type") == [content_type]
     ranged = client.get(file_url(dataset), headers={**editor.headers, "Range": "bytes=0-1"})
     assert (ranged.status_code, ranged.headers["Content-Type"]) == (206, content_type)
 
+
 # --- the size limit --------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("kind", ["raw", "multipart"])
 def test_exactly_the_limit_is_accepted_without_content_length(client, editor, dataset, kind):
     content = b"q" * LIMIT
     if kind == "multipart":
-        pieces = [b'--B\r\nContent-Disposition: form-data; name="file"; filename="a"\r\n\r\n',
-                  content, b"\r\n--B--\r\n"]
+        pieces = [
+            b'--B\r\nContent-Disposition: form-data; name="file"; filename="a"\r\n\r\n',
+            content,
+            b"\r\n--B--\r\n",
+        ]
         content_type = "multipart/form-data; boundary=B"
     else:
         pieces, content_type = [content], "application/octet-stream"
-    response = put_stream(client, file_url(dataset), GeneratedStream(pieces), editor.headers,
-                          content_type)
+    response = put_stream(
+        client, file_url(dataset), GeneratedStream(pieces), editor.headers, content_type
+    )
     assert response.status_code == 200, response.get_json()
     assert response.get_json()["file"]["size_bytes"] == LIMIT
     assert client.get(file_url(dataset), headers=editor.headers).data == content
@@ -436,8 +508,9 @@ def test_exactly_the_limit_is_accepted_raw_and_multipart(client, editor, dataset
 
 
 @pytest.mark.parametrize("how", ["raw", "multipart", "chunked raw", "chunked multipart"])
-def test_one_byte_over_the_limit_is_400_and_the_old_file_stays(client, editor, dataset,
-                                                               storage, how):
+def test_one_byte_over_the_limit_is_400_and_the_old_file_stays(
+    client, editor, dataset, storage, how
+):
     assert upload(client, editor.headers, dataset["id"], b"old").status_code == 200
     before = client.get(f"{URL}{dataset['id']}", headers=editor.headers).get_json()
     stored = storage()
@@ -450,9 +523,12 @@ def test_one_byte_over_the_limit_is_400_and_the_old_file_stays(client, editor, d
         # No Content-Length: the limit is enforced while reading.
         boundary = "b0undary"
         if how == "chunked multipart":
-            pieces = [f'--{boundary}\r\nContent-Disposition: form-data; name="file"; '
-                      f'filename="a.bin"\r\n\r\n'.encode(), content,
-                      f"\r\n--{boundary}--\r\n".encode()]
+            pieces = [
+                f'--{boundary}\r\nContent-Disposition: form-data; name="file"; '
+                f'filename="a.bin"\r\n\r\n'.encode(),
+                content,
+                f"\r\n--{boundary}--\r\n".encode(),
+            ]
             content_type = f"multipart/form-data; boundary={boundary}"
         else:
             pieces, content_type = [content], "application/octet-stream"
@@ -468,8 +544,14 @@ def test_one_byte_over_the_limit_is_400_and_the_old_file_stays(client, editor, d
 
 def test_a_body_far_over_the_limit_is_refused_before_reading(client, editor, dataset, storage):
     stream = GeneratedStream(pattern(100 * LIMIT))
-    response = put_stream(client, file_url(dataset), stream, editor.headers,
-                          "application/octet-stream", content_length=100 * LIMIT)
+    response = put_stream(
+        client,
+        file_url(dataset),
+        stream,
+        editor.headers,
+        "application/octet-stream",
+        content_length=100 * LIMIT,
+    )
     assert (response.status_code, response.get_json()) == (400, {"detail": "File too large"})
     assert stream.sent == 0
     assert storage() == []
@@ -477,11 +559,18 @@ def test_a_body_far_over_the_limit_is_refused_before_reading(client, editor, dat
 
 # --- failures leave nothing behind -----------------------------------------------------
 
+
 def test_truncated_raw_body_leaves_nothing(client, editor, dataset, storage):
     upload(client, editor.headers, dataset["id"], b"old")
     stored = storage()
-    response = put_stream(client, file_url(dataset), io.BytesIO(b"only part"), editor.headers,
-                          "text/plain", content_length=500)
+    response = put_stream(
+        client,
+        file_url(dataset),
+        io.BytesIO(b"only part"),
+        editor.headers,
+        "text/plain",
+        content_length=500,
+    )
     assert response.status_code == 400
     assert response.get_json() == {"detail": "Request body ended before its Content-Length"}
     assert storage() == stored
@@ -490,8 +579,9 @@ def test_truncated_raw_body_leaves_nothing(client, editor, dataset, storage):
 
 def test_stream_error_mid_upload_leaves_nothing(client, editor, dataset, storage):
     stream = GeneratedStream(pattern(LIMIT), fail_after=300)
-    response = put_stream(client, file_url(dataset), stream, editor.headers, "text/plain",
-                          content_length=LIMIT)
+    response = put_stream(
+        client, file_url(dataset), stream, editor.headers, "text/plain", content_length=LIMIT
+    )
     assert response.status_code == 400
     assert response.get_json() == {"detail": "Request body ended before its Content-Length"}
     assert storage() == []
@@ -500,34 +590,53 @@ def test_stream_error_mid_upload_leaves_nothing(client, editor, dataset, storage
 
 def test_truncated_multipart_body_leaves_nothing(client, editor, dataset, storage):
     boundary = "xyz"
-    body = (f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="a"\r\n\r\n'
-            "partial data without the closing boundary").encode()
-    response = client.put(file_url(dataset), data=body, headers=editor.headers,
-                          content_type=f"multipart/form-data; boundary={boundary}")
+    body = (
+        f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="a"\r\n\r\n'
+        "partial data without the closing boundary"
+    ).encode()
+    response = client.put(
+        file_url(dataset),
+        data=body,
+        headers=editor.headers,
+        content_type=f"multipart/form-data; boundary={boundary}",
+    )
     assert (response.status_code, response.get_json()) == (
-        400, {"detail": "Malformed multipart body"})
+        400,
+        {"detail": "Malformed multipart body"},
+    )
     assert storage() == []
     assert client.get(f"{URL}{dataset['id']}", headers=editor.headers).get_json()["file"] is None
 
 
 def test_multipart_without_a_file_field_is_422(client, editor, dataset, storage):
-    response = client.put(file_url(dataset), data={"other": (io.BytesIO(b"x"), "x.txt")},
-                          headers=editor.headers, content_type="multipart/form-data")
+    response = client.put(
+        file_url(dataset),
+        data={"other": (io.BytesIO(b"x"), "x.txt")},
+        headers=editor.headers,
+        content_type="multipart/form-data",
+    )
     assert response.status_code == 422
-    assert response.get_json() == {"detail": [{"loc": ["body", "file"], "msg": "field required",
-                                               "type": "value_error.missing"}]}
+    assert response.get_json() == {
+        "detail": [
+            {"loc": ["body", "file"], "msg": "field required", "type": "value_error.missing"}
+        ]
+    }
     assert storage() == []
 
 
 def test_multipart_without_boundary_is_400(client, editor, dataset):
-    response = client.put(file_url(dataset), data=b"--x--",
-                          content_type="multipart/form-data", headers=editor.headers)
+    response = client.put(
+        file_url(dataset), data=b"--x--", content_type="multipart/form-data", headers=editor.headers
+    )
     assert (response.status_code, response.get_json()) == (
-        400, {"detail": "Malformed multipart body: no boundary"})
+        400,
+        {"detail": "Malformed multipart body: no boundary"},
+    )
 
 
-def test_upload_to_a_dataset_deleted_meanwhile_leaves_nothing(client, editor, dataset, storage,
-                                                              app, monkeypatch):
+def test_upload_to_a_dataset_deleted_meanwhile_leaves_nothing(
+    client, editor, dataset, storage, app, monkeypatch
+):
     from datahub.app.extensions import db
     from datahub.platform.storage import get_storage
 
@@ -549,14 +658,22 @@ def test_upload_to_a_dataset_deleted_meanwhile_leaves_nothing(client, editor, da
 
 # --- file names ------------------------------------------------------------------------
 
-@pytest.mark.parametrize("sent, kept, disposition", [
-    ("../../etc/passwd", "passwd", "attachment; filename=passwd"),
-    ("données été.csv", "données été.csv",
-     "attachment; filename=\"donnees ete.csv\"; filename*=UTF-8''donn%C3%A9es%20%C3%A9t%C3%A9.csv"),
-    ("..", "dataset-{id}", "attachment; filename=dataset-{id}"),
-])
-def test_client_file_names_are_metadata_only(client, editor, dataset, storage, sent, kept,
-                                             disposition):
+
+@pytest.mark.parametrize(
+    "sent, kept, disposition",
+    [
+        ("../../etc/passwd", "passwd", "attachment; filename=passwd"),
+        (
+            "données été.csv",
+            "données été.csv",
+            "attachment; filename=\"donnees ete.csv\"; filename*=UTF-8''donn%C3%A9es%20%C3%A9t%C3%A9.csv",
+        ),
+        ("..", "dataset-{id}", "attachment; filename=dataset-{id}"),
+    ],
+)
+def test_client_file_names_are_metadata_only(
+    client, editor, dataset, storage, sent, kept, disposition
+):
     kept = kept.format(id=dataset["id"])
     disposition = disposition.format(id=dataset["id"])
     response = multipart(client, editor.headers, dataset, b"data", filename=sent)
@@ -568,17 +685,23 @@ def test_client_file_names_are_metadata_only(client, editor, dataset, storage, s
     assert download.headers["Content-Disposition"] == disposition
 
 
-@pytest.mark.parametrize("sent, kept, disposition", [
-    ("../../x/y.csv", "y.csv", "attachment; filename=y.csv"),
-    ("..\\..\\boot.ini", "boot.ini", "attachment; filename=boot.ini"),
-    ('résumé "final".txt', 'résumé "final".txt',
-     'attachment; filename="resume \\"final\\".txt"; '
-     "filename*=UTF-8''r%C3%A9sum%C3%A9%20%22final%22.txt"),
-])
-def test_raw_upload_filename_parameter_is_cleaned(client, editor, dataset, sent, kept,
-                                                  disposition):
-    response = client.put(file_url(dataset), query_string={"filename": sent}, data=b"d",
-                          headers=editor.headers)
+@pytest.mark.parametrize(
+    "sent, kept, disposition",
+    [
+        ("../../x/y.csv", "y.csv", "attachment; filename=y.csv"),
+        ("..\\..\\boot.ini", "boot.ini", "attachment; filename=boot.ini"),
+        (
+            'résumé "final".txt',
+            'résumé "final".txt',
+            'attachment; filename="resume \\"final\\".txt"; '
+            "filename*=UTF-8''r%C3%A9sum%C3%A9%20%22final%22.txt",
+        ),
+    ],
+)
+def test_raw_upload_filename_parameter_is_cleaned(client, editor, dataset, sent, kept, disposition):
+    response = client.put(
+        file_url(dataset), query_string={"filename": sent}, data=b"d", headers=editor.headers
+    )
     assert response.get_json()["file"]["filename"] == kept
     download = client.get(file_url(dataset), headers=editor.headers)
     assert download.headers["Content-Disposition"] == disposition
@@ -586,35 +709,59 @@ def test_raw_upload_filename_parameter_is_cleaned(client, editor, dataset, sent,
 
 # --- content types -------------------------------------------------------------------
 
-MEDIA_TYPE_ERROR = {"msg": "value is not a valid media type (RFC 9110)",
-                    "type": "value_error.media_type"}
+MEDIA_TYPE_ERROR = {
+    "msg": "value is not a valid media type (RFC 9110)",
+    "type": "value_error.media_type",
+}
 BAD_MEDIA_TYPES = [
-    "text/csv\x00", "text/\x01csv", "text/csv; charset=utf-8\x1b[2J", "text/csv\x7f",
-    "text/csv\x85", "text/csv; q=\"\x0b\"", "text/csv\tx", "textcsv", "text/csv;a=b c",
-    "tëxt/csv", "/csv", "text/",
+    "text/csv\x00",
+    "text/\x01csv",
+    "text/csv; charset=utf-8\x1b[2J",
+    "text/csv\x7f",
+    "text/csv\x85",
+    'text/csv; q="\x0b"',
+    "text/csv\tx",
+    "textcsv",
+    "text/csv;a=b c",
+    "tëxt/csv",
+    "/csv",
+    "text/",
 ]
 
 
 @pytest.mark.parametrize("content_type", BAD_MEDIA_TYPES)
 @pytest.mark.parametrize("how", ["raw", "multipart"])
-def test_an_invalid_content_type_is_422_and_the_old_file_stays(client, editor, dataset, storage,
-                                                                how, content_type):
-    assert upload(client, editor.headers, dataset["id"], b"old",
-                  content_type="text/plain").status_code == 200
+def test_an_invalid_content_type_is_422_and_the_old_file_stays(
+    client, editor, dataset, storage, how, content_type
+):
+    assert (
+        upload(client, editor.headers, dataset["id"], b"old", content_type="text/plain").status_code
+        == 200
+    )
     before = client.get(f"{URL}{dataset['id']}", headers=editor.headers).get_json()
     stored = storage()
     if how == "raw":
         # Through the environ: werkzeug's test client would refuse some of these headers.
-        response = client.put(file_url(dataset), data=b"new", headers=editor.headers,
-                              environ_overrides={"CONTENT_TYPE": content_type})
+        response = client.put(
+            file_url(dataset),
+            data=b"new",
+            headers=editor.headers,
+            environ_overrides={"CONTENT_TYPE": content_type},
+        )
         loc = ["header", "Content-Type"]
     else:
         boundary = "b0undary"
-        body = (f'--{boundary}\r\nContent-Disposition: form-data; name="file"; '
-                f'filename="a.csv"\r\nContent-Type: {content_type}\r\n\r\nnew\r\n'
-                f"--{boundary}--\r\n").encode()
-        response = client.put(file_url(dataset), data=body, headers=editor.headers,
-                              content_type=f"multipart/form-data; boundary={boundary}")
+        body = (
+            f'--{boundary}\r\nContent-Disposition: form-data; name="file"; '
+            f'filename="a.csv"\r\nContent-Type: {content_type}\r\n\r\nnew\r\n'
+            f"--{boundary}--\r\n"
+        ).encode()
+        response = client.put(
+            file_url(dataset),
+            data=body,
+            headers=editor.headers,
+            content_type=f"multipart/form-data; boundary={boundary}",
+        )
         loc = ["body", "file", "Content-Type"]
     assert response.status_code == 422
     assert response.get_json() == {"detail": [{"loc": loc, **MEDIA_TYPE_ERROR}]}
@@ -629,30 +776,39 @@ def test_a_content_type_over_255_characters_is_422(client, editor, dataset, stor
     content_type = "text/csv; note=" + "x" * 241
     assert len(content_type) == 256
     if how == "raw":
-        response = upload(client, editor.headers, dataset["id"], b"new",
-                          content_type=content_type)
+        response = upload(client, editor.headers, dataset["id"], b"new", content_type=content_type)
         loc = ["header", "Content-Type"]
     else:
-        response = multipart(client, editor.headers, dataset, b"new",
-                             content_type=content_type)
+        response = multipart(client, editor.headers, dataset, b"new", content_type=content_type)
         loc = ["body", "file", "Content-Type"]
     assert response.status_code == 422
-    assert response.get_json() == {"detail": [{
-        "loc": loc, "msg": "ensure this value has at most 255 characters",
-        "type": "value_error.any_str.max_length"}]}
+    assert response.get_json() == {
+        "detail": [
+            {
+                "loc": loc,
+                "msg": "ensure this value has at most 255 characters",
+                "type": "value_error.any_str.max_length",
+            }
+        ]
+    }
     assert storage() == []
 
 
-@pytest.mark.parametrize("content_type", [
-    "text/csv", "text/csv; charset=utf-8", 'text/plain;format="flowed \\"x\\""',
-    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-    "text/csv\t;\tcharset=utf-8", "x-custom/y+z; a=b;",
-])
+@pytest.mark.parametrize(
+    "content_type",
+    [
+        "text/csv",
+        "text/csv; charset=utf-8",
+        'text/plain;format="flowed \\"x\\""',
+        "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+        "text/csv\t;\tcharset=utf-8",
+        "x-custom/y+z; a=b;",
+    ],
+)
 @pytest.mark.parametrize("how", ["raw", "multipart"])
 def test_valid_content_types_are_kept_and_sent_back(client, editor, dataset, how, content_type):
     if how == "raw":
-        response = upload(client, editor.headers, dataset["id"], b"new",
-                          content_type=content_type)
+        response = upload(client, editor.headers, dataset["id"], b"new", content_type=content_type)
     else:
         response = multipart(client, editor.headers, dataset, b"new", content_type=content_type)
     assert response.status_code == 200
@@ -663,21 +819,27 @@ def test_valid_content_types_are_kept_and_sent_back(client, editor, dataset, how
 
 # --- bounded memory --------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("config_overrides", [{"MAX_CONTENT_LENGTH": 64 * 1024 * 1024}])
 @pytest.mark.parametrize("kind", ["raw", "multipart"])
 def test_memory_does_not_grow_with_file_size(client, editor, dataset, kind, config_overrides):
     peaks = {}
     for size in (4 * 1024 * 1024, 48 * 1024 * 1024):
         if kind == "multipart":
-            pieces = [b'--B\r\nContent-Disposition: form-data; name="file"; filename="big.bin"'
-                      b"\r\nContent-Type: application/x-big\r\n\r\n", *pattern(size), b"\r\n--B--\r\n"]
+            pieces = [
+                b'--B\r\nContent-Disposition: form-data; name="file"; filename="big.bin"'
+                b"\r\nContent-Type: application/x-big\r\n\r\n",
+                *pattern(size),
+                b"\r\n--B--\r\n",
+            ]
             content_type = "multipart/form-data; boundary=B"
         else:
             pieces, content_type = pattern(size), "application/x-big"
         tracemalloc.start()
         try:
-            response = put_stream(client, file_url(dataset), GeneratedStream(pieces),
-                                  editor.headers, content_type)
+            response = put_stream(
+                client, file_url(dataset), GeneratedStream(pieces), editor.headers, content_type
+            )
             peaks[size] = tracemalloc.get_traced_memory()[1]
         finally:
             tracemalloc.stop()
@@ -690,22 +852,37 @@ def test_memory_does_not_grow_with_file_size(client, editor, dataset, kind, conf
     assert peaks[48 * 1024 * 1024] < peaks[4 * 1024 * 1024] + 512 * 1024, peaks
 
 
-@pytest.mark.parametrize("content_type, file_name", [
-    ("text/csv\x00", "ok.csv"), ("text/csv\r\nX-Injected: 1", "ok.csv"), ("text/\x85", "ok.csv"),
-    ("text/csv", "out\x1c\n.csv"), ("text/csv", "\x00"),
-])
-def test_values_stored_before_the_checks_still_download(app, client, editor, dataset,
-                                                        content_type, file_name):
+@pytest.mark.parametrize(
+    "content_type, file_name",
+    [
+        ("text/csv\x00", "ok.csv"),
+        ("text/csv\r\nX-Injected: 1", "ok.csv"),
+        ("text/\x85", "ok.csv"),
+        ("text/csv", "out\x1c\n.csv"),
+        ("text/csv", "\x00"),
+    ],
+)
+def test_values_stored_before_the_checks_still_download(
+    app, client, editor, dataset, content_type, file_name
+):
     """Rows written before content types and names were checked: the download sends
     application/octet-stream and a cleaned name instead of failing with a 500."""
     from datahub.app.extensions import db
 
     assert upload(client, editor.headers, dataset["id"], b"kept").status_code == 200
     with app.app_context():
-        db.session.execute(db.text(
-            "UPDATE datasets SET file_content_type = :type, file_name = :name WHERE id = :id"),
-            {"type": content_type.replace("\x00", "\x01") if db.engine.name == "postgresql"
-             else content_type, "name": file_name.replace("\x00", "") or "x", "id": dataset["id"]})
+        db.session.execute(
+            db.text(
+                "UPDATE datasets SET file_content_type = :type, file_name = :name WHERE id = :id"
+            ),
+            {
+                "type": content_type.replace("\x00", "\x01")
+                if db.engine.name == "postgresql"
+                else content_type,
+                "name": file_name.replace("\x00", "") or "x",
+                "id": dataset["id"],
+            },
+        )
         db.session.commit()
     response = client.get(file_url(dataset), headers=editor.headers)
     assert (response.status_code, response.data) == (200, b"kept")

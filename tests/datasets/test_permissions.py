@@ -1,5 +1,6 @@
 """Role × action × ownership for datasets and their files. Every refusal is 403
 ``Forbidden`` and changes nothing."""
+
 import pytest
 
 from tests.resources import create_dataset, upload
@@ -53,8 +54,9 @@ def test_change_matrix(client, actors, actor, owns, allowed, action):
         assert client.get(f"{url}/file", headers=admin).data == b"original"
 
 
-@pytest.mark.parametrize("actor, allowed", [("admin", True), ("editor", True),
-                                            ("viewer", False), ("nobody", False)])
+@pytest.mark.parametrize(
+    "actor, allowed", [("admin", True), ("editor", True), ("viewer", False), ("nobody", False)]
+)
 def test_create_matrix(client, actors, actor, allowed):
     response = client.post(URL, json={"name": f"by {actor}"}, headers=actors[actor].headers)
     if allowed:
@@ -65,15 +67,23 @@ def test_create_matrix(client, actors, actor, allowed):
         assert client.get(URL, headers=actors["admin"].headers).get_json()["total"] == 0
 
 
-@pytest.mark.parametrize("actor, allowed", [("admin", True), ("editor", True),
-                                            ("other_editor", True), ("viewer", True),
-                                            ("nobody", False)])
+@pytest.mark.parametrize(
+    "actor, allowed",
+    [
+        ("admin", True),
+        ("editor", True),
+        ("other_editor", True),
+        ("viewer", True),
+        ("nobody", False),
+    ],
+)
 @pytest.mark.parametrize("action", ["list", "get", "download"])
 def test_read_matrix(client, actors, actor, allowed, action):
     dataset = _dataset_owned_by(client, actors, "editor")
     headers = actors[actor].headers
-    url = {"list": URL, "get": f"{URL}{dataset['id']}",
-           "download": f"{URL}{dataset['id']}/file"}[action]
+    url = {"list": URL, "get": f"{URL}{dataset['id']}", "download": f"{URL}{dataset['id']}/file"}[
+        action
+    ]
     response = client.get(url, headers=headers)
     if allowed:
         assert response.status_code == 200

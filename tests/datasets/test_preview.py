@@ -1,4 +1,5 @@
 """GET /datasets/{id}/preview: the first rows of a dataset's file, read as a table."""
+
 import os
 
 import duckdb
@@ -46,8 +47,11 @@ def test_csv_columns_have_inferred_types(client, editor, with_file):
     assert response.status_code == 200
     assert response.get_json() == {
         "format": "csv",
-        "columns": [{"name": "name", "type": "VARCHAR"}, {"name": "city", "type": "VARCHAR"},
-                    {"name": "age", "type": "BIGINT"}],
+        "columns": [
+            {"name": "name", "type": "VARCHAR"},
+            {"name": "city", "type": "VARCHAR"},
+            {"name": "age", "type": "BIGINT"},
+        ],
         "rows": [["Ann", "Oslo", 31], ["Bob", None, 40]],
         "truncated": False,
     }
@@ -57,8 +61,11 @@ def test_semicolon_csv(client, editor, with_file):
     dataset = with_file(b"id;label;price\n1;a;2.5\n2;b;3\n")
     assert preview(client, editor.headers, dataset).get_json() == {
         "format": "csv",
-        "columns": [{"name": "id", "type": "BIGINT"}, {"name": "label", "type": "VARCHAR"},
-                    {"name": "price", "type": "DOUBLE"}],
+        "columns": [
+            {"name": "id", "type": "BIGINT"},
+            {"name": "label", "type": "VARCHAR"},
+            {"name": "price", "type": "DOUBLE"},
+        ],
         "rows": [[1, "a", 2.5], [2, "b", 3.0]],
         "truncated": False,
     }
@@ -79,12 +86,16 @@ def test_parquet(client, editor, with_file, tmp_path):
 
 
 def test_json_lines(client, editor, with_file):
-    dataset = with_file(b'{"id": 1, "ok": true, "note": "x"}\n'
-                        b'{"id": 2, "ok": false, "note": null}\n')
+    dataset = with_file(
+        b'{"id": 1, "ok": true, "note": "x"}\n{"id": 2, "ok": false, "note": null}\n'
+    )
     assert preview(client, editor.headers, dataset).get_json() == {
         "format": "jsonl",
-        "columns": [{"name": "id", "type": "BIGINT"}, {"name": "ok", "type": "BOOLEAN"},
-                    {"name": "note", "type": "VARCHAR"}],
+        "columns": [
+            {"name": "id", "type": "BIGINT"},
+            {"name": "ok", "type": "BOOLEAN"},
+            {"name": "note", "type": "VARCHAR"},
+        ],
         "rows": [[1, True, "x"], [2, False, None]],
         "truncated": False,
     }
@@ -108,16 +119,33 @@ def test_limit(client, editor, with_file):
     assert len(preview(client, editor.headers, dataset, "?limit=1000").get_json()["rows"]) == 60
 
 
-@pytest.mark.parametrize("query, error", [
-    ("?limit=0", validation_error(["query", "limit"],
-                                  "ensure this value is greater than or equal to 1",
-                                  "value_error.number.not_ge")),
-    ("?limit=1001", validation_error(["query", "limit"],
-                                     "ensure this value is less than or equal to 1000",
-                                     "value_error.number.not_le")),
-    ("?limit=abc", validation_error(["query", "limit"], "value is not a valid integer",
-                                    "type_error.integer")),
-])
+@pytest.mark.parametrize(
+    "query, error",
+    [
+        (
+            "?limit=0",
+            validation_error(
+                ["query", "limit"],
+                "ensure this value is greater than or equal to 1",
+                "value_error.number.not_ge",
+            ),
+        ),
+        (
+            "?limit=1001",
+            validation_error(
+                ["query", "limit"],
+                "ensure this value is less than or equal to 1000",
+                "value_error.number.not_le",
+            ),
+        ),
+        (
+            "?limit=abc",
+            validation_error(
+                ["query", "limit"], "value is not a valid integer", "type_error.integer"
+            ),
+        ),
+    ],
+)
 def test_limit_out_of_range_is_422(client, editor, with_file, query, error):
     dataset = with_file(b"a\n1\n")
     response = preview(client, editor.headers, dataset, query)
@@ -131,9 +159,15 @@ def test_the_largest_limit_is_a_setting(client, editor, with_file):
     assert preview(client, editor.headers, dataset, "?limit=3").status_code == 200
     response = preview(client, editor.headers, dataset, "?limit=4")
     assert response.status_code == 422
-    assert response.get_json() == {"detail": [validation_error(
-        ["query", "limit"], "ensure this value is less than or equal to 3",
-        "value_error.number.not_le")]}
+    assert response.get_json() == {
+        "detail": [
+            validation_error(
+                ["query", "limit"],
+                "ensure this value is less than or equal to 3",
+                "value_error.number.not_le",
+            )
+        ]
+    }
 
 
 def test_dataset_without_a_file_is_404(client, editor):
@@ -178,11 +212,14 @@ def test_unknown_dataset_is_404(client, editor):
     assert response.get_json() == {"detail": "Dataset not found"}
 
 
-@pytest.mark.parametrize("content", [
-    pytest.param(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01", id="binary"),
-    pytest.param(b"a,b\n1,2,3\n", id="ragged"),
-    pytest.param(b"a,b,a\n1,2,3\n", id="duplicate-columns"),
-])
+@pytest.mark.parametrize(
+    "content",
+    [
+        pytest.param(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01", id="binary"),
+        pytest.param(b"a,b\n1,2,3\n", id="ragged"),
+        pytest.param(b"a,b,a\n1,2,3\n", id="duplicate-columns"),
+    ],
+)
 def test_a_file_that_is_not_a_table_is_422(client, editor, with_file, content):
     dataset = with_file(content)
     response = preview(client, editor.headers, dataset)
@@ -227,5 +264,10 @@ def test_unauthenticated_is_401(client, with_file):
 def test_a_path_id_that_is_not_an_integer_is_422(client, editor):
     response = client.get(f"{URL}abc/preview", headers=editor.headers)
     assert response.status_code == 422
-    assert response.get_json() == {"detail": [validation_error(
-        ["path", "dataset_id"], "value is not a valid integer", "type_error.integer")]}
+    assert response.get_json() == {
+        "detail": [
+            validation_error(
+                ["path", "dataset_id"], "value is not a valid integer", "type_error.integer"
+            )
+        ]
+    }

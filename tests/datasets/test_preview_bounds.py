@@ -1,13 +1,14 @@
 """Previews are bounded: executed in a process of their own, long cells cut, at most
 PREVIEW_MAX_BYTES of JSON, within PREVIEW_TIMEOUT_SECONDS and the memory limit."""
+
 import json
 import os
 
 import duckdb
 import pytest
 
-from datahub.platform import isolation
 from datahub.datasets.previews_job import CELL_CHARS, CUT_MARK
+from datahub.platform import isolation
 from tests.resources import create_dataset, upload
 
 URL = "/api/v1/datasets/"
@@ -33,8 +34,10 @@ def parquet_bomb(tmp_path_factory):
     """A few KB of Parquet: 40 rows of a 2 MB string each (80 MB as JSON)."""
     path = tmp_path_factory.mktemp("bomb") / "bomb.parquet"
     con = duckdb.connect()
-    con.execute(f"COPY (SELECT i, repeat('x', 2000000) AS s FROM range(40) t(i)) TO '{path}' "
-                "(FORMAT parquet, COMPRESSION zstd)")
+    con.execute(
+        f"COPY (SELECT i, repeat('x', 2000000) AS s FROM range(40) t(i)) TO '{path}' "
+        "(FORMAT parquet, COMPRESSION zstd)"
+    )
     con.close()
     return path.read_bytes()
 
@@ -73,8 +76,7 @@ def test_preview_max_bytes_is_the_bound(app, client, editor):
     assert (response.status_code, response.get_json()) == (422, {"detail": "Preview is too large"})
 
 
-def test_a_preview_over_the_memory_limit_is_422_and_this_process_is_untouched(
-        app, client, editor):
+def test_a_preview_over_the_memory_limit_is_422_and_this_process_is_untouched(app, client, editor):
     """Wide JSON: one row of 300,000 keys. The preview's process is killed (or DuckDB gives
     up) at its limit; the web process does not grow."""
     app.config.update(PIPELINE_MEMORY_LIMIT="32MB", PIPELINE_MEMORY_MARGIN="32MB")

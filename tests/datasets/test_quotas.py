@@ -1,5 +1,6 @@
 """The storage quota (``QUOTA_STORAGE_BYTES``, 507) and the dataset quota
 (``QUOTA_DATASETS``, 403), through HTTP, on the local folder and on S3."""
+
 import io
 import threading
 
@@ -78,18 +79,28 @@ def test_an_upload_over_the_quota_is_cut_early_and_leaves_nothing(client, editor
     if how == "raw":
         response = upload(client, editor.headers, dataset["id"], content)
     elif how == "multipart":
-        response = client.put(file_url(dataset), headers=editor.headers,
-                              content_type="multipart/form-data",
-                              data={"file": (io.BytesIO(content), "a.csv", "text/csv")})
+        response = client.put(
+            file_url(dataset),
+            headers=editor.headers,
+            content_type="multipart/form-data",
+            data={"file": (io.BytesIO(content), "a.csv", "text/csv")},
+        )
     elif how == "chunked":  # 5 MB with no Content-Length: cut while reading
         stream = GeneratedStream(pattern(5 * 1024 * 1024))
-        response = put_stream(client, file_url(dataset), stream, editor.headers,
-                              "application/octet-stream")
+        response = put_stream(
+            client, file_url(dataset), stream, editor.headers, "application/octet-stream"
+        )
     else:  # a declared length over the room left (within MAX_CONTENT_LENGTH): refused
         # before a byte is read
         stream = GeneratedStream(pattern(5 * QUOTA))
-        response = put_stream(client, file_url(dataset), stream, editor.headers,
-                              "application/octet-stream", content_length=5 * QUOTA)
+        response = put_stream(
+            client,
+            file_url(dataset),
+            stream,
+            editor.headers,
+            "application/octet-stream",
+            content_length=5 * QUOTA,
+        )
     assert (response.status_code, response.get_json()) == (507, OVER_STORAGE)
     if how == "chunked":
         assert stream.sent <= 256 * 1024  # stopped near the room left, not at 5 MB
@@ -157,8 +168,14 @@ def test_concurrent_uploads_of_one_owner_cannot_both_pass(app, client, editor, s
 
     def upload_one(i):
         body = WaitingBody(b"q" * 40, barrier)  # each fits alone; two fit together
-        return put_stream(app.test_client(), file_url(datasets[i]), body, editor.headers,
-                          "application/octet-stream", content_length=40)
+        return put_stream(
+            app.test_client(),
+            file_url(datasets[i]),
+            body,
+            editor.headers,
+            "application/octet-stream",
+            content_length=40,
+        )
 
     results = at_once(len(datasets), upload_one)
     codes = sorted(response.status_code for response in results)
@@ -168,6 +185,7 @@ def test_concurrent_uploads_of_one_owner_cannot_both_pass(app, client, editor, s
 
 
 # --- the dataset quota ---------------------------------------------------------------------
+
 
 def test_dataset_quota_at_its_boundary(client, actors, app):
     app.config["QUOTA_DATASETS"] = 2
@@ -188,8 +206,9 @@ def test_dataset_quota_at_its_boundary(client, actors, app):
 
 def test_concurrent_creations_make_exactly_the_quota(app, client, editor):
     app.config["QUOTA_DATASETS"] = 3
-    results = at_once(8, lambda i: app.test_client().post(URL, json={"name": f"ds {i}"},
-                                                          headers=editor.headers))
+    results = at_once(
+        8, lambda i: app.test_client().post(URL, json={"name": f"ds {i}"}, headers=editor.headers)
+    )
     codes = sorted(response.status_code for response in results)
     assert codes == [201] * 3 + [403] * 5, [r.get_json() for r in results]
     assert all(r.get_json() == OVER_DATASETS for r in results if r.status_code == 403)

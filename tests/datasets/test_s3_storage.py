@@ -2,6 +2,7 @@
 fail, ranged downloads that fetch only their bytes, presigned downloads, an unreachable
 S3, and the readers that need a local file (preview, pipelines). The tests every backend
 passes are in test_files.py (parametrized over ``backend``)."""
+
 import hashlib
 import logging
 import tracemalloc
@@ -26,8 +27,9 @@ CONCURRENCY = 2
 
 @pytest.fixture
 def config_overrides(s3_server, s3_prefix):
-    return s3_server.config(s3_prefix, S3_PART_SIZE=PART, S3_UPLOAD_CONCURRENCY=CONCURRENCY,
-                            MAX_CONTENT_LENGTH=LIMIT)
+    return s3_server.config(
+        s3_prefix, S3_PART_SIZE=PART, S3_UPLOAD_CONCURRENCY=CONCURRENCY, MAX_CONTENT_LENGTH=LIMIT
+    )
 
 
 @pytest.fixture
@@ -50,17 +52,23 @@ def file_url(dataset):
 
 
 def put_pattern(client, editor, dataset, size, fail_after=None):
-    return put_stream(client, file_url(dataset), GeneratedStream(pattern(size), fail_after),
-                      editor.headers, "application/x-big",
-                      content_length=None if fail_after is None else size)
+    return put_stream(
+        client,
+        file_url(dataset),
+        GeneratedStream(pattern(size), fail_after),
+        editor.headers,
+        "application/x-big",
+        content_length=None if fail_after is None else size,
+    )
 
 
 def content_of(size):
     return b"".join(pattern(size))
 
 
-def test_a_file_of_more_than_two_parts_is_one_object(client, editor, dataset, listing,
-                                                     s3_server, s3_prefix):
+def test_a_file_of_more_than_two_parts_is_one_object(
+    client, editor, dataset, listing, s3_server, s3_prefix
+):
     size = 2 * PART + 123_457
     response = put_pattern(client, editor, dataset, size)
     assert response.status_code == 200, response.get_json()
@@ -75,8 +83,9 @@ def test_a_file_of_more_than_two_parts_is_one_object(client, editor, dataset, li
     assert download.status_code == 200 and download.data == content_of(size)
 
 
-def test_a_file_under_one_part_is_a_single_put(client, editor, dataset, listing, s3_server,
-                                               s3_prefix):
+def test_a_file_under_one_part_is_a_single_put(
+    client, editor, dataset, listing, s3_server, s3_prefix
+):
     assert upload(client, editor.headers, dataset["id"], b"small").status_code == 200
     [name] = listing()
     head = s3_server.client().head_object(Bucket=s3_server.bucket, Key=f"{s3_prefix}/{name}")
@@ -85,7 +94,8 @@ def test_a_file_under_one_part_is_a_single_put(client, editor, dataset, listing,
 
 @pytest.mark.parametrize("how", ["too large", "client gone", "storage error"])
 def test_a_failed_multipart_upload_leaves_the_old_file_and_nothing_else(
-        app, client, editor, dataset, listing, monkeypatch, how):
+    app, client, editor, dataset, listing, monkeypatch, how
+):
     old = content_of(PART + 10)
     assert put_pattern(client, editor, dataset, PART + 10).status_code == 200
     before = client.get(f"/api/v1/datasets/{dataset['id']}", headers=editor.headers).get_json()
@@ -119,8 +129,9 @@ def test_a_failed_multipart_upload_leaves_the_old_file_and_nothing_else(
         expected = (503, {"detail": "Storage unavailable"})
     assert (response.status_code, response.get_json()) == expected
     assert listing() == kept  # the old object; no new object, no incomplete upload
-    assert client.get(f"/api/v1/datasets/{dataset['id']}",
-                      headers=editor.headers).get_json() == before
+    assert (
+        client.get(f"/api/v1/datasets/{dataset['id']}", headers=editor.headers).get_json() == before
+    )
     assert client.get(file_url(dataset), headers=editor.headers).data == old
 
 
@@ -141,6 +152,7 @@ def test_memory_is_bounded_by_the_part_size(client, editor, dataset):
 
 
 # --- ranged and conditional downloads ----------------------------------------------------
+
 
 @pytest.fixture
 def big(client, editor, dataset):
@@ -164,11 +176,14 @@ def gets(monkeypatch):
     return made
 
 
-@pytest.mark.parametrize("header, first, last", [
-    ("bytes=7340032-7340131", 7340032, 7340131),  # inside the second part
-    ("bytes=10485700-", 10485700, None),  # to the end
-    ("bytes=-10", None, None),  # the last ten
-])
+@pytest.mark.parametrize(
+    "header, first, last",
+    [
+        ("bytes=7340032-7340131", 7340032, 7340131),  # inside the second part
+        ("bytes=10485700-", 10485700, None),  # to the end
+        ("bytes=-10", None, None),  # the last ten
+    ],
+)
 def test_a_range_gets_only_its_bytes(client, editor, dataset, big, gets, header, first, last):
     content, sha256 = big
     response = client.get(file_url(dataset), headers={**editor.headers, "Range": header})
@@ -176,7 +191,7 @@ def test_a_range_gets_only_its_bytes(client, editor, dataset, big, gets, header,
     if first is None:
         first, last = len(content) - 10, len(content) - 1
     last = len(content) - 1 if last is None else last
-    assert response.data == content[first:last + 1]
+    assert response.data == content[first : last + 1]
     assert response.headers["Content-Range"] == f"bytes {first}-{last}/{len(content)}"
     assert response.headers["Content-Length"] == str(last - first + 1)
     assert response.headers["ETag"] == f'"{sha256}"'
@@ -192,14 +207,17 @@ def test_conditional_downloads(client, editor, dataset, big, gets):
     gets.clear()
     cached = client.get(file_url(dataset), headers={**editor.headers, "If-None-Match": etag})
     assert (cached.status_code, cached.data, gets) == (304, b"", [])
-    fresh = client.get(file_url(dataset), headers={
-        **editor.headers, "Range": "bytes=5-9", "If-Range": etag})
+    fresh = client.get(
+        file_url(dataset), headers={**editor.headers, "Range": "bytes=5-9", "If-Range": etag}
+    )
     assert (fresh.status_code, fresh.data) == (206, content[5:10])
-    stale = client.get(file_url(dataset), headers={
-        **editor.headers, "Range": "bytes=5-9", "If-Range": '"stale"'})
+    stale = client.get(
+        file_url(dataset), headers={**editor.headers, "Range": "bytes=5-9", "If-Range": '"stale"'}
+    )
     assert (stale.status_code, stale.data) == (200, content)
-    beyond = client.get(file_url(dataset), headers={
-        **editor.headers, "Range": f"bytes={len(content)}-"})
+    beyond = client.get(
+        file_url(dataset), headers={**editor.headers, "Range": f"bytes={len(content)}-"}
+    )
     assert beyond.status_code == 416
     assert beyond.get_json() == {"detail": "Requested Range Not Satisfiable"}
     assert beyond.headers["Content-Range"] == f"bytes */{len(content)}"
@@ -207,18 +225,29 @@ def test_conditional_downloads(client, editor, dataset, big, gets):
 
 # --- presigned downloads -------------------------------------------------------------
 
+
 @pytest.fixture
 def presigned_app(app):
     app.config.update(STORAGE_PRESIGNED_DOWNLOADS=True, STORAGE_PRESIGNED_EXPIRES=60)
     return app
 
 
-@pytest.mark.parametrize("name, content_type", [
-    ("data.csv", "text/csv"), ("données été.csv", "text/csv; charset=utf-8")])
+@pytest.mark.parametrize(
+    "name, content_type", [("data.csv", "text/csv"), ("données été.csv", "text/csv; charset=utf-8")]
+)
 def test_presigned_downloads(presigned_app, client, editor, dataset, name, content_type):
     content = b"city,temp\nOslo,3\n"
-    assert upload(client, editor.headers, dataset["id"], content, content_type=content_type,
-                  query_string={"filename": name}).status_code == 200
+    assert (
+        upload(
+            client,
+            editor.headers,
+            dataset["id"],
+            content,
+            content_type=content_type,
+            query_string={"filename": name},
+        ).status_code
+        == 200
+    )
     presigned_app.config["STORAGE_PRESIGNED_DOWNLOADS"] = False
     ours = client.get(file_url(dataset), headers=editor.headers)
     presigned_app.config["STORAGE_PRESIGNED_DOWNLOADS"] = True
@@ -230,8 +259,9 @@ def test_presigned_downloads(presigned_app, client, editor, dataset, name, conte
         assert s3.headers["Content-Type"] == ours.headers["Content-Type"]
         assert s3.headers["Content-Disposition"] == ours.headers["Content-Disposition"]
     # A revalidation is answered here, 304, not sent to S3 to get S3's own ETag.
-    cached = client.get(file_url(dataset), headers={
-        **editor.headers, "If-None-Match": ours.headers["ETag"]})
+    cached = client.get(
+        file_url(dataset), headers={**editor.headers, "If-None-Match": ours.headers["ETag"]}
+    )
     assert (cached.status_code, cached.headers["ETag"]) == (304, ours.headers["ETag"])
     # Permissions are checked first.
     assert client.get(file_url(dataset)).status_code == 401
@@ -239,23 +269,28 @@ def test_presigned_downloads(presigned_app, client, editor, dataset, name, conte
 
 # --- an unreachable S3 -----------------------------------------------------------------
 
+
 def test_an_unreachable_s3_is_503_json_and_logged(app, client, editor, dataset, caplog):
     assert upload(client, editor.headers, dataset["id"], b"a,b\n1,2\n").status_code == 200
     before = client.get(f"/api/v1/datasets/{dataset['id']}", headers=editor.headers).get_json()
     live = app.extensions["datahub.storage"]
     etag = client.get(file_url(dataset), headers=editor.headers).headers["ETag"]
     app.extensions["datahub.storage"] = S3Storage(
-        live.bucket, live.prefix, endpoint_url=f"http://127.0.0.1:{free_port()}")
+        live.bucket, live.prefix, endpoint_url=f"http://127.0.0.1:{free_port()}"
+    )
     # A revalidation needs no S3: still 304.
-    assert client.get(file_url(dataset), headers={
-        **editor.headers, "If-None-Match": etag}).status_code == 304
+    assert (
+        client.get(file_url(dataset), headers={**editor.headers, "If-None-Match": etag}).status_code
+        == 304
+    )
     unavailable = {"detail": "Storage unavailable"}
     with caplog.at_level(logging.ERROR, logger="datahub.storage"):
         for response in (
-                upload(client, editor.headers, dataset["id"], b"new"),
-                put_pattern(client, editor, dataset, PART + 1),
-                client.get(file_url(dataset), headers=editor.headers),
-                client.get(f"/api/v1/datasets/{dataset['id']}/preview", headers=editor.headers)):
+            upload(client, editor.headers, dataset["id"], b"new"),
+            put_pattern(client, editor, dataset, PART + 1),
+            client.get(file_url(dataset), headers=editor.headers),
+            client.get(f"/api/v1/datasets/{dataset['id']}/preview", headers=editor.headers),
+        ):
             assert (response.status_code, response.get_json()) == (503, unavailable)
             assert response.headers["Retry-After"] == "1"
     assert any("S3" in record.getMessage() for record in caplog.records)
@@ -267,12 +302,22 @@ def test_an_unreachable_s3_is_503_json_and_logged(app, client, editor, dataset, 
 
 # --- readers of local files: preview and pipelines -------------------------------------
 
+
 def test_preview_reads_a_temporary_copy_and_removes_it(app, client, editor, dataset, tmp_path):
     app.config["PIPELINE_TEMP_DIR"] = str(tmp_path)
-    assert upload(client, editor.headers, dataset["id"], b"city,temp\nOslo,3\nBergen,5\n",
-                  content_type="text/csv").status_code == 200
-    response = client.get(f"/api/v1/datasets/{dataset['id']}/preview?limit=1",
-                          headers=editor.headers)
+    assert (
+        upload(
+            client,
+            editor.headers,
+            dataset["id"],
+            b"city,temp\nOslo,3\nBergen,5\n",
+            content_type="text/csv",
+        ).status_code
+        == 200
+    )
+    response = client.get(
+        f"/api/v1/datasets/{dataset['id']}/preview?limit=1", headers=editor.headers
+    )
     assert response.status_code == 200, response.get_json()
     assert response.get_json()["rows"] == [["Oslo", 3]]
     assert list(tmp_path.iterdir()) == []  # the copy is gone
@@ -289,16 +334,21 @@ def test_a_missing_object_is_404(app, client, editor, dataset, s3_server, s3_pre
     response = client.get(file_url(dataset), headers=editor.headers)
     assert (response.status_code, response.get_json()) == (404, {"detail": "File not found"})
     response = client.get(f"/api/v1/datasets/{dataset['id']}/preview", headers=editor.headers)
-    assert (response.status_code, response.get_json()) == (
-        404, {"detail": "Dataset has no file"})
+    assert (response.status_code, response.get_json()) == (404, {"detail": "Dataset has no file"})
 
 
 def test_a_pipeline_runs_on_s3_files(app, client, editor, listing, tmp_path):
     app.config["PIPELINE_TEMP_DIR"] = str(tmp_path)
     people = source(client, editor.headers)
-    pipeline = create_pipeline(client, editor.headers, people["id"], steps=[
-        {"op": "filter", "column": "city", "operator": "eq", "value": "Oslo"},
-        {"op": "select", "columns": ["name"]}])
+    pipeline = create_pipeline(
+        client,
+        editor.headers,
+        people["id"],
+        steps=[
+            {"op": "filter", "column": "city", "operator": "eq", "value": "Oslo"},
+            {"op": "select", "columns": ["name"]},
+        ],
+    )
     run = run_now(app, client, editor.headers, pipeline["id"])
     assert run["status"] == "succeeded", run
     output = client.get(file_url({"id": run["output_dataset_id"]}), headers=editor.headers)
@@ -308,13 +358,17 @@ def test_a_pipeline_runs_on_s3_files(app, client, editor, listing, tmp_path):
     rerun = run_now(app, client, editor.headers, pipeline["id"])
     assert rerun["status"] == "succeeded"
     assert len(listing()) == 2  # the new output replaced the old one
-    assert hashlib.sha256(output.data).hexdigest() == client.get(
-        f"/api/v1/datasets/{run['output_dataset_id']}", headers=editor.headers
-    ).get_json()["file"]["sha256"]
+    assert (
+        hashlib.sha256(output.data).hexdigest()
+        == client.get(
+            f"/api/v1/datasets/{run['output_dataset_id']}", headers=editor.headers
+        ).get_json()["file"]["sha256"]
+    )
 
 
 def test_a_run_whose_inputs_do_not_fit_the_temporary_folder_fails_clearly(
-        app, client, editor, listing, tmp_path):
+    app, client, editor, listing, tmp_path
+):
     small = mounted_tmpfs(tmp_path / "small", "size=64k")
     try:
         app.config["PIPELINE_TEMP_DIR"] = str(small)
@@ -331,20 +385,32 @@ def test_a_run_whose_inputs_do_not_fit_the_temporary_folder_fails_clearly(
 
 # --- configuration ---------------------------------------------------------------------
 
-@pytest.mark.parametrize("settings, message", [
-    ({"STORAGE_URL": "http://bucket/prefix"}, "must be s3://bucket/prefix or file://"),
-    ({"STORAGE_URL": "s3://"}, "does not name a valid S3 bucket"),
-    ({"STORAGE_URL": "s3://Bad_Bucket/x"}, "does not name a valid S3 bucket"),
-    ({"STORAGE_URL": "s3://key:secret@bucket/x"}, "no credentials"),
-    ({"STORAGE_URL": "s3://bucket/a/../b"}, "the prefix has an empty, . or .. part"),
-    ({"STORAGE_URL": "s3://bucket/x", "S3_PART_SIZE": 1024}, "S3_PART_SIZE must be at least"),
-    ({"STORAGE_URL": "s3://bucket/x", "S3_PART_SIZE": 6 * 1024 ** 3}, "at most 5368709120"),
-    ({"STORAGE_URL": "s3://bucket/x", "S3_PART_SIZE": 5 * 1024 ** 2,
-      "MAX_CONTENT_LENGTH": 100 * 1024 ** 3}, "use parts of at least 10737419 bytes"),
-    ({"STORAGE_URL": "s3://bucket/x", "S3_UPLOAD_CONCURRENCY": 0}, "at least 1"),
-    ({"STORAGE_URL": "s3://bucket/x", "S3_ENDPOINT_URL": "127.0.0.1:9000"},
-     "S3_ENDPOINT_URL must be an http"),
-])
+
+@pytest.mark.parametrize(
+    "settings, message",
+    [
+        ({"STORAGE_URL": "http://bucket/prefix"}, "must be s3://bucket/prefix or file://"),
+        ({"STORAGE_URL": "s3://"}, "does not name a valid S3 bucket"),
+        ({"STORAGE_URL": "s3://Bad_Bucket/x"}, "does not name a valid S3 bucket"),
+        ({"STORAGE_URL": "s3://key:secret@bucket/x"}, "no credentials"),
+        ({"STORAGE_URL": "s3://bucket/a/../b"}, "the prefix has an empty, . or .. part"),
+        ({"STORAGE_URL": "s3://bucket/x", "S3_PART_SIZE": 1024}, "S3_PART_SIZE must be at least"),
+        ({"STORAGE_URL": "s3://bucket/x", "S3_PART_SIZE": 6 * 1024**3}, "at most 5368709120"),
+        (
+            {
+                "STORAGE_URL": "s3://bucket/x",
+                "S3_PART_SIZE": 5 * 1024**2,
+                "MAX_CONTENT_LENGTH": 100 * 1024**3,
+            },
+            "use parts of at least 10737419 bytes",
+        ),
+        ({"STORAGE_URL": "s3://bucket/x", "S3_UPLOAD_CONCURRENCY": 0}, "at least 1"),
+        (
+            {"STORAGE_URL": "s3://bucket/x", "S3_ENDPOINT_URL": "127.0.0.1:9000"},
+            "S3_ENDPOINT_URL must be an http",
+        ),
+    ],
+)
 def test_a_storage_setting_that_cannot_work_stops_the_start(base_config, settings, message):
     from datahub import create_app
     from datahub.platform.errors import ConfigurationError

@@ -1,11 +1,12 @@
 """With 100k datasets, a page is read in index order: no query sorts the table."""
+
 import pytest
 import sqlalchemy as sa
 from sqlalchemy import event
 
-from datahub.platform.database import utcnow
-from datahub.datasets.models import Dataset, DatasetTag
 from datahub.app.extensions import db
+from datahub.datasets.models import Dataset, DatasetTag
+from datahub.platform.database import utcnow
 
 ROWS = 100_000
 
@@ -27,14 +28,38 @@ def many(app, actors):
         with db.engine.begin() as conn:
             # One INSERT ... SELECT per table: fast on both databases, and on PostgreSQL the
             # row count (migration 0005) is updated once, not once per row.
-            conn.execute(sa.insert(Dataset).from_select(
-                ["id", "name", "name_key", "description", "owner_id", "created_at", "updated_at"],
-                sa.select(series.c.i, name, name, sa.literal(""),
-                          sa.case((series.c.i % 2 == 1, owner), else_=other), now, now)))
-            conn.execute(sa.insert(DatasetTag).from_select(
-                ["dataset_id", "tag", "position"],
-                sa.select(series.c.i, sa.case((series.c.i % 3 == 0, "third"), else_="other"),
-                          sa.literal(0))))
+            conn.execute(
+                sa.insert(Dataset).from_select(
+                    [
+                        "id",
+                        "name",
+                        "name_key",
+                        "description",
+                        "owner_id",
+                        "created_at",
+                        "updated_at",
+                    ],
+                    sa.select(
+                        series.c.i,
+                        name,
+                        name,
+                        sa.literal(""),
+                        sa.case((series.c.i % 2 == 1, owner), else_=other),
+                        now,
+                        now,
+                    ),
+                )
+            )
+            conn.execute(
+                sa.insert(DatasetTag).from_select(
+                    ["dataset_id", "tag", "position"],
+                    sa.select(
+                        series.c.i,
+                        sa.case((series.c.i % 3 == 0, "third"), else_="other"),
+                        sa.literal(0),
+                    ),
+                )
+            )
             conn.execute(sa.text("ANALYZE"))  # fresh statistics, as a live database has
     return owner
 
@@ -68,11 +93,14 @@ def plan(app, statement, parameters):
             return "\n".join(row[0] for row in rows)
 
 
-@pytest.mark.parametrize("query, total, first_ids", [
-    ("offset=40000", ROWS, [40001, 40002]),
-    ("owner=me&offset=500", ROWS // 2, [1001, 1003]),
-    ("tag=third&offset=100", ROWS // 3, [303, 306]),
-])
+@pytest.mark.parametrize(
+    "query, total, first_ids",
+    [
+        ("offset=40000", ROWS, [40001, 40002]),
+        ("owner=me&offset=500", ROWS // 2, [1001, 1003]),
+        ("tag=third&offset=100", ROWS // 3, [303, 306]),
+    ],
+)
 def test_pages_read_in_index_order(app, client, actors, many, query, total, first_ids):
     body, statements = page_statements(app, client, actors["editor"].headers, query)
     assert body["total"] == total

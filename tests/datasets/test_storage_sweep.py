@@ -1,6 +1,7 @@
 """The storage sweep run at worker start: it removes what an interrupted upload left
 (temporary files, stored files no row refers to) and nothing an upload still holds.
 (tests/e2e/test_load_faults.py kills real workers.)"""
+
 import os
 import subprocess
 import sys
@@ -8,8 +9,8 @@ import sys
 import pytest
 
 from datahub.datasets.storage import sweep_storage
-from datahub.platform.storage.local import TEMP_PREFIX, LocalStorage
 from datahub.platform.storage import get_storage
+from datahub.platform.storage.local import TEMP_PREFIX, LocalStorage
 from datahub.platform.storage.s3 import S3Storage, new_key
 from tests.processes import popen
 from tests.resources import create_dataset, upload
@@ -54,10 +55,19 @@ def test_a_dead_uploaders_temporary_file_goes_a_live_ones_stays(storage):
     open(dead, "wb").close()  # no lock: its process is gone
     # Another process holds the lock of its temporary file, as an uploading worker does.
     live = os.path.join(storage.root, TEMP_PREFIX + "live")
-    holder = popen([sys.executable, "-c", (
-        "import fcntl, sys; f = open(sys.argv[1], 'wb'); fcntl.flock(f, fcntl.LOCK_EX); "
-        "print('locked', flush=True); sys.stdin.read()"), live],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    holder = popen(
+        [
+            sys.executable,
+            "-c",
+            (
+                "import fcntl, sys; f = open(sys.argv[1], 'wb'); fcntl.flock(f, fcntl.LOCK_EX); "
+                "print('locked', flush=True); sys.stdin.read()"
+            ),
+            live,
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+    )
     try:
         assert holder.stdout.readline() == b"locked\n"
         assert storage.sweep(lambda key: False) == [TEMP_PREFIX + "dead"]
@@ -79,8 +89,9 @@ def test_sweep_storage_keeps_the_files_of_datasets(app, client, actors, stored):
     assert stored() == sorted([kept, orphan.key])
     assert sweep_storage(app) == [orphan.key]
     assert stored() == [kept]
-    assert client.get(f"/api/v1/datasets/{dataset['id']}/file",
-                      headers=editor.headers).data == b"kept"
+    assert (
+        client.get(f"/api/v1/datasets/{dataset['id']}/file", headers=editor.headers).data == b"kept"
+    )
 
 
 def test_sweep_storage_never_fails_the_worker_start(app, monkeypatch, caplog):
@@ -110,9 +121,15 @@ def test_sweep_storage_with_s3_unreachable_never_fails_the_worker_start(app, cap
 
 # --- S3: no locks across hosts, so a grace period -----------------------------------------
 
+
 def s3_storage(s3_server, prefix, sweep_after):
-    return S3Storage(s3_server.bucket, prefix, endpoint_url=s3_server.url,
-                     part_size=5 * 1024 * 1024, sweep_after=sweep_after)
+    return S3Storage(
+        s3_server.bucket,
+        prefix,
+        endpoint_url=s3_server.url,
+        part_size=5 * 1024 * 1024,
+        sweep_after=sweep_after,
+    )
 
 
 def start_multipart_upload(s3_server, prefix):
@@ -122,8 +139,9 @@ def start_multipart_upload(s3_server, prefix):
     key = f"{prefix}/{name}"
     client = s3_server.client()
     upload_id = client.create_multipart_upload(Bucket=s3_server.bucket, Key=key)["UploadId"]
-    client.upload_part(Bucket=s3_server.bucket, Key=key, UploadId=upload_id, PartNumber=1,
-                       Body=b"x" * 1024)
+    client.upload_part(
+        Bucket=s3_server.bucket, Key=key, UploadId=upload_id, PartNumber=1, Body=b"x" * 1024
+    )
     return name
 
 
@@ -152,8 +170,7 @@ def test_s3_sweep_removes_old_orphans_and_incomplete_uploads(s3_server, s3_prefi
 
 
 @pytest.mark.parametrize("other_sweeps", ["before listing its parts", "before aborting it"])
-def test_two_s3_sweeps_at_once_pass_over_what_the_other_aborted(s3_server, s3_prefix,
-                                                                 other_sweeps):
+def test_two_s3_sweeps_at_once_pass_over_what_the_other_aborted(s3_server, s3_prefix, other_sweeps):
     """Every worker of every host sweeps as it starts: an upload the other sweep aborted
     between this one's listing and its own abort is no error."""
     other = s3_storage(s3_server, s3_prefix, sweep_after=0)

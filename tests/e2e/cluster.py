@@ -5,6 +5,7 @@ S3-compatible server (moto) for files, and one Celery worker executing the runs.
 
 Used by tests/e2e/test_cluster.py; deploy/compose.yaml is the same topology in containers.
 """
+
 import os
 import re
 import signal
@@ -14,15 +15,13 @@ import time
 from pathlib import Path
 
 import redis
-import sqlalchemy as sa
 
+from tests import workers
 from tests.e2e.conftest import ROOT, free_port, wait_until_ready
 from tests.e2e.nginx_site import Nginx
 from tests.processes import popen, stop_group
 
-DATABASE = "datahub_cluster"
-REDIS_DB = 9  # the broker and the auth cache's channel
-RATE_LIMIT_REDIS_DB = 10  # the rate-limit counts, which a test may empty
+DATABASE = "datahub_cluster"  # with the test worker's name under xdist (tests.workers)
 BUCKET = "datahub-cluster"
 ADMIN_EMAIL = "admin@example.com"
 ADMIN_PASSWORD = "cluster admin password"
@@ -32,16 +31,8 @@ SECRET = "cluster-secret-" + "y" * 40
 def server_database_url():
     """PostgreSQL's address (DATAHUB_TEST_DATABASE_URL's server when set, else the local
     one), with the cluster's own database, created empty."""
-    base = os.environ.get("DATAHUB_TEST_DATABASE_URL") or "postgresql://postgres@127.0.0.1:5432/test"
-    if not base.startswith("postgresql"):
-        base = "postgresql://postgres@127.0.0.1:5432/test"
-    url = sa.engine.make_url(base.replace("postgresql://", "postgresql+psycopg://", 1))
-    admin = sa.create_engine(url.set(database="postgres"), isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:  # fails loudly when the server is unreachable
-        conn.execute(sa.text(f"DROP DATABASE IF EXISTS {DATABASE} WITH (FORCE)"))
-        conn.execute(sa.text(f"CREATE DATABASE {DATABASE}"))
-    admin.dispose()
-    return url.set(database=DATABASE).render_as_string(hide_password=False)
+    url = workers.fresh_database(workers.postgres_server(), workers.database_name(DATABASE))
+    return url.replace("postgresql://", "postgresql+psycopg://", 1)
 
 
 class Host:
@@ -52,21 +43,30 @@ class Host:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log_path = self.folder / "gunicorn.log"
-        self.env = {**env, "DATAHUB_BIND": f"127.0.0.1:{self.port}",
-                    "DATAHUB_INSTANCE_PATH": str(self.folder / "instance")}
+        self.env = {
+            **env,
+            "DATAHUB_BIND": f"127.0.0.1:{self.port}",
+            "DATAHUB_INSTANCE_PATH": str(self.folder / "instance"),
+        }
         self.process = None
 
     def start(self):
         self.folder.mkdir(parents=True, exist_ok=True)
         with open(self.log_path, "wb") as log:
             self.process = popen(
-                [sys.executable, "-m", "gunicorn", "-c", "gunicorn.conf.py"], cwd=ROOT,
-                env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+                [sys.executable, "-m", "gunicorn", "-c", "gunicorn.conf.py"],
+                cwd=ROOT,
+                env=self.env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
         return self
 
     def wait_ready(self):
-        wait_until_ready(self.url + "/readyz", self.process, self.log, f"host {self.name}",
-                         timeout=60)
+        wait_until_ready(
+            self.url + "/readyz", self.process, self.log, f"host {self.name}", timeout=60
+        )
 
     def kill(self):
         """The host dies at once: SIGKILL to gunicorn's master and every worker."""
@@ -93,8 +93,13 @@ class CeleryWorker:
         self.folder.mkdir(parents=True, exist_ok=True)
         with open(self.log_path, "wb") as log:
             self.process = popen(
-                [sys.executable, "-m", "flask", "--app", "datahub", "worker"], cwd=ROOT,
-                env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+                [sys.executable, "-m", "flask", "--app", "datahub", "worker"],
+                cwd=ROOT,
+                env=self.env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
         deadline = time.monotonic() + timeout
         while not re.search(r"worker \S+: ready \(celery", self.log()):
             if self.process.poll() is not None or time.monotonic() > deadline:
@@ -114,8 +119,8 @@ class Cluster:
     def __init__(self, folder, s3_endpoint):
         self.folder = Path(folder)
         self.database_url = server_database_url()
-        self.redis_url = f"redis://127.0.0.1:6379/{REDIS_DB}"
-        self.rate_limit_url = f"redis://127.0.0.1:6379/{RATE_LIMIT_REDIS_DB}"
+        self.redis_url = workers.redis_url(0)  # the broker (the channel has its own name)
+        self.rate_limit_url = workers.redis_url(1)  # the counts, which a test may empty
         redis.Redis.from_url(self.redis_url).flushdb()  # fails loudly when Redis is down
         self.forget_rate_limits()
         self.s3_endpoint = s3_endpoint
@@ -138,6 +143,7 @@ class Cluster:
             # The tests log in often, all from 127.0.0.1; the per-email limit stays.
             "DATAHUB_RATE_LIMIT_LOGIN_PER_ADDRESS": "1000/minute",
             "DATAHUB_AUTH_CACHE_REDIS_URL": self.redis_url,
+            "DATAHUB_AUTH_CACHE_CHANNEL": workers.channel("datahub-test-cluster"),
             "DATAHUB_CELERY_BROKER_URL": self.redis_url,
             "DATAHUB_PIPELINE_STALE_AFTER_SECONDS": "10",
         }
@@ -153,9 +159,11 @@ class Cluster:
             for host in self.hosts:
                 host.wait_ready()
             self.worker.start()
-            self.nginx = Nginx(self.folder / "nginx", [h.url.removeprefix("http://")
-                                                       for h in self.hosts],
-                               max_body=200 * 1024 * 1024).start()
+            self.nginx = Nginx(
+                self.folder / "nginx",
+                [h.url.removeprefix("http://") for h in self.hosts],
+                max_body=200 * 1024 * 1024,
+            ).start()
         except BaseException:
             self.stop()
             raise
@@ -183,5 +191,7 @@ class Cluster:
             host.stop()
 
     def logs(self):
-        return "\n".join(f"--- host {h.name}\n{h.log()[-4000:]}" for h in self.hosts) + \
-            f"\n--- worker\n{self.worker.log()[-4000:]}"
+        return (
+            "\n".join(f"--- host {h.name}\n{h.log()[-4000:]}" for h in self.hosts)
+            + f"\n--- worker\n{self.worker.log()[-4000:]}"
+        )

@@ -1,4 +1,5 @@
 """A real gunicorn (the project's gunicorn.conf.py) on a free loopback port."""
+
 import contextlib
 import os
 import re
@@ -83,7 +84,10 @@ def start_gunicorn(database_url, folder, workers=2, extra_env=None, **options):
     with open(log_path, "wb") as log:
         process = popen(  # a session of its own: stop_gunicorn ends every worker too
             [sys.executable, "-m", "gunicorn", "-c", "gunicorn.conf.py"],
-            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+            cwd=ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
             **{"start_new_session": True, **options},
         )
     server = Server(process, f"http://127.0.0.1:{port}", log_path, env)

@@ -13,6 +13,7 @@
   whatever the request: the fuzzer uploads any bytes. A download answers those bytes with
   the media type they came with, which need not decode as that type.
 """
+
 import json
 import os
 import urllib.error
@@ -20,10 +21,12 @@ import urllib.request
 
 import schemathesis
 
+
 def _content_types(case):
     """The media types a case was sent as, lower-cased (its body's and its header's)."""
-    sent = [case.media_type or ""] + [value for name, value in (case.headers or {}).items()
-                                      if name.lower() == "content-type"]
+    sent = [case.media_type or ""] + [
+        value for name, value in (case.headers or {}).items() if name.lower() == "content-type"
+    ]
     return {value.split(";")[0].strip().lower() for value in sent}
 
 
@@ -33,11 +36,15 @@ FILE = "/api/v1/datasets/{dataset_id}/file"
 
 
 def _login():
-    body = json.dumps({"email": os.environ["FUZZ_EMAIL"],
-                       "password": os.environ["FUZZ_PASSWORD"]}).encode()
+    body = json.dumps(
+        {"email": os.environ["FUZZ_EMAIL"], "password": os.environ["FUZZ_PASSWORD"]}
+    ).encode()
     request = urllib.request.Request(
-        os.environ["FUZZ_BASE_URL"] + "/api/v1/auth/login", data=body,
-        headers={"Content-Type": "application/json"}, method="POST")
+        os.environ["FUZZ_BASE_URL"] + "/api/v1/auth/login",
+        data=body,
+        headers={"Content-Type": "application/json"},
+        method="POST",
+    )
     with urllib.request.urlopen(request, timeout=30) as response:
         name, _, rest = response.headers["Set-Cookie"].partition("=")
         return json.load(response)["access_token"], name, rest.split(";", 1)[0]
@@ -81,14 +88,17 @@ def filter_body(context, body):
     rightly refused by the service: such bodies are not generated."""
     if not isinstance(body, dict):
         return True
-    return not any(isinstance(body.get(field), str) and len(body[field].encode("utf-8")) > 72
-                   for field in PASSWORD_FIELDS)
+    return not any(
+        isinstance(body.get(field), str) and len(body[field].encode("utf-8")) > 72
+        for field in PASSWORD_FIELDS
+    )
 
 
 def _content_types(case):
     """The media types a case was sent as, lower-cased (its body's and its header's)."""
-    sent = [case.media_type or ""] + [value for name, value in (case.headers or {}).items()
-                                      if name.lower() == "content-type"]
+    sent = [case.media_type or ""] + [
+        value for name, value in (case.headers or {}).items() if name.lower() == "content-type"
+    ]
     return {value.split(";")[0].strip().lower() for value in sent}
 
 
@@ -102,9 +112,10 @@ def _password_under_eight_bytes(body):
     count and calls, say, "abc" valid, which the service rightly refuses with 422."""
     if not isinstance(body, dict):
         return False
-    return any(isinstance(body.get(name), str)
-               and len(body[name].encode("utf-8", "surrogatepass")) < 8
-               for name in PASSWORD_FIELDS)
+    return any(
+        isinstance(body.get(name), str) and len(body[name].encode("utf-8", "surrogatepass")) < 8
+        for name in PASSWORD_FIELDS
+    )
 
 
 @schemathesis.hook
@@ -125,16 +136,25 @@ def filter_failure(context, failure, case, response):
     A downloaded file (200 or 206) is whatever bytes were uploaded, sent with the media
     type they were uploaded with: schemathesis would decode a text, JSON, YAML or XML type
     and report bytes that are not (ST110). Its schema is any bytes (``format: binary``)."""
-    if (case.operation.path == FILE and case.method.upper() == "GET"
-            and response.status_code in (200, 206)
-            and type(failure).__name__ == "ContentDeserializationError"):
+    if (
+        case.operation.path == FILE
+        and case.method.upper() == "GET"
+        and response.status_code in (200, 206)
+        and type(failure).__name__ == "ContentDeserializationError"
+    ):
         return False
-    if (type(failure).__name__ == "RejectedPositiveData" and response.status_code == 422
-            and _password_under_eight_bytes(case.body)):
+    if (
+        type(failure).__name__ == "RejectedPositiveData"
+        and response.status_code == 422
+        and _password_under_eight_bytes(case.body)
+    ):
         return False
-    if (case.operation.path == FILE and case.method.upper() == "PUT"
-            and response.status_code == 415
-            and "application/x-www-form-urlencoded" in _content_types(case)):
+    if (
+        case.operation.path == FILE
+        and case.method.upper() == "PUT"
+        and response.status_code == 415
+        and "application/x-www-form-urlencoded" in _content_types(case)
+    ):
         return False
     if case.operation.path.startswith("/api/v1/pipelines") and response.status_code == 422:
         try:

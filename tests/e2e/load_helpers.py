@@ -1,5 +1,6 @@
 """Helpers of ``test_load_faults``: a plain HTTP call, a logged-in API client that keeps its
 own refresh cookie, the gunicorn workers under /proc, and the storage/database audit."""
+
 import hashlib
 import http.client
 import json
@@ -82,12 +83,19 @@ class ApiClient:
         return {"Authorization": f"Bearer {self.token}"}
 
     def login(self):
-        return self._take_token(call(self.base, "POST", "/auth/login",
-                                     body={"email": self.email, "password": self.password}))
+        return self._take_token(
+            call(
+                self.base,
+                "POST",
+                "/auth/login",
+                body={"email": self.email, "password": self.password},
+            )
+        )
 
     def refresh(self):
-        return self._take_token(call(self.base, "POST", "/auth/refresh",
-                                     headers={"Cookie": self.cookie}))
+        return self._take_token(
+            call(self.base, "POST", "/auth/refresh", headers={"Cookie": self.cookie})
+        )
 
     def me(self):
         return call(self.base, "GET", "/auth/me", headers=self.auth())
@@ -106,15 +114,25 @@ class ApiClient:
         client would (so that a kill can catch a worker in the middle of it)."""
         data = content
         if pause:
+
             def data():
                 for start in range(0, len(content), 64 * 1024):
                     if start:
                         time.sleep(pause)
-                    yield content[start:start + 64 * 1024]
+                    yield content[start : start + 64 * 1024]
+
             data = data()
-        reply = call(self.base, "PUT", f"/datasets/{dataset_id}/file", data=data,
-                     headers={**self.auth(), "Content-Type": "application/octet-stream",
-                              "Content-Length": str(len(content))})
+        reply = call(
+            self.base,
+            "PUT",
+            f"/datasets/{dataset_id}/file",
+            data=data,
+            headers={
+                **self.auth(),
+                "Content-Type": "application/octet-stream",
+                "Content-Length": str(len(content)),
+            },
+        )
         if reply.status == 200:
             self.files[dataset_id] = sha256(content)
         return reply
@@ -127,8 +145,12 @@ class ApiClient:
 
     def find(self, name):
         """The dataset named ``name`` (the name is unique), or None."""
-        reply = call(self.base, "GET", "/datasets/?" + urlencode({"q": name, "limit": 100}),
-                     headers=self.auth())
+        reply = call(
+            self.base,
+            "GET",
+            "/datasets/?" + urlencode({"q": name, "limit": 100}),
+            headers=self.auth(),
+        )
         assert reply.status == 200, reply
         return next((item for item in reply.json()["items"] if item["name"] == name), None)
 
@@ -138,6 +160,7 @@ def sha256(content):
 
 
 # -- gunicorn's workers ----------------------------------------------------------------
+
 
 def _state_and_parent(pid):
     try:
@@ -163,7 +186,7 @@ def open_storage_files(server):
             links = [os.readlink(f"/proc/{pid}/fd/{fd}") for fd in os.listdir(f"/proc/{pid}/fd")]
         except OSError:  # the worker is gone or the fd closed meanwhile
             continue
-        names = {link[len(folder):] for link in links if link.startswith(folder)}
+        names = {link[len(folder) :] for link in links if link.startswith(folder)}
         if names:
             found[pid] = names
     return found
@@ -187,11 +210,13 @@ def wait_for_workers(server, count, gone=(), timeout=30):
             except CONNECTION_ERRORS:
                 pass
         time.sleep(0.1)
-    raise AssertionError(f"no {count} fresh workers: {worker_pids(server.process.pid)}\n"
-                         + server.log()[-3000:])
+    raise AssertionError(
+        f"no {count} fresh workers: {worker_pids(server.process.pid)}\n" + server.log()[-3000:]
+    )
 
 
 # -- storage and database --------------------------------------------------------------
+
 
 def storage_names(server):
     folder = server.instance_path / "storage"
@@ -212,9 +237,12 @@ def audit_storage(app, server):
     from datahub.app.extensions import db
 
     with app.app_context():
-        rows = db.session.execute(sa.text(
-            "SELECT id, file_key, file_size, file_sha256 FROM datasets "
-            "WHERE file_key IS NOT NULL")).all()
+        rows = db.session.execute(
+            sa.text(
+                "SELECT id, file_key, file_size, file_sha256 FROM datasets "
+                "WHERE file_key IS NOT NULL"
+            )
+        ).all()
         db.session.remove()
     folder = server.instance_path / "storage"
     names = set(storage_names(server))

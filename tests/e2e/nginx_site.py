@@ -1,5 +1,6 @@
 """deploy/nginx/datahub.conf rendered and run with a throw-away certificate, in a folder of
 its own: shared by tests/e2e/test_nginx.py and the benchmarks (bench/run.py)."""
+
 import http.client
 import os
 import shutil
@@ -30,10 +31,28 @@ def nginx_binary():
 def make_certificate(folder):
     """A self-signed certificate for localhost: (cert path, key path)."""
     folder = Path(folder)
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
-                    "-subj", "/CN=localhost",
-                    "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-keyout", folder / "key.pem",
-                    "-out", folder / "cert.pem"], check=True, capture_output=True)
+    subprocess.run(
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "1",
+            "-subj",
+            "/CN=localhost",
+            "-addext",
+            "subjectAltName=DNS:localhost,IP:127.0.0.1",
+            "-keyout",
+            folder / "key.pem",
+            "-out",
+            folder / "cert.pem",
+        ],
+        check=True,
+        capture_output=True,
+    )
     return folder / "cert.pem", folder / "key.pem"
 
 
@@ -43,14 +62,18 @@ def render_site(*, port, upstream, max_body, cert, key):
     site = (ROOT / "deploy/nginx/datahub.conf").read_text()
     if not isinstance(upstream, str):
         line = next(line for line in site.splitlines() if "server __UPSTREAM__" in line)
-        site = site.replace(line, "\n".join(line.replace("__UPSTREAM__", host)
-                                            for host in upstream))
+        site = site.replace(
+            line, "\n".join(line.replace("__UPSTREAM__", host) for host in upstream)
+        )
         upstream = upstream[0]  # for the header comment's mention
     for placeholder, value in {
-        "__LISTEN__": f"127.0.0.1:{port}", "__SERVER_NAME__": "localhost",
-        "__TLS_CERT__": str(cert), "__TLS_KEY__": str(key),
+        "__LISTEN__": f"127.0.0.1:{port}",
+        "__SERVER_NAME__": "localhost",
+        "__TLS_CERT__": str(cert),
+        "__TLS_KEY__": str(key),
         "__UPSTREAM__": upstream,
-        "__MAX_BODY__": str(max_body), "__SPA_ROOT__": str(SPA_STATIC),
+        "__MAX_BODY__": str(max_body),
+        "__SPA_ROOT__": str(SPA_STATIC),
     }.items():
         site = site.replace(placeholder, value)
     assert "__" not in site.replace("__Secure", "")
@@ -68,10 +91,16 @@ def write_config(folder, site, worker_connections=256):
         + f"daemon off;\nworker_processes 1;\npid {folder}/nginx.pid;\n"
         f"error_log {folder}/error.log;\nevents {{ worker_connections {worker_connections}; }}\n"
         f"http {{\n access_log {folder}/access.log;\n"
-        + "".join(f" {name}_temp_path {path};\n"
-                  for name, path in [("client_body", temp["body"]), ("proxy", temp["proxy"]),
-                                     ("fastcgi", temp["fastcgi"]), ("uwsgi", temp["uwsgi"]),
-                                     ("scgi", temp["scgi"])])
+        + "".join(
+            f" {name}_temp_path {path};\n"
+            for name, path in [
+                ("client_body", temp["body"]),
+                ("proxy", temp["proxy"]),
+                ("fastcgi", temp["fastcgi"]),
+                ("uwsgi", temp["uwsgi"]),
+                ("scgi", temp["scgi"]),
+            ]
+        )
         + f" include {folder}/site.conf;\n}}\n"
     )
     return folder / "nginx.conf"
@@ -104,11 +133,13 @@ class Nginx:
     def start(self):
         self.folder.mkdir(parents=True, exist_ok=True)
         cert, key = make_certificate(self.folder)
-        site = render_site(port=self.port, upstream=self.upstream, max_body=self.max_body,
-                           cert=cert, key=key)
+        site = render_site(
+            port=self.port, upstream=self.upstream, max_body=self.max_body, cert=cert, key=key
+        )
         conf = write_config(self.folder, site, self.worker_connections)
-        self.process = processes.popen([nginx_binary(), "-p", str(self.folder), "-c", str(conf)],
-                                        stderr=subprocess.PIPE)
+        self.process = processes.popen(
+            [nginx_binary(), "-p", str(self.folder), "-c", str(conf)], stderr=subprocess.PIPE
+        )
         deadline = time.monotonic() + 15
         while not _healthz_answers(self.port):
             if self.process.poll() is not None or time.monotonic() > deadline:

@@ -1,5 +1,6 @@
 """A loopback TCP proxy that can be cut and restored, to take a database away from the
 service for a moment without touching the database server itself."""
+
 import socket
 import threading
 

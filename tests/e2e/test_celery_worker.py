@@ -2,6 +2,7 @@
 real process, Redis as the broker (DB 5 of 127.0.0.1:6379, emptied before each test; a
 private redis-server for the broker that is down), the test database, and runs created
 through the API."""
+
 import os
 import re
 import signal
@@ -81,7 +82,11 @@ def start_worker(app, database_url, tmp_path, broker):
         with open(log_path, "wb") as log:
             process = popen(
                 [sys.executable, "-m", "flask", "--app", "datahub", "worker"],
-                cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+                cwd=ROOT,
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
         worker = WorkerProcess(process, log_path)
         workers.append(worker)
         deadline = time.monotonic() + 30
@@ -110,18 +115,22 @@ def wait_until(condition, timeout, what):
         time.sleep(0.05)
 
 
-def test_a_run_is_sent_executed_once_and_a_second_one_is_409(client, actors, broker,
-                                                             start_worker):
+def test_a_run_is_sent_executed_once_and_a_second_one_is_409(client, actors, broker, start_worker):
     editor = actors["editor"].headers
-    pipeline = create_pipeline(client, editor, source(client, editor)["id"],
-                               [{"op": "filter", "column": "city", "operator": "eq",
-                                 "value": "Oslo"}])
+    pipeline = create_pipeline(
+        client,
+        editor,
+        source(client, editor)["id"],
+        [{"op": "filter", "column": "city", "operator": "eq", "value": "Oslo"}],
+    )
     run = start(client, editor, pipeline["id"])
     assert run["status"] == "queued"
     assert broker.llen(QUEUE) == 1  # the task, sent once the row was committed
     response = client.post(f"{PIPELINES}{pipeline['id']}/runs", headers=editor)
     assert (response.status_code, response.get_json()) == (
-        409, {"detail": "Pipeline is already running"})
+        409,
+        {"detail": "Pipeline is already running"},
+    )
     assert broker.llen(QUEUE) == 1  # a refused run sends nothing
 
     worker = start_worker()
@@ -130,12 +139,12 @@ def test_a_run_is_sent_executed_once_and_a_second_one_is_409(client, actors, bro
     assert worker.claims(run["id"]) == 1
     again = start(client, editor, pipeline["id"])  # the pipeline is free again
     again = wait_for(client, editor, pipeline["id"], again["id"], {"succeeded", "failed"}, 30)
-    assert again["status"] == "succeeded" and again["output_dataset_id"] == run[
-        "output_dataset_id"]
+    assert again["status"] == "succeeded" and again["output_dataset_id"] == run["output_dataset_id"]
 
 
-def test_a_message_delivered_three_times_executes_the_run_once(app, client, actors, broker,
-                                                                start_worker):
+def test_a_message_delivered_three_times_executes_the_run_once(
+    app, client, actors, broker, start_worker
+):
     editor = actors["editor"].headers
     pipeline = create_pipeline(client, editor, source(client, editor)["id"])
     run = start(client, editor, pipeline["id"])
@@ -176,10 +185,25 @@ def dead_broker(tmp_path):
 
         @staticmethod
         def start():
-            processes.append(popen(
-                ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
-                 "--appendonly", "no", "--dir", str(tmp_path)],
-                stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT))
+            processes.append(
+                popen(
+                    [
+                        "redis-server",
+                        "--port",
+                        str(port),
+                        "--bind",
+                        "127.0.0.1",
+                        "--save",
+                        "",
+                        "--appendonly",
+                        "no",
+                        "--dir",
+                        str(tmp_path),
+                    ],
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.STDOUT,
+                )
+            )
             client = redis.Redis(port=port)
             wait_until(lambda: _pings(client), 10, "redis-server did not start")
 
@@ -197,7 +221,8 @@ def _pings(client):
 
 
 def test_a_run_created_while_the_broker_is_down_runs_once_it_is_back(
-        base_config, client, actors, dead_broker, start_worker):
+    base_config, client, actors, dead_broker, start_worker
+):
     editor = actors["editor"].headers
     pipeline = create_pipeline(client, editor, source(client, editor)["id"])
     down = create_app({**base_config, "CELERY_BROKER_URL": dead_broker.url})
@@ -218,7 +243,8 @@ def test_a_run_created_while_the_broker_is_down_runs_once_it_is_back(
 
 
 def test_a_worker_killed_mid_run_leaves_a_failed_run_never_a_second_execution(
-        app, client, actors, big_source, start_worker):  # noqa: F811
+    app, client, actors, big_source, start_worker
+):  # noqa: F811
     editor = actors["editor"].headers
     pipeline = create_pipeline(client, editor, big_source["id"], HEAVY)
     first = start_worker(redispatch=1)
@@ -242,8 +268,12 @@ def test_a_worker_killed_mid_run_leaves_a_failed_run_never_a_second_execution(
     wait_until(lambda: second.noops(run["id"]) == 1, 20, second.log())
     assert get_run(client, editor, pipeline["id"], run["id"]) == run
 
-    assert client.patch(f"{PIPELINES}{pipeline['id']}", json={"steps": LIGHT},
-                        headers=editor).status_code == 200
+    assert (
+        client.patch(
+            f"{PIPELINES}{pipeline['id']}", json={"steps": LIGHT}, headers=editor
+        ).status_code
+        == 200
+    )
     again = start(client, editor, pipeline["id"])
     again = wait_for(client, editor, pipeline["id"], again["id"], {"succeeded", "failed"}, 60)
     assert again["status"] == "succeeded", again
@@ -253,7 +283,8 @@ def test_a_worker_killed_mid_run_leaves_a_failed_run_never_a_second_execution(
 
 
 def test_sigterm_fails_the_run_in_progress_as_shut_down_and_exits(
-        client, actors, big_source, broker, start_worker):  # noqa: F811
+    client, actors, big_source, broker, start_worker
+):  # noqa: F811
     editor = actors["editor"].headers
     pipeline = create_pipeline(client, editor, big_source["id"], HEAVY)
     worker = start_worker()

@@ -4,6 +4,7 @@ the other sees; either host may die without losing an acknowledged write.
 
 The tests share one cluster and run in file order; the last one kills host b.
 """
+
 import hashlib
 import secrets
 import subprocess
@@ -45,8 +46,9 @@ def the_cluster(tmp_path_factory, s3_server, s3_bucket):
 
 @pytest.fixture(scope="module")
 def database(the_cluster):
-    engine = sa.create_engine(the_cluster.database_url.replace(
-        "postgresql://", "postgresql+psycopg://", 1))
+    engine = sa.create_engine(
+        the_cluster.database_url.replace("postgresql://", "postgresql+psycopg://", 1)
+    )
     yield engine
     engine.dispose()
 
@@ -68,8 +70,9 @@ class Api:
         headers = kwargs.pop("headers", {})
         if self.token:
             headers.setdefault("Authorization", f"Bearer {self.token}")
-        return self.http.request(method, self.url + API + path, headers=headers,
-                                 verify=self.verify, timeout=30, **kwargs)
+        return self.http.request(
+            method, self.url + API + path, headers=headers, verify=self.verify, timeout=30, **kwargs
+        )
 
     def login(self, email=topology.ADMIN_EMAIL, password=topology.ADMIN_PASSWORD):
         response = self.call("POST", "/auth/login", json={"email": email, "password": password})
@@ -103,8 +106,14 @@ def forget_data(database, s3):
     """Everything but the users (rows and stored files), so that a walk-through can run
     again by the same names."""
     with database.begin() as conn:
-        for table in ("runs", "pipelines", "collection_datasets", "dataset_tags",
-                      "collections", "datasets"):
+        for table in (
+            "runs",
+            "pipelines",
+            "collection_datasets",
+            "dataset_tags",
+            "collections",
+            "datasets",
+        ):
             conn.execute(sa.text(f"DELETE FROM {table}"))
     listed = s3.list_objects_v2(Bucket=topology.BUCKET, Prefix="files/")
     for item in listed.get("Contents", []):
@@ -116,22 +125,37 @@ def forget_data(database, s3):
 
 @pytest.mark.parametrize("where", ["nginx", "host a", "host b"])
 def test_the_docs_walkthrough_passes_through_nginx_and_each_host(
-        the_cluster, database, s3_bucket, tmp_path, where):
+    the_cluster, database, s3_bucket, tmp_path, where
+):
     forget_data(database, s3_bucket)
-    url = {"nginx": the_cluster.nginx.url, "host a": the_cluster.hosts[0].url,
-           "host b": the_cluster.hosts[1].url}[where]
+    url = {
+        "nginx": the_cluster.nginx.url,
+        "host a": the_cluster.hosts[0].url,
+        "host b": the_cluster.hosts[1].url,
+    }[where]
     home, work = tmp_path / "home", tmp_path / "work"
     home.mkdir()
     work.mkdir()
     venv_bin = str(Path(sys.executable).parent)
     ca = the_cluster.ca_file
     result = subprocess.run(
-        ["bash", "-c", walkthrough_script(url)], cwd=work, capture_output=True, text=True,
-        timeout=180, stdin=subprocess.DEVNULL,
-        env={"PATH": f"{venv_bin}:/usr/bin:/bin:/usr/local/bin", "HOME": str(home),
-             "PYTHON": sys.executable, "DATAHUB_PASSWORD": topology.ADMIN_PASSWORD,
-             # nginx's throw-away certificate, for curl, requests and urllib
-             "CURL_CA_BUNDLE": ca, "REQUESTS_CA_BUNDLE": ca, "SSL_CERT_FILE": ca})
+        ["bash", "-c", walkthrough_script(url)],
+        cwd=work,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        stdin=subprocess.DEVNULL,
+        env={
+            "PATH": f"{venv_bin}:/usr/bin:/bin:/usr/local/bin",
+            "HOME": str(home),
+            "PYTHON": sys.executable,
+            "DATAHUB_PASSWORD": topology.ADMIN_PASSWORD,
+            # nginx's throw-away certificate, for curl, requests and urllib
+            "CURL_CA_BUNDLE": ca,
+            "REQUESTS_CA_BUNDLE": ca,
+            "SSL_CERT_FILE": ca,
+        },
+    )
     output = result.stdout
     assert result.returncode == 0, output + result.stderr + the_cluster.logs()
     lines = output.splitlines()
@@ -143,12 +167,14 @@ def test_the_docs_walkthrough_passes_through_nginx_and_each_host(
     # The pipeline of the walk-through ran on the Celery worker, not on a web host.
     with database.connect() as conn:
         workers = set(conn.scalars(sa.text("SELECT worker FROM runs")))
-    assert workers and all(name and name.split(":")[1] == str(the_cluster.worker_pid())
-                           for name in workers), workers
+    assert workers and all(
+        name and name.split(":")[1] == str(the_cluster.worker_pid()) for name in workers
+    ), workers
     # Every stored object belongs to a dataset still there.
     with database.connect() as conn:
-        keys = set(conn.scalars(sa.text(
-            "SELECT file_key FROM datasets WHERE file_key IS NOT NULL")))
+        keys = set(
+            conn.scalars(sa.text("SELECT file_key FROM datasets WHERE file_key IS NOT NULL"))
+        )
     listed = s3_bucket.list_objects_v2(Bucket=topology.BUCKET, Prefix="files/")
     stored = {item["Key"].rsplit("/", 1)[1] for item in listed.get("Contents", [])}
     assert stored == keys
@@ -164,8 +190,12 @@ def test_a_file_uploaded_on_one_host_downloads_identically_from_the_other(the_cl
     dataset = a.call("POST", "/datasets/", json={"name": "shared " + secrets.token_hex(4)})
     assert dataset.status_code == 201, dataset.text
     dataset_id = dataset.json()["id"]
-    upload = a.call("PUT", f"/datasets/{dataset_id}/file", data=data,
-                    headers={"Content-Type": "application/octet-stream"})
+    upload = a.call(
+        "PUT",
+        f"/datasets/{dataset_id}/file",
+        data=data,
+        headers={"Content-Type": "application/octet-stream"},
+    )
     assert upload.status_code == 200, upload.text
     sha = hashlib.sha256(data).hexdigest()
     assert upload.json()["file"]["sha256"] == sha
@@ -174,18 +204,20 @@ def test_a_file_uploaded_on_one_host_downloads_identically_from_the_other(the_cl
     assert whole.status_code == 200
     assert whole.content == data
     assert whole.headers["ETag"] == f'"{sha}"'
-    for header, expected in [("bytes=0-99", data[:100]),
-                             ("bytes=5000000-9000000", data[5000000:9000001]),
-                             ("bytes=-777", data[-777:])]:
+    for header, expected in [
+        ("bytes=0-99", data[:100]),
+        ("bytes=5000000-9000000", data[5000000:9000001]),
+        ("bytes=-777", data[-777:]),
+    ]:
         part = b.call("GET", f"/datasets/{dataset_id}/file", headers={"Range": header})
         assert part.status_code == 206, header
         assert part.content == expected, header
         assert part.headers["Content-Range"].endswith(f"/{len(data)}")
-    unchanged = b.call("GET", f"/datasets/{dataset_id}/file",
-                       headers={"If-None-Match": f'"{sha}"'})
+    unchanged = b.call("GET", f"/datasets/{dataset_id}/file", headers={"If-None-Match": f'"{sha}"'})
     assert unchanged.status_code == 304
-    outside = b.call("GET", f"/datasets/{dataset_id}/file",
-                     headers={"Range": f"bytes={len(data)}-"})
+    outside = b.call(
+        "GET", f"/datasets/{dataset_id}/file", headers={"Range": f"bytes={len(data)}-"}
+    )
     assert outside.status_code == 416
     assert outside.json() == {"detail": "Requested Range Not Satisfiable"}
 
@@ -198,13 +230,28 @@ def make_pipeline(api, rows=3):
     assert source.status_code == 201, source.text
     source_id = source.json()["id"]
     body = "city,population\n" + "".join(f"c{i},{i}\n" for i in range(rows))
-    assert api.call("PUT", f"/datasets/{source_id}/file", data=body.encode(),
-                    headers={"Content-Type": "text/csv"}).status_code == 200
-    pipeline = api.call("POST", "/pipelines/", json={
-        "name": "big cities " + secrets.token_hex(4), "source_dataset_id": source_id,
-        "output_dataset_name": "big cities out " + secrets.token_hex(4),
-        "steps": [{"op": "filter", "column": "population", "operator": "ge", "value": 1},
-                  {"op": "sort", "columns": ["population"], "descending": True}]})
+    assert (
+        api.call(
+            "PUT",
+            f"/datasets/{source_id}/file",
+            data=body.encode(),
+            headers={"Content-Type": "text/csv"},
+        ).status_code
+        == 200
+    )
+    pipeline = api.call(
+        "POST",
+        "/pipelines/",
+        json={
+            "name": "big cities " + secrets.token_hex(4),
+            "source_dataset_id": source_id,
+            "output_dataset_name": "big cities out " + secrets.token_hex(4),
+            "steps": [
+                {"op": "filter", "column": "population", "operator": "ge", "value": 1},
+                {"op": "sort", "columns": ["population"], "descending": True},
+            ],
+        },
+    )
     assert pipeline.status_code == 201, pipeline.text
     return pipeline.json()["id"]
 
@@ -221,8 +268,9 @@ def test_a_run_started_on_either_host_is_executed_by_the_worker(the_cluster, dat
         output = reader.call("GET", f"/datasets/{run['output_dataset_id']}/file")
         assert output.content == b"city,population\nc2,2\nc1,1\n"
         with database.connect() as conn:
-            worker = conn.scalar(sa.text("SELECT worker FROM runs WHERE id = :id"),
-                                 {"id": run["id"]})
+            worker = conn.scalar(
+                sa.text("SELECT worker FROM runs WHERE id = :id"), {"id": run["id"]}
+            )
         assert worker.split(":")[1] == str(the_cluster.worker_pid()), worker
 
 
@@ -243,8 +291,11 @@ def test_ten_concurrent_run_requests_over_both_hosts_give_exactly_one_201(the_cl
         thread.join()
     codes = sorted(response.status_code for response in statuses)
     assert codes == [201] + [409] * 9, codes
-    assert all(r.json() == {"detail": "Pipeline is already running"}
-               for r in statuses if r.status_code == 409)
+    assert all(
+        r.json() == {"detail": "Pipeline is already running"}
+        for r in statuses
+        if r.status_code == 409
+    )
     created = next(r for r in statuses if r.status_code == 201).json()
     assert wait_for_run(b, pipeline_id, created["id"])["status"] == "succeeded"
     runs = a.call("GET", f"/pipelines/{pipeline_id}/runs").json()
@@ -257,8 +308,11 @@ def test_ten_concurrent_run_requests_over_both_hosts_give_exactly_one_201(the_cl
 def test_logout_deactivation_and_demotion_are_seen_by_the_other_host_at_once(the_cluster):
     a, b = (api.login() for api in hosts(the_cluster))
     email = f"ann-{secrets.token_hex(4)}@example.com"
-    created = a.call("POST", "/users/", json={"email": email, "password": "ann's password 1",
-                                              "roles": ["editor"]})
+    created = a.call(
+        "POST",
+        "/users/",
+        json={"email": email, "password": "ann's password 1", "roles": ["editor"]},
+    )
     assert created.status_code == 201, created.text
     user_id = created.json()["id"]
 
@@ -292,9 +346,12 @@ def test_logout_deactivation_and_demotion_are_seen_by_the_other_host_at_once(the
 def test_login_rate_limits_count_across_hosts(the_cluster):
     a, b = hosts(the_cluster)
     email = f"nobody-{secrets.token_hex(4)}@example.com"
-    statuses = [(a, b)[i % 2].call("POST", "/auth/login",
-                                   json={"email": email, "password": "wrong password"})
-                .status_code for i in range(6)]
+    statuses = [
+        (a, b)[i % 2]
+        .call("POST", "/auth/login", json={"email": email, "password": "wrong password"})
+        .status_code
+        for i in range(6)
+    ]
     # 5 a minute per email (RATE_LIMIT_LOGIN_PER_EMAIL): three on each host, the sixth
     # refused, so the hosts share one count.
     assert statuses == [401] * 5 + [429], statuses
@@ -344,8 +401,9 @@ def test_killing_a_host_loses_no_acknowledged_write_and_nginx_keeps_serving(the_
         offset += 100
         if offset >= page["total"]:
             break
-    missing = [(name, dataset_id) for name, dataset_id, _ in acknowledged
-               if listed.get(dataset_id) != name]
+    missing = [
+        (name, dataset_id) for name, dataset_id, _ in acknowledged if listed.get(dataset_id) != name
+    ]
     assert missing == []
     # nginx kept serving: writes went on being acknowledged after the kill, and the last
     # second of writes all succeeded.

@@ -1,4 +1,5 @@
 """Several gunicorn workers writing at once: no "database is locked", no 5xx."""
+
 import json
 import urllib.error
 import urllib.request
@@ -6,7 +7,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-pytestmark = pytest.mark.e2e
+# Bursts over several gunicorn workers can take most of PostgreSQL's 100 connections: the
+# modules that do run one at a time, on one pytest-xdist worker (python -m tests).
+pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("many_connections")]
 
 
 @pytest.fixture
@@ -17,8 +20,12 @@ def gunicorn_env():
 
 def post(url, body=None, headers=None):
     data = json.dumps(body).encode() if body is not None else b""
-    request = urllib.request.Request(url, data=data, method="POST",
-                                     headers={"Content-Type": "application/json", **(headers or {})})
+    request = urllib.request.Request(
+        url,
+        data=data,
+        method="POST",
+        headers={"Content-Type": "application/json", **(headers or {})},
+    )
     try:
         with urllib.request.urlopen(request, timeout=30) as response:
             return response.status, json.loads(response.read())

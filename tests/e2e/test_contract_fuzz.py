@@ -2,6 +2,7 @@
 operation in the service's own OpenAPI document, sends them to a real gunicorn, and runs
 all its checks on every response (documented status codes, bodies matching their
 schemas, content types, no 5xx...), NUL and control characters included. Zero failures."""
+
 import os
 import shutil
 import subprocess
@@ -17,6 +18,8 @@ pytestmark = pytest.mark.e2e
 def gunicorn_env():
     """Every generated request logs in afresh; the login rate limit would answer 429."""
     return {"DATAHUB_RATELIMIT_ENABLED": "false"}
+
+
 HERE = Path(__file__).parent
 
 
@@ -34,17 +37,32 @@ def test_schemathesis_finds_nothing(gunicorn_server, tmp_path):
         **gunicorn_server.env,
     }
     result = subprocess.run(
-        [schemathesis, "--config-file", str(HERE / "schemathesis.toml"),
-         "run", f"{gunicorn_server.url}/api/v1/openapi.json",
-         # No --max-time: with it, fuzzing goes on until the budget is spent.
-         "--mode", "all", "--max-examples", "50",  # all checks: see schemathesis.toml
-         "--generation-deterministic",
-         # Every phase, the stateful one (chained requests) included; the two checks it
-         # would misapply to the file endpoints are turned off there (schemathesis.toml).
-         "--phases", "examples,coverage,fuzzing,stateful",
-         # NUL and control characters are generated too (schemathesis' default): the
-         # document states where they are refused (patterns), and the service agrees.
-         "--report", "junit", "--report-dir", str(tmp_path)],
-        env=env, capture_output=True, text=True, timeout=600,
+        [
+            schemathesis,
+            "--config-file",
+            str(HERE / "schemathesis.toml"),
+            "run",
+            f"{gunicorn_server.url}/api/v1/openapi.json",
+            # No --max-time: with it, fuzzing goes on until the budget is spent.
+            "--mode",
+            "all",
+            "--max-examples",
+            "50",  # all checks: see schemathesis.toml
+            "--generation-deterministic",
+            # Every phase, the stateful one (chained requests) included; the two checks it
+            # would misapply to the file endpoints are turned off there (schemathesis.toml).
+            "--phases",
+            "examples,coverage,fuzzing,stateful",
+            # NUL and control characters are generated too (schemathesis' default): the
+            # document states where they are refused (patterns), and the service agrees.
+            "--report",
+            "junit",
+            "--report-dir",
+            str(tmp_path),
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert result.returncode == 0, result.stdout[-20000:] + result.stderr[-5000:]

@@ -2,6 +2,7 @@
 (DATAHUB_AUTH_CACHE_REDIS_URL, the real Redis on 127.0.0.1:6379): a logout, a demotion or
 a deactivation done through host A is seen by host B at the very next request, whichever
 of B's workers answers. Redis unreachable: these tests fail, they do not skip."""
+
 import json
 import time
 import urllib.error
@@ -11,19 +12,20 @@ import uuid
 import pytest
 import redis
 
+from tests import workers
 from tests.e2e.conftest import start_gunicorn, stop_gunicorn
 
 pytestmark = pytest.mark.e2e
 
-REDIS_URL = "redis://127.0.0.1:6379/6"
+REDIS_URL = workers.redis_url(0)
 WORKERS = 2
 
 
 def start(database_url, folder, extra_env):
     folder.mkdir()
-    return start_gunicorn(database_url, folder, WORKERS,
-                          {"DATAHUB_PIPELINE_EMBEDDED_WORKER": "false", **extra_env})
-
+    return start_gunicorn(
+        database_url, folder, WORKERS, {"DATAHUB_PIPELINE_EMBEDDED_WORKER": "false", **extra_env}
+    )
 
 
 @pytest.fixture
@@ -37,8 +39,12 @@ def hosts(request, app, database_url, tmp_path, channel):
     """Host A, then host B (A made the first admin: B finds it); each worker imports the
     app after the fork, or (``--preload``) inherits it from gunicorn's master."""
     secret = uuid.uuid4().hex * 2  # the hosts of one deployment share their secrets
-    env = {"DATAHUB_AUTH_CACHE_REDIS_URL": REDIS_URL, "DATAHUB_AUTH_CACHE_CHANNEL": channel,
-           "DATAHUB_SECRET_KEY": secret, "DATAHUB_JWT_SECRET_KEY": secret}
+    env = {
+        "DATAHUB_AUTH_CACHE_REDIS_URL": REDIS_URL,
+        "DATAHUB_AUTH_CACHE_CHANNEL": channel,
+        "DATAHUB_SECRET_KEY": secret,
+        "DATAHUB_JWT_SECRET_KEY": secret,
+    }
     if request.param == "preloaded":
         env["GUNICORN_CMD_ARGS"] = "--preload"
     started = []
@@ -56,8 +62,7 @@ def call(server, method, path, body=None, token=None):
     if token:
         headers["Authorization"] = f"Bearer {token}"
     data = json.dumps(body).encode() if body is not None else None
-    request = urllib.request.Request(server.url + path, data=data, headers=headers,
-                                     method=method)
+    request = urllib.request.Request(server.url + path, data=data, headers=headers, method=method)
     try:
         with urllib.request.urlopen(request, timeout=20) as response:
             return response.status, json.loads(response.read() or b"null")
@@ -66,8 +71,9 @@ def call(server, method, path, body=None, token=None):
 
 
 def log_in(server, email, password):
-    status, body = call(server, "POST", "/api/v1/auth/login",
-                        {"email": email, "password": password})
+    status, body = call(
+        server, "POST", "/api/v1/auth/login", {"email": email, "password": password}
+    )
     assert status == 200, body
     return body["access_token"]
 
@@ -95,9 +101,18 @@ def next_requests(server, token, count=6):
 def test_logout_demotion_and_deactivation_on_a_are_seen_by_b_at_once(hosts, channel):
     a, b = hosts
     admin = log_in(a, "admin@example.com", a.admin_password())
-    status, body = call(a, "POST", "/api/v1/users/", {
-        "email": "ann@example.com", "password": "a long password", "name": "Ann",
-        "roles": ["editor"]}, token=admin)
+    status, body = call(
+        a,
+        "POST",
+        "/api/v1/users/",
+        {
+            "email": "ann@example.com",
+            "password": "a long password",
+            "name": "Ann",
+            "roles": ["editor"],
+        },
+        token=admin,
+    )
     assert status == 201, body
     ann_id = body["id"]
 
@@ -111,15 +126,13 @@ def test_logout_demotion_and_deactivation_on_a_are_seen_by_b_at_once(hosts, chan
     token = log_in(a, "ann@example.com", "a long password")
     warm(b, token, channel)
     assert call(b, "GET", "/api/v1/auth/me", token=token)[1]["roles"] == ["editor"]
-    status, body = call(a, "PATCH", f"/api/v1/users/{ann_id}", {"roles": ["viewer"]},
-                        token=admin)
+    status, body = call(a, "PATCH", f"/api/v1/users/{ann_id}", {"roles": ["viewer"]}, token=admin)
     assert status == 200, body
     assert [body["roles"] for _, body in next_requests(b, token)] == [["viewer"]] * 6
     status, _ = call(b, "POST", "/api/v1/datasets/", {"name": "not allowed"}, token=token)
     assert status == 403
 
     # Deactivation on A: B refuses at once.
-    status, body = call(a, "PATCH", f"/api/v1/users/{ann_id}", {"is_active": False},
-                        token=admin)
+    status, body = call(a, "PATCH", f"/api/v1/users/{ann_id}", {"is_active": False}, token=admin)
     assert status == 200, body
     assert next_requests(b, token) == [(401, {"detail": "Token has been revoked"})] * 6

@@ -1,7 +1,7 @@
 """The database goes away for a moment: JSON 503s (never HTML or a traceback), /readyz
 says so, and the service recovers by itself when the database is back."""
+
 import json
-import os
 import time
 import urllib.error
 import urllib.request
@@ -9,16 +9,16 @@ import urllib.request
 import pytest
 import sqlalchemy as sa
 
+from tests import workers
 from tests.conftest import delete_all_rows
 from tests.e2e.tcp_proxy import TcpProxy
 
 pytestmark = pytest.mark.e2e
-POSTGRES = os.environ.get("DATAHUB_TEST_DATABASE_URL") or "postgresql://postgres@127.0.0.1:5432/test"
 
 
 @pytest.fixture
 def proxy():
-    url = sa.engine.make_url(POSTGRES)
+    url = sa.engine.make_url(workers.postgres_url())
     proxy = TcpProxy(url.host or "127.0.0.1", url.port or 5432)
     proxy.up()
     yield proxy
@@ -27,8 +27,9 @@ def proxy():
 
 @pytest.fixture
 def gunicorn_env(proxy):
-    url = sa.engine.make_url(POSTGRES).set(drivername="postgresql+psycopg", port=proxy.port,
-                                          host="127.0.0.1")
+    url = sa.engine.make_url(workers.postgres_url()).set(
+        drivername="postgresql+psycopg", port=proxy.port, host="127.0.0.1"
+    )
     return {"DATAHUB_SQLALCHEMY_DATABASE_URI": url.render_as_string(hide_password=False)}
 
 
@@ -41,9 +42,10 @@ def app(base_config, database_url, migrated, gunicorn_env):
     from datahub import create_app
     from datahub.app.extensions import db
 
-    app = create_app({**base_config, "SQLALCHEMY_DATABASE_URI": POSTGRES})
+    postgres = workers.postgres_url()
+    app = create_app({**base_config, "SQLALCHEMY_DATABASE_URI": postgres})
     with app.app_context():
-        if database_url != POSTGRES:
+        if database_url != postgres:
             with db.engine.begin() as conn:
                 conn.execute(sa.text("DROP SCHEMA public CASCADE"))
                 conn.execute(sa.text("CREATE SCHEMA public"))
@@ -79,11 +81,21 @@ def test_database_outage_and_recovery(gunicorn_server, proxy):
 
     proxy.down()
     for _ in range(3):  # each worker, with stale pooled connections and without
-        assert call(f"{base}/readyz") == (503, "application/json", {"detail": "Database unavailable"})
+        assert call(f"{base}/readyz") == (
+            503,
+            "application/json",
+            {"detail": "Database unavailable"},
+        )
         assert call(f"{base}/api/v1/auth/me", token=token) == (
-            503, "application/json", {"detail": "Service unavailable"})
+            503,
+            "application/json",
+            {"detail": "Service unavailable"},
+        )
         assert call(f"{base}/api/v1/auth/login", "POST", credentials) == (
-            503, "application/json", {"detail": "Service unavailable"})
+            503,
+            "application/json",
+            {"detail": "Service unavailable"},
+        )
     assert call(f"{base}/healthz")[0] == 200  # the process itself is fine
 
     proxy.up()

@@ -7,8 +7,8 @@ import json
 import re
 
 import pytest
-from datahub_client import Client
 
+from datahub_client import Client
 from tests.e2e.docs_examples import code_blocks, named_block, pages
 from tests.e2e.test_spa import browser, spa_url  # noqa: F401  (fixture)
 

@@ -1,5 +1,6 @@
 """The API docs page renders in headless Chromium with every off-host request blocked:
 Swagger UI comes from the service (datahub.docs), not from a CDN."""
+
 from urllib.parse import urlsplit
 
 import pytest

@@ -1,6 +1,7 @@
 """The curl walk-through of the documentation against a real gunicorn with two workers, using the
 real curl binary and its cookie jar (which, unlike Python's, sends a Secure cookie to
 127.0.0.1 over plain http, as browsers do for localhost)."""
+
 import json
 import shutil
 import subprocess
@@ -16,7 +17,9 @@ def curl(*args):
     assert shutil.which("curl"), "the real curl binary is needed for this test"
     result = subprocess.run(
         ["curl", "-sS", "-D", "-", "--max-time", "20", *args],
-        capture_output=True, text=True, check=True,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     head, _, body = result.stdout.partition("\n\n")  # text mode folded \r\n
     status = int(head.split()[1])
@@ -28,16 +31,28 @@ def test_curl_cookie_jar_flow(gunicorn_server, tmp_path):
     jar = str(tmp_path / "jar.txt")
     password = gunicorn_server.admin_password()  # printed once by the first start
 
-    status, head, body = curl("-c", jar, "-H", "Content-Type: application/json",
-                              "-d", json.dumps({"email": "admin@example.com", "password": password}),
-                              f"{url}/login")
+    status, head, body = curl(
+        "-c",
+        jar,
+        "-H",
+        "Content-Type: application/json",
+        "-d",
+        json.dumps({"email": "admin@example.com", "password": password}),
+        f"{url}/login",
+    )
     assert status == 200, body
     token = json.loads(body)["access_token"]
     assert json.loads(body)["token_type"] == "bearer"
     set_cookie = [line for line in head.splitlines() if line.lower().startswith("set-cookie:")]
     assert len(set_cookie) == 1
-    for attribute in ("__Secure-refresh_token=", "HttpOnly", "Secure", "Path=/api/v1/auth",
-                      "SameSite=Strict", "Max-Age=604800"):
+    for attribute in (
+        "__Secure-refresh_token=",
+        "HttpOnly",
+        "Secure",
+        "Path=/api/v1/auth",
+        "SameSite=Strict",
+        "Max-Age=604800",
+    ):
         assert attribute in set_cookie[0]
     assert "cache-control: no-store" in head.lower()
 
@@ -55,8 +70,17 @@ def test_curl_cookie_jar_flow(gunicorn_server, tmp_path):
     assert curl("-H", f"Authorization: Bearer {fresh_token}", f"{url}/me")[0] == 200
 
     copied_jar = (tmp_path / "jar.txt").read_text()
-    status, head, body = curl("-X", "POST", "-b", jar, "-c", jar,
-                              "-H", f"Authorization: Bearer {fresh_token}", f"{url}/logout")
+    status, head, body = curl(
+        "-X",
+        "POST",
+        "-b",
+        jar,
+        "-c",
+        jar,
+        "-H",
+        f"Authorization: Bearer {fresh_token}",
+        f"{url}/logout",
+    )
     assert status == 200
     assert json.loads(body) == {"message": "Successfully logged out"}
     assert "Max-Age=0" in head
@@ -74,8 +98,15 @@ def test_curl_cookie_jar_flow(gunicorn_server, tmp_path):
 def test_errors_through_gunicorn_are_json(gunicorn_server):
     status, head, body = curl(gunicorn_server.url + "/api/v1/nope")
     assert (status, json.loads(body)) == (404, {"detail": "Not Found"})
-    status, head, body = curl("-X", "POST", "-H", "Content-Type: application/json",
-                              "-d", "{oops", gunicorn_server.url + "/api/v1/auth/login")
+    status, head, body = curl(
+        "-X",
+        "POST",
+        "-H",
+        "Content-Type: application/json",
+        "-d",
+        "{oops",
+        gunicorn_server.url + "/api/v1/auth/login",
+    )
     assert (status, json.loads(body)) == (400, {"detail": "Request body is not valid JSON"})
 
 

@@ -2,6 +2,7 @@
 every worker process in one scrape (prometheus_client's multiprocess mode, set up by
 gunicorn.conf.py), kept when a worker is killed and replaced; and every line gunicorn's
 output has is a JSON object."""
+
 import json
 import os
 import re
@@ -31,8 +32,13 @@ def get(url, headers=None, data=None):
 def healthz_count(server):
     status, body = get(server.url + "/metrics")
     assert status == 200, body
-    return value(samples(body.decode()), "datahub_http_requests_total", method="GET",
-                 route="/healthz", status="200")
+    return value(
+        samples(body.decode()),
+        "datahub_http_requests_total",
+        method="GET",
+        route="/healthz",
+        status="200",
+    )
 
 
 def worker_pids(server):
@@ -63,8 +69,9 @@ def test_counts_add_up_across_workers_and_outlive_a_killed_worker(gunicorn_serve
     assert healthz_count(server) == sent  # one scrape, answered by one worker: all counts
 
     before = worker_pids(server)
-    (folder,) = {os.path.dirname(path) for pid in before for path in open_files(pid)
-                 if path.endswith(".db")}  # the workers' counts, in one folder
+    (folder,) = {
+        os.path.dirname(path) for pid in before for path in open_files(pid) if path.endswith(".db")
+    }  # the workers' counts, in one folder
     assert os.path.basename(folder).startswith("datahub-metrics-")
     assert len(before) == 2
     victim = min(before)
@@ -86,8 +93,11 @@ def test_gunicorn_output_is_json_lines(app, database_url, tmp_path):
     try:
         assert get(server.url + "/healthz", {"X-Request-ID": "trace-e2e-json"})[0] == 200
         credentials = json.dumps({"email": "admin@example.com", "password": "wrong"}).encode()
-        status, _ = get(server.url + "/api/v1/auth/login", data=credentials, headers={
-            "Content-Type": "application/json", "X-Request-ID": "trace-e2e-login"})
+        status, _ = get(
+            server.url + "/api/v1/auth/login",
+            data=credentials,
+            headers={"Content-Type": "application/json", "X-Request-ID": "trace-e2e-login"},
+        )
         assert status == 401
         assert get(server.url + "/no/such/path")[0] == 404
         assert get(server.url + "/metrics")[0] == 200
@@ -102,8 +112,11 @@ def test_gunicorn_output_is_json_lines(app, database_url, tmp_path):
     entries = [json.loads(line) for line in lines]
     loggers = {entry["logger"] for entry in entries}
     assert {"gunicorn.error", "gunicorn.access", "datahub.audit", "datahub.bootstrap"} <= loggers
-    (access,) = [e for e in entries if e["logger"] == "gunicorn.access"
-                 and e.get("request_id") == "trace-e2e-json"]
+    (access,) = [
+        e
+        for e in entries
+        if e["logger"] == "gunicorn.access" and e.get("request_id") == "trace-e2e-json"
+    ]
     assert (access["method"], access["path"], access["status"]) == ("GET", "/healthz", 200)
     assert isinstance(access["duration"], float) and access["duration"] < 5
     (audit,) = [e for e in entries if e.get("event") == "login_failed"]

@@ -1,5 +1,6 @@
 """The production nginx config (deploy/nginx/datahub.conf) in front of a real gunicorn,
 with a throw-away TLS certificate, driven by the real curl."""
+
 import json
 import subprocess
 
@@ -16,8 +17,11 @@ MAX_BODY = 1024 * 1024
 
 @pytest.fixture
 def gunicorn_env():
-    return {"DATAHUB_PROXY_FIX_X_FOR": "1", "DATAHUB_PROXY_FIX_X_PROTO": "1",
-            "DATAHUB_MAX_CONTENT_LENGTH": str(MAX_BODY)}
+    return {
+        "DATAHUB_PROXY_FIX_X_FOR": "1",
+        "DATAHUB_PROXY_FIX_X_PROTO": "1",
+        "DATAHUB_MAX_CONTENT_LENGTH": str(MAX_BODY),
+    }
 
 
 @pytest.fixture
@@ -28,18 +32,30 @@ def nginx(gunicorn_server, tmp_path):
 
 
 def curl(*args):
-    result = subprocess.run(["curl", "-sk", "-D", "-", "--max-time", "20", *args],
-                            capture_output=True, text=True, check=True)
+    result = subprocess.run(
+        ["curl", "-sk", "-D", "-", "--max-time", "20", *args],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     head, _, body = result.stdout.partition("\n\n")
     return int(head.split()[1]), head.lower(), body
 
 
 def test_the_auth_flow_through_nginx(nginx, gunicorn_server, tmp_path):
     jar = str(tmp_path / "jar")
-    credentials = json.dumps({"email": "admin@example.com",
-                              "password": gunicorn_server.admin_password()})
-    status, head, body = curl("-c", jar, "-H", "Content-Type: application/json", "-d", credentials,
-                              f"{nginx}/api/v1/auth/login")
+    credentials = json.dumps(
+        {"email": "admin@example.com", "password": gunicorn_server.admin_password()}
+    )
+    status, head, body = curl(
+        "-c",
+        jar,
+        "-H",
+        "Content-Type: application/json",
+        "-d",
+        credentials,
+        f"{nginx}/api/v1/auth/login",
+    )
     assert status == 200, body
     assert "strict-transport-security" in head and "secure; httponly" in head
     token = json.loads(body)["access_token"]
@@ -54,27 +70,46 @@ def test_the_auth_flow_through_nginx(nginx, gunicorn_server, tmp_path):
 
 
 def test_the_app_sees_the_real_client_address_not_a_spoofed_one(nginx, gunicorn_server, app):
-    credentials = json.dumps({"email": "admin@example.com",
-                              "password": gunicorn_server.admin_password()})
-    status, _, body = curl("--interface", "127.0.0.2", "-H", "X-Forwarded-For: 203.0.113.9",
-                           "-H", "Content-Type: application/json", "-d", credentials,
-                           f"{nginx}/api/v1/auth/login")
+    credentials = json.dumps(
+        {"email": "admin@example.com", "password": gunicorn_server.admin_password()}
+    )
+    status, _, body = curl(
+        "--interface",
+        "127.0.0.2",
+        "-H",
+        "X-Forwarded-For: 203.0.113.9",
+        "-H",
+        "Content-Type: application/json",
+        "-d",
+        credentials,
+        f"{nginx}/api/v1/auth/login",
+    )
     assert status == 200, body
     with app.app_context():
         addresses = db.session.scalars(db.select(RefreshToken.client_address)).all()
     assert addresses == ["127.0.0.2"]
 
 
-@pytest.mark.parametrize("path, status, detail", [
-    ("/api/v1/auth/login", 413, "Request body too large"),  # JSON: MAX_JSON_BODY_BYTES (1m)
-    ("/api/v1/datasets/1/file", 400, "File too large"),  # a file: __MAX_BODY__
-])
+@pytest.mark.parametrize(
+    "path, status, detail",
+    [
+        ("/api/v1/auth/login", 413, "Request body too large"),  # JSON: MAX_JSON_BODY_BYTES (1m)
+        ("/api/v1/datasets/1/file", 400, "File too large"),  # a file: __MAX_BODY__
+    ],
+)
 def test_a_body_over_the_limit_is_refused_by_nginx_in_json(nginx, tmp_path, path, status, detail):
     big = tmp_path / "big.json"
     big.write_bytes(b'{"email": "' + b"a" * (MAX_BODY + 10) + b'"}')
     method = "PUT" if path.endswith("/file") else "POST"
-    answer, head, body = curl("-X", method, "-H", "Content-Type: application/json",
-                              "--data-binary", f"@{big}", f"{nginx}{path}")
+    answer, head, body = curl(
+        "-X",
+        method,
+        "-H",
+        "Content-Type: application/json",
+        "--data-binary",
+        f"@{big}",
+        f"{nginx}{path}",
+    )
     assert (answer, json.loads(body)) == (status, {"detail": detail})
     assert "content-type: application/json" in head
 

@@ -1,5 +1,6 @@
 """``flask --app datahub worker`` as a real process against the test database: killed
 with SIGKILL mid-run, and a running run cancelled."""
+
 import csv
 import hashlib
 import io
@@ -31,8 +32,9 @@ pytestmark = pytest.mark.e2e
 STALE_AFTER = 3
 ROWS = 200_000
 # A self-join of 200k rows on a condition no hash join can use: minutes of DuckDB's time.
-HEAVY = [{"op": "sql", "query": "SELECT count(*) AS n FROM input a, input b "
-                                "WHERE a.score + b.score = 7"}]
+HEAVY = [
+    {"op": "sql", "query": "SELECT count(*) AS n FROM input a, input b WHERE a.score + b.score = 7"}
+]
 LIGHT = [{"op": "sort", "columns": ["score"]}, {"op": "limit", "count": 3}]
 
 
@@ -70,8 +72,13 @@ def start_worker(app, database_url, tmp_path):
             "DATAHUB_PIPELINE_POLL_SECONDS": "0.2",
         }
         log = open(tmp_path / f"worker-{len(processes)}.log", "wb")
-        process = popen([sys.executable, "-m", "flask", "--app", "datahub", "worker"],
-                                   cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+        process = popen(
+            [sys.executable, "-m", "flask", "--app", "datahub", "worker"],
+            cwd=ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
         log.close()
         processes.append(process)
         return process
@@ -106,19 +113,23 @@ def test_worker_killed_mid_run(app, client, actors, big_source, start_worker):
     assert run["error"] == STALE_ERROR.format(seconds=STALE_AFTER)
     assert run["finished_at"] is not None and run["output_dataset_id"] is None
 
-    assert client.patch(f"{PIPELINES}{pipeline['id']}", json={"steps": LIGHT},
-                        headers=editor).status_code == 200
+    assert (
+        client.patch(
+            f"{PIPELINES}{pipeline['id']}", json={"steps": LIGHT}, headers=editor
+        ).status_code
+        == 200
+    )
     again = start(client, editor, pipeline["id"])
-    again = wait_for(client, editor, pipeline["id"], again["id"],
-                     {"succeeded", "failed"}, 90)
+    again = wait_for(client, editor, pipeline["id"], again["id"], {"succeeded", "failed"}, 90)
     assert again["status"] == "succeeded", again
     assert (again["rows_in"], again["rows_out"]) == (ROWS, 3)
     storage = app.config["STORAGE_PATH"]
     assert not [n for n in os.listdir(storage) if n.startswith(".upload-")]
 
 
-def test_cancel_stops_a_running_run_and_keeps_the_previous_output(app, client, actors,
-                                                                   big_source, start_worker):
+def test_cancel_stops_a_running_run_and_keeps_the_previous_output(
+    app, client, actors, big_source, start_worker
+):
     editor = actors["editor"].headers
     pipeline = create_pipeline(client, editor, big_source["id"], LIGHT, output="result")
     start_worker()
@@ -133,23 +144,31 @@ def test_cancel_stops_a_running_run_and_keeps_the_previous_output(app, client, a
     heavy = start(client, editor, pipeline["id"])
     wait_for(client, editor, pipeline["id"], heavy["id"], {"running"}, 30)
     time.sleep(1.0)
-    response = client.post(f"{PIPELINES}{pipeline['id']}/runs/{heavy['id']}/cancel",
-                           headers=editor)
+    response = client.post(f"{PIPELINES}{pipeline['id']}/runs/{heavy['id']}/cancel", headers=editor)
     cancelled_at = time.monotonic()
     assert response.status_code == 200
     assert response.get_json()["status"] == "cancelled"
 
     # The one worker takes another run only once it has let go of the cancelled one.
-    other = create_pipeline(client, editor, big_source["id"],
-                            [{"op": "limit", "count": 1}], name="probe", output="probe out")
+    other = create_pipeline(
+        client,
+        editor,
+        big_source["id"],
+        [{"op": "limit", "count": 1}],
+        name="probe",
+        output="probe out",
+    )
     probe = start(client, editor, other["id"])
     probe = wait_for(client, editor, other["id"], probe["id"], {"succeeded", "failed"}, 30)
     assert probe["status"] == "succeeded"
     assert time.monotonic() - cancelled_at < 5
 
     heavy = get_run(client, editor, pipeline["id"], heavy["id"])
-    assert (heavy["status"], heavy["error"], heavy["output_dataset_id"]) == \
-        ("cancelled", "cancelled by a user", None)
+    assert (heavy["status"], heavy["error"], heavy["output_dataset_id"]) == (
+        "cancelled",
+        "cancelled by a user",
+        None,
+    )
     assert client.get(output_url, headers=editor).get_json() == before
     after_bytes = client.get(f"{output_url}/file", headers=editor).data
     assert after_bytes == before_bytes

@@ -1,6 +1,7 @@
 """Every library internal turned off at once (docs/contributing/internals.rst), through a real
 gunicorn: gunicorn's own ``gthread`` worker, and only the public API of Flask,
 Flask-Limiter and SQLAlchemy. The service answers as with them."""
+
 import http.client
 import json
 from urllib.parse import urlsplit
@@ -51,8 +52,12 @@ def test_the_service_on_public_apis_only(gunicorn_server):
     assert status == 201, body
     file_path = f"/datasets/{json.loads(body)['id']}/file"
     content = bytes(range(256)) * 4096
-    status, body = call("PUT", file_path + "?filename=a.bin", content,
-                        {**auth, "Content-Type": "application/octet-stream"})
+    status, body = call(
+        "PUT",
+        file_path + "?filename=a.bin",
+        content,
+        {**auth, "Content-Type": "application/octet-stream"},
+    )
     assert status == 200, body
     assert call("GET", file_path, headers=auth) == (200, content)
     # Answered before the body is read: the body is drained, the connection kept.

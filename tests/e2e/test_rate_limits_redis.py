@@ -1,6 +1,7 @@
 """Rate-limit counts shared by two gunicorn workers through the real Redis (issue 5,
-part 3). Redis must be running on 127.0.0.1:6379 (database 5 is this suite's): when it is
+part 3). Redis must be running on 127.0.0.1:6379 (tests.workers picks the database): when it is
 not, these tests fail, they do not skip."""
+
 import json
 import re
 import time
@@ -12,9 +13,11 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 import redis
 
+from tests import workers
+
 pytestmark = pytest.mark.e2e
 
-REDIS_URL = "redis://127.0.0.1:6379/5"
+REDIS_URL = workers.redis_url(0)
 PER_ADDRESS = 10
 
 
@@ -62,10 +65,12 @@ def test_login_limit_is_shared_by_both_workers(gunicorn_server, redis_prefix):
     url = gunicorn_server.url
     run = uuid.uuid4().hex[:8]
     with ThreadPoolExecutor(max_workers=PER_ADDRESS) as pool:
-        results = list(pool.map(
-            lambda i: post_login(url, f"guess{i}@example.com", f"rl-{run}-{i}"),
-            range(PER_ADDRESS),
-        ))
+        results = list(
+            pool.map(
+                lambda i: post_login(url, f"guess{i}@example.com", f"rl-{run}-{i}"),
+                range(PER_ADDRESS),
+            )
+        )
     assert [status for status, _, _ in results] == [401] * PER_ADDRESS, results
 
     status, headers, body = post_login(url, "one-more@example.com", f"rl-{run}-last")

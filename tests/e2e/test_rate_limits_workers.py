@@ -1,6 +1,7 @@
 """Rate limits exact across gunicorn's workers with the default settings: no Redis, the
 counts in the instance folder's SQLite file. Each attempt is a new connection; attempts
 are sent together so that several workers answer them, and the access log proves it."""
+
 import json
 import re
 import time
@@ -32,8 +33,11 @@ def post_login(url, email, request_id):
     request = urllib.request.Request(
         url + "/api/v1/auth/login",
         data=json.dumps({"email": email, "password": "wrong password"}).encode(),
-        headers={"Content-Type": "application/json", "X-Request-ID": request_id,
-                 "Connection": "close"},
+        headers={
+            "Content-Type": "application/json",
+            "X-Request-ID": request_id,
+            "Connection": "close",
+        },
         method="POST",
     )
     try:
@@ -45,8 +49,11 @@ def post_login(url, email, request_id):
 
 def together(url, emails, run, start=0):
     with ThreadPoolExecutor(max_workers=len(emails)) as pool:
-        return list(pool.map(lambda pair: post_login(url, pair[1], f"{run}-{pair[0]}"),
-                             enumerate(emails, start)))
+        return list(
+            pool.map(
+                lambda pair: post_login(url, pair[1], f"{run}-{pair[0]}"), enumerate(emails, start)
+            )
+        )
 
 
 def workers_that_answered(server, run, count):

@@ -2,6 +2,7 @@
 the guides for curl, the ``datahub`` command and Python), run in order as written (bash,
 the real curl, the ``datahub`` command, the Python client) against a real gunicorn, so that
 the documentation cannot drift from the service (tests/e2e/docs_examples.py)."""
+
 import re
 import shutil
 import subprocess
@@ -27,8 +28,11 @@ pytestmark = pytest.mark.e2e
 def test_every_runnable_example_is_in_the_walkthrough():
     """A bash or python block on another page would never run: such pages show commands
     as literal blocks (``::``) instead."""
-    elsewhere = {page: [code for language, _, code in code_blocks(text) if language in RUNNABLE]
-                 for page, text in pages().items() if page not in WALKTHROUGH}
+    elsewhere = {
+        page: [code for language, _, code in code_blocks(text) if language in RUNNABLE]
+        for page, text in pages().items()
+        if page not in WALKTHROUGH
+    }
     assert {page: codes for page, codes in elsewhere.items() if codes} == {}
     languages = [language for language, _, _ in walkthrough_blocks()]
     assert languages.count("bash") >= 7 and languages.count("python") >= 1
@@ -36,8 +40,12 @@ def test_every_runnable_example_is_in_the_walkthrough():
 
 def test_every_curl_command_is_in_a_block_that_runs():
     run = "".join(code for _, _, code in walkthrough_blocks())
-    commands = [line.strip() for text in pages().values() for line in text.splitlines()
-                if line.startswith("    ") and re.match(r"\s*(\S+=\$\()?curl\s", line)]
+    commands = [
+        line.strip()
+        for text in pages().values()
+        for line in text.splitlines()
+        if line.startswith("    ") and re.match(r"\s*(\S+=\$\()?curl\s", line)
+    ]
     assert len(commands) > 20
     missing = [line for line in commands if line not in run]
     assert missing == []
@@ -53,10 +61,18 @@ def test_walkthrough_examples_run(app, gunicorn_server, tmp_path):
     venv_bin = str(Path(sys.executable).parent)  # where the `datahub` command is installed
     assert Path(venv_bin, "datahub").exists()
     result = subprocess.run(
-        ["bash", "-c", walkthrough_script(gunicorn_server.url)], cwd=work, capture_output=True,
-        text=True, timeout=120, stdin=subprocess.DEVNULL,
-        env={"PATH": f"{venv_bin}:/usr/bin:/bin:/usr/local/bin", "HOME": str(home),
-             "PYTHON": sys.executable, "DATAHUB_PASSWORD": gunicorn_server.admin_password()},
+        ["bash", "-c", walkthrough_script(gunicorn_server.url)],
+        cwd=work,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+        env={
+            "PATH": f"{venv_bin}:/usr/bin:/bin:/usr/local/bin",
+            "HOME": str(home),
+            "PYTHON": sys.executable,
+            "DATAHUB_PASSWORD": gunicorn_server.admin_password(),
+        },
     )
     output = result.stdout
     assert result.returncode == 0, output + result.stderr
@@ -67,9 +83,11 @@ def test_walkthrough_examples_run(app, gunicorn_server, tmp_path):
     assert "304" in lines  # If-None-Match with the sha256
     assert "date,temp" in lines  # the 9 bytes of the Range request
     assert lines.count("204") == 3  # the dataset, the user and the other session deleted
-    assert ('{"format":"csv","columns":[{"name":"date","type":"DATE"},{"name":"temp",'
-            '"type":"BIGINT"},{"name":"note","type":"VARCHAR"}],'
-            '"rows":[["2024-01-01",-3,null],["2024-01-02",-5,"windy"]],"truncated":false}') in lines  # preview
+    assert (
+        '{"format":"csv","columns":[{"name":"date","type":"DATE"},{"name":"temp",'
+        '"type":"BIGINT"},{"name":"note","type":"VARCHAR"}],'
+        '"rows":[["2024-01-01",-3,null],["2024-01-02",-5,"windy"]],"truncated":false}'
+    ) in lines  # preview
     assert '{"message":"Successfully logged out"}' in lines
     # The only error on the way: the refresh after logout.
     assert output.count('"detail"') == 1 and '{"detail":"Not authenticated"}' in lines
@@ -84,21 +102,27 @@ def test_walkthrough_examples_run(app, gunicorn_server, tmp_path):
     assert (work / "tromso-copy.csv").read_text() == "date,temp\n2024-01-01,-8\n"
     # Every stored file belongs to a dataset still there (the pipeline walk-through keeps
     # its source and output); the datasets deleted on the way took their files along.
-    from datahub.datasets.models import Dataset
     from datahub.app.extensions import db
+    from datahub.datasets.models import Dataset
 
     with app.app_context():
-        keys = set(db.session.scalars(db.select(Dataset.file_key).where(
-            Dataset.file_key.is_not(None))))
+        keys = set(
+            db.session.scalars(db.select(Dataset.file_key).where(Dataset.file_key.is_not(None)))
+        )
     stored = {path.name for path in (gunicorn_server.instance_path / "storage").iterdir()}
     assert stored == keys
 
 
 def run_blocks(server, tmp_path, code, password):
     return subprocess.run(
-        ["bash", "-c", script(server.url, [("bash", None, code)])], cwd=tmp_path,
-        capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
-        env={"PATH": "/usr/bin:/bin:/usr/local/bin", "DATAHUB_PASSWORD": password})
+        ["bash", "-c", script(server.url, [("bash", None, code)])],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+        env={"PATH": "/usr/bin:/bin:/usr/local/bin", "DATAHUB_PASSWORD": password},
+    )
 
 
 def test_a_failing_step_shows_the_api_detail(gunicorn_server, tmp_path):
@@ -108,11 +132,17 @@ def test_a_failing_step_shows_the_api_detail(gunicorn_server, tmp_path):
     assert refused.returncode != 0
     assert refused.stderr.strip() == "Error: Invalid email or password", refused.stderr
 
-    invalid = run_blocks(gunicorn_server, tmp_path, login + """
+    invalid = run_blocks(
+        gunicorn_server,
+        tmp_path,
+        login
+        + """
         curl -sS -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' \\
           -d '{"name": ""}' "$BASE/datasets/" | pick id
         echo not reached
-    """, gunicorn_server.admin_password())
+    """,
+        gunicorn_server.admin_password(),
+    )
     assert invalid.returncode != 0 and "not reached" not in invalid.stdout
     assert invalid.stderr.startswith("Error: body.name: "), invalid.stderr
     assert "Traceback" not in refused.stderr + invalid.stderr

@@ -1,6 +1,7 @@
 """The worker model under slow and hostile clients, through a real gunicorn and raw
 sockets: gunicorn's own errors in JSON, bodies refused before they are sent, idle clients
 dropped, slow but steady transfers never cut, and slow clients never starving the rest."""
+
 import contextlib
 import hashlib
 import json
@@ -40,8 +41,10 @@ def read_all(sock):
 def parse(raw):
     head, _, body = raw.partition(b"\r\n\r\n")
     lines = head.decode("latin-1").split("\r\n")
-    headers = {k.strip().lower(): v.strip() for k, v in
-               (line.split(":", 1) for line in lines[1:] if ":" in line)}
+    headers = {
+        k.strip().lower(): v.strip()
+        for k, v in (line.split(":", 1) for line in lines[1:] if ":" in line)
+    }
     return int(lines[0].split()[1]), headers, body
 
 
@@ -54,51 +57,87 @@ def request(server, method, path, body=b"", headers=(), timeout=10):
 
 
 def login(server):
-    credentials = json.dumps({"email": "admin@example.com",
-                              "password": server.admin_password()}).encode()
-    status, _, body = request(server, "POST", "/api/v1/auth/login", credentials,
-                              [("Content-Type", "application/json")])
+    credentials = json.dumps(
+        {"email": "admin@example.com", "password": server.admin_password()}
+    ).encode()
+    status, _, body = request(
+        server, "POST", "/api/v1/auth/login", credentials, [("Content-Type", "application/json")]
+    )
     assert status == 200, body
     return json.loads(body)["access_token"]
 
 
 def create_dataset(server, token, name):
-    status, _, body = request(server, "POST", "/api/v1/datasets/",
-                              json.dumps({"name": name}).encode(),
-                              [("Content-Type", "application/json"),
-                               ("Authorization", f"Bearer {token}")])
+    status, _, body = request(
+        server,
+        "POST",
+        "/api/v1/datasets/",
+        json.dumps({"name": name}).encode(),
+        [("Content-Type", "application/json"), ("Authorization", f"Bearer {token}")],
+    )
     assert status == 201, body
     return json.loads(body)["id"]
 
 
 def upload(server, token, dataset_id, content):
-    status, _, body = request(server, "PUT", f"/api/v1/datasets/{dataset_id}/file", content,
-                              [("Content-Type", "text/csv"),
-                               ("Authorization", f"Bearer {token}")], timeout=60)
+    status, _, body = request(
+        server,
+        "PUT",
+        f"/api/v1/datasets/{dataset_id}/file",
+        content,
+        [("Content-Type", "text/csv"), ("Authorization", f"Bearer {token}")],
+        timeout=60,
+    )
     assert status == 200, body
 
 
 # -- gunicorn's own answers are the contract's JSON ----------------------------------------
 
-CHUNKED_LOGIN = (b"POST /api/v1/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json"
-                 b"\r\nTransfer-Encoding: chunked\r\n\r\n")
+CHUNKED_LOGIN = (
+    b"POST /api/v1/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json"
+    b"\r\nTransfer-Encoding: chunked\r\n\r\n"
+)
 
 
-@pytest.mark.parametrize("raw, status, detail", [
-    (b"GET /" + b"a" * 5000 + b" HTTP/1.1\r\nHost: x\r\n\r\n", 414, "Request line too long"),
-    (b"GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + b"b" * 9000 + b"\r\n\r\n", 431,
-     "Request header fields too large"),
-    (b"GET / HTTP/1.1\r\nHost: x\r\n" + b"".join(b"X-%d: 1\r\n" % i for i in range(120))
-     + b"\r\n", 431, "Request header fields too large"),
-    (b"NOT A REQUEST\r\n\r\n", 400, "Malformed request"),
-    (b"GET / HTTP/1.1\r\nHost: x\r\nBad Header: 1\r\n\r\n", 400, "Malformed request"),
-    (b"GET / HTTP/1.1\r\nHost: x\r\nX-Nul: a\x00b\r\n\r\n", 400, "Malformed request"),
-    (b"POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: foo\r\n\r\n", 501,
-     "Transfer coding not supported"),
-    (CHUNKED_LOGIN + b"zz\r\nabc\r\n0\r\n\r\n", 400, "Malformed chunked body"),
-    (CHUNKED_LOGIN + b"3\r\nabcXX0\r\n\r\n", 400, "Malformed chunked body"),
-], ids=["long-line", "long-header", "many-headers", "garbage", "bad-header-name", "nul-header",
-        "transfer-coding", "chunk-size", "chunk-terminator"])
+@pytest.mark.parametrize(
+    "raw, status, detail",
+    [
+        (b"GET /" + b"a" * 5000 + b" HTTP/1.1\r\nHost: x\r\n\r\n", 414, "Request line too long"),
+        (
+            b"GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + b"b" * 9000 + b"\r\n\r\n",
+            431,
+            "Request header fields too large",
+        ),
+        (
+            b"GET / HTTP/1.1\r\nHost: x\r\n"
+            + b"".join(b"X-%d: 1\r\n" % i for i in range(120))
+            + b"\r\n",
+            431,
+            "Request header fields too large",
+        ),
+        (b"NOT A REQUEST\r\n\r\n", 400, "Malformed request"),
+        (b"GET / HTTP/1.1\r\nHost: x\r\nBad Header: 1\r\n\r\n", 400, "Malformed request"),
+        (b"GET / HTTP/1.1\r\nHost: x\r\nX-Nul: a\x00b\r\n\r\n", 400, "Malformed request"),
+        (
+            b"POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: foo\r\n\r\n",
+            501,
+            "Transfer coding not supported",
+        ),
+        (CHUNKED_LOGIN + b"zz\r\nabc\r\n0\r\n\r\n", 400, "Malformed chunked body"),
+        (CHUNKED_LOGIN + b"3\r\nabcXX0\r\n\r\n", 400, "Malformed chunked body"),
+    ],
+    ids=[
+        "long-line",
+        "long-header",
+        "many-headers",
+        "garbage",
+        "bad-header-name",
+        "nul-header",
+        "transfer-coding",
+        "chunk-size",
+        "chunk-terminator",
+    ],
+)
 def test_every_error_of_the_server_is_json(gunicorn_server, raw, status, detail):
     answer, headers, body = parse(exchange(gunicorn_server, raw))
     assert (answer, json.loads(body)) == (status, {"detail": detail})
@@ -109,17 +148,24 @@ def test_every_error_of_the_server_is_json(gunicorn_server, raw, status, detail)
 
 # -- bodies refused before they are sent -------------------------------------------------
 
-@pytest.mark.parametrize("path, method, status, detail", [
-    ("/api/v1/auth/login", "POST", 413, "Request body too large"),
-    ("/api/v1/datasets/", "POST", 413, "Request body too large"),
-    ("/api/v1/datasets/1/file", "PUT", 400, "File too large"),
-])
+
+@pytest.mark.parametrize(
+    "path, method, status, detail",
+    [
+        ("/api/v1/auth/login", "POST", 413, "Request body too large"),
+        ("/api/v1/datasets/", "POST", 413, "Request body too large"),
+        ("/api/v1/datasets/1/file", "PUT", 400, "File too large"),
+    ],
+)
 def test_a_declared_length_over_the_limit_is_answered_before_any_byte_is_sent(
-        gunicorn_server, path, method, status, detail):
+    gunicorn_server, path, method, status, detail
+):
     """The client announces 1 GiB and sends nothing: the answer comes at once and the
     connection closes, nothing of the body is waited for."""
-    head = (f"{method} {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-            f"Content-Length: {2 ** 30}\r\n\r\n").encode()
+    head = (
+        f"{method} {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {2**30}\r\n\r\n"
+    ).encode()
     started = time.monotonic()
     answer, _, body = parse(exchange(gunicorn_server, head, timeout=5))
     assert (answer, json.loads(body)) == (status, {"detail": detail})
@@ -136,11 +182,17 @@ def test_an_answer_before_a_small_body_still_reaches_a_client_sending_it(gunicor
     conn = http.client.HTTPConnection(host, port, timeout=10)
     try:
         for _ in range(3):
-            conn.request("PUT", "/api/v1/datasets/1/file", body=b"a,b\n" * 100000,
-                         headers={"Content-Type": "text/csv"})
+            conn.request(
+                "PUT",
+                "/api/v1/datasets/1/file",
+                body=b"a,b\n" * 100000,
+                headers={"Content-Type": "text/csv"},
+            )
             response = conn.getresponse()
             assert (response.status, json.loads(response.read())) == (
-                401, {"detail": "Not authenticated"})
+                401,
+                {"detail": "Not authenticated"},
+            )
         conn.request("GET", "/healthz")
         assert conn.getresponse().status == 200
     finally:
@@ -148,6 +200,7 @@ def test_an_answer_before_a_small_body_still_reaches_a_client_sending_it(gunicor
 
 
 # -- idle clients are dropped, steady ones never cut --------------------------------------
+
 
 class TestIdleAndSteady:
     @pytest.fixture
@@ -157,23 +210,32 @@ class TestIdleAndSteady:
     @pytest.fixture
     def gunicorn_env(self):
         # gthread's own timeout shorter than every transfer below: it must cut none.
-        return {"DATAHUB_CLIENT_IDLE_TIMEOUT": str(IDLE), "DATAHUB_THREADS": "2",
-                "GUNICORN_CMD_ARGS": "--timeout 2"}
+        return {
+            "DATAHUB_CLIENT_IDLE_TIMEOUT": str(IDLE),
+            "DATAHUB_THREADS": "2",
+            "GUNICORN_CMD_ARGS": "--timeout 2",
+        }
 
     def test_a_client_that_stops_sending_a_body_is_dropped(self, gunicorn_server):
-        head = (b"POST /api/v1/auth/login HTTP/1.1\r\nHost: x\r\n"
-                b"Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{")
+        head = (
+            b"POST /api/v1/auth/login HTTP/1.1\r\nHost: x\r\n"
+            b"Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"
+        )
         started = time.monotonic()
         answer, _, body = parse(exchange(gunicorn_server, head, timeout=IDLE + 5))
         assert (answer, json.loads(body)) == (
-            400, {"detail": "Request body ended before its Content-Length"})
+            400,
+            {"detail": "Request body ended before its Content-Length"},
+        )
         assert IDLE <= time.monotonic() - started < IDLE + 2
         assert "Traceback" not in gunicorn_server.log()
 
     def test_a_client_that_stops_sending_headers_is_dropped(self, gunicorn_server):
         started = time.monotonic()
-        assert exchange(gunicorn_server, b"GET /healthz HTTP/1.1\r\nHost: x\r\n",
-                        timeout=IDLE + 5) == b""
+        assert (
+            exchange(gunicorn_server, b"GET /healthz HTTP/1.1\r\nHost: x\r\n", timeout=IDLE + 5)
+            == b""
+        )
         assert IDLE <= time.monotonic() - started < IDLE + 2
         assert "Traceback" not in gunicorn_server.log()
 
@@ -184,8 +246,10 @@ class TestIdleAndSteady:
         stalled = []
         for _ in range(2):  # as many as the worker has threads
             sock = slow_reader_socket(gunicorn_server)
-            sock.sendall(f"GET /api/v1/datasets/{dataset}/file HTTP/1.1\r\nHost: x\r\n"
-                         f"Authorization: Bearer {token}\r\n\r\n".encode())
+            sock.sendall(
+                f"GET /api/v1/datasets/{dataset}/file HTTP/1.1\r\nHost: x\r\n"
+                f"Authorization: Bearer {token}\r\n\r\n".encode()
+            )
             sock.recv(1024)  # the answer has started; then nothing more is read
             stalled.append(sock)
         try:
@@ -204,15 +268,17 @@ class TestIdleAndSteady:
         token = login(gunicorn_server)
         dataset = create_dataset(gunicorn_server, token, "steady")
         content = bytes(range(256)) * 4096  # 1 MiB, sent in 8 pieces over ~7 s
-        head = (f"PUT /api/v1/datasets/{dataset}/file HTTP/1.1\r\nHost: x\r\n"
-                f"Authorization: Bearer {token}\r\nContent-Type: text/csv\r\n"
-                f"Content-Length: {len(content)}\r\nConnection: close\r\n\r\n").encode()
+        head = (
+            f"PUT /api/v1/datasets/{dataset}/file HTTP/1.1\r\nHost: x\r\n"
+            f"Authorization: Bearer {token}\r\nContent-Type: text/csv\r\n"
+            f"Content-Length: {len(content)}\r\nConnection: close\r\n\r\n"
+        ).encode()
         with socket.create_connection(address(gunicorn_server), timeout=30) as sock:
             sock.sendall(head)
             piece = len(content) // 8
             for offset in range(0, len(content), piece):
                 time.sleep(IDLE * 0.45)
-                sock.sendall(content[offset:offset + piece])
+                sock.sendall(content[offset : offset + piece])
             status, _, body = parse(read_all(sock))
         assert status == 200, body
         assert json.loads(body)["file"]["sha256"] == hashlib.sha256(content).hexdigest()
@@ -220,8 +286,10 @@ class TestIdleAndSteady:
         # The download, read 128 KiB at a time with pauses just under the idle timeout.
         sock = slow_reader_socket(gunicorn_server)
         with sock:
-            sock.sendall(f"GET /api/v1/datasets/{dataset}/file HTTP/1.1\r\nHost: x\r\n"
-                         f"Authorization: Bearer {token}\r\nConnection: close\r\n\r\n".encode())
+            sock.sendall(
+                f"GET /api/v1/datasets/{dataset}/file HTTP/1.1\r\nHost: x\r\n"
+                f"Authorization: Bearer {token}\r\nConnection: close\r\n\r\n".encode()
+            )
             received, started = b"", time.monotonic()
             while True:
                 time.sleep(IDLE * 0.45)
@@ -250,6 +318,7 @@ def slow_reader_socket(server):
 
 
 # -- slow clients never starve the others ------------------------------------------------
+
 
 class TestNoAcceptWhileBusy:
     """Two workers of four threads; seven clients trickle bodies, so one worker has every
@@ -287,8 +356,10 @@ class TestFiftyAndFifty:
         token = login(gunicorn_server)
         dataset = create_dataset(gunicorn_server, token, "download")
         upload(gunicorn_server, token, dataset, b"y" * (8 * 1024 * 1024))
-        with trickling(gunicorn_server, token, dataset, 50) as tricklers, \
-                slow_downloads(gunicorn_server, token, dataset, 50) as readers:
+        with (
+            trickling(gunicorn_server, token, dataset, 50) as tricklers,
+            slow_downloads(gunicorn_server, token, dataset, 50) as readers,
+        ):
             time.sleep(1)
             durations = {"healthz": [], "login": []}
             for _ in range(10):
@@ -297,10 +368,18 @@ class TestFiftyAndFifty:
                 durations["healthz"].append(time.monotonic() - started)
                 started = time.monotonic()  # an unknown email each time: the same bcrypt
                 status, _, _ = request(  # check, and no per-email rate limit on defaults
-                    gunicorn_server, "POST", "/api/v1/auth/login",
-                    json.dumps({"email": f"probe{len(durations['login'])}@example.com",
-                                "password": "not the password"}).encode(),
-                    [("Content-Type", "application/json")], timeout=30)
+                    gunicorn_server,
+                    "POST",
+                    "/api/v1/auth/login",
+                    json.dumps(
+                        {
+                            "email": f"probe{len(durations['login'])}@example.com",
+                            "password": "not the password",
+                        }
+                    ).encode(),
+                    [("Content-Type", "application/json")],
+                    timeout=30,
+                )
                 assert status == 401
                 durations["login"].append(time.monotonic() - started)
             assert tricklers.alive() == 50 and readers.alive() == 50  # all really held
@@ -339,9 +418,11 @@ def trickling(server, token, dataset, count):
 
     def open_one():
         sock = socket.create_connection(address(server), timeout=10)
-        sock.sendall(f"PUT /api/v1/datasets/{dataset}/file HTTP/1.1\r\nHost: x\r\n"
-                     f"{authorization}Content-Type: text/csv\r\n"
-                     f"Content-Length: 1000000\r\n\r\n".encode())
+        sock.sendall(
+            f"PUT /api/v1/datasets/{dataset}/file HTTP/1.1\r\nHost: x\r\n"
+            f"{authorization}Content-Type: text/csv\r\n"
+            f"Content-Length: 1000000\r\n\r\n".encode()
+        )
         return sock
 
     def step(crowd, sock):
@@ -352,10 +433,13 @@ def trickling(server, token, dataset, count):
 
 def slow_downloads(server, token, dataset, count):
     """``count`` downloads that read 4 KiB every half second."""
+
     def open_one():
         sock = slow_reader_socket(server)
-        sock.sendall(f"GET /api/v1/datasets/{dataset}/file HTTP/1.1\r\nHost: x\r\n"
-                     f"Authorization: Bearer {token}\r\n\r\n".encode())
+        sock.sendall(
+            f"GET /api/v1/datasets/{dataset}/file HTTP/1.1\r\nHost: x\r\n"
+            f"Authorization: Bearer {token}\r\n\r\n".encode()
+        )
         return sock
 
     def step(crowd, sock):

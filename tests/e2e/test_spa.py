@@ -5,6 +5,7 @@ Pages are opened on ``localhost``: Chromium treats it as a potentially trustwort
 so it keeps the ``Secure`` refresh cookie over plain http, as it would over https.
 ``DATAHUB_UPDATE_SCREENSHOTS=1`` writes the screenshots into docs/screenshots/.
 """
+
 import hashlib
 import http.server
 import io
@@ -15,16 +16,23 @@ import time
 from functools import partial
 
 import pytest
-from datahub_client import Client
 
+from datahub_client import Client
 from tests.e2e.conftest import ROOT
 
 pytestmark = pytest.mark.e2e
 
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                 "--no-first-run", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 CSV = b"date,temp\n2024-01-01,-3\n2024-01-02,-5\n"
 
 
@@ -34,8 +42,9 @@ def browser():
 
     assert os.path.exists(CHROMIUM), "chromium is needed (Debian package; .ci/run installs it)"
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                             args=CHROMIUM_ARGS)
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
+        )
         yield browser
         browser.close()
 
@@ -52,16 +61,26 @@ class Traffic:
 
     def __init__(self, page):
         self.calls = []
-        page.on("response", lambda r: self.calls.append(
-            (r.request.method, r.url.split("/api/v1", 1)[-1].split("?")[0], r.status))
-            if "/api/v1/" in r.url else None)
+        page.on(
+            "response",
+            lambda r: (
+                self.calls.append(
+                    (r.request.method, r.url.split("/api/v1", 1)[-1].split("?")[0], r.status)
+                )
+                if "/api/v1/" in r.url
+                else None
+            ),
+        )
 
     def clear(self):
         self.calls.clear()
 
     def count(self, method, path, status=None):
-        return sum(1 for m, p, s in self.calls
-                   if m == method and p == path and (status is None or s == status))
+        return sum(
+            1
+            for m, p, s in self.calls
+            if m == method and p == path and (status is None or s == status)
+        )
 
 
 def spa_url(server):
@@ -89,8 +108,7 @@ def logged_in_page(browser, server):
 
 
 @pytest.mark.parametrize("gunicorn_env", [{"DATAHUB_JWT_ACCESS_TOKEN_EXPIRES": "2"}])
-def test_login_upload_reload_expiry_and_logout(gunicorn_env, gunicorn_server, browser,
-                                               screenshots):
+def test_login_upload_reload_expiry_and_logout(gunicorn_env, gunicorn_server, browser, screenshots):
     context = browser.new_context(viewport={"width": 1000, "height": 620})
     page = context.new_page()
     errors = []
@@ -112,8 +130,12 @@ def test_login_upload_reload_expiry_and_logout(gunicorn_env, gunicorn_server, br
     # The refresh cookie is there, HttpOnly: invisible to the page's JavaScript.
     cookies = {cookie["name"]: cookie for cookie in context.cookies()}
     refresh_cookie = cookies["__Secure-refresh_token"]
-    assert (refresh_cookie["httpOnly"], refresh_cookie["secure"], refresh_cookie["sameSite"],
-            refresh_cookie["path"]) == (True, True, "Strict", "/api/v1/auth")
+    assert (
+        refresh_cookie["httpOnly"],
+        refresh_cookie["secure"],
+        refresh_cookie["sameSite"],
+        refresh_cookie["path"],
+    ) == (True, True, "Strict", "/api/v1/auth")
     assert page.evaluate("document.cookie") == ""
     # Nor is the access token stored anywhere a script could find it later.
     assert page.evaluate("localStorage.length + sessionStorage.length") == 0
@@ -121,8 +143,9 @@ def test_login_upload_reload_expiry_and_logout(gunicorn_env, gunicorn_server, br
     # Create a dataset with its file.
     page.fill("#name", "Oslo weather")
     page.fill("#tags", "weather, oslo")
-    page.set_input_files("#file", files=[{"name": "weather.csv", "mimeType": "text/csv",
-                                          "buffer": CSV}])
+    page.set_input_files(
+        "#file", files=[{"name": "weather.csv", "mimeType": "text/csv", "buffer": CSV}]
+    )
     page.click("#create-form button")
     page.wait_for_selector("#status:has-text('Created dataset')")
     cells = page.locator("#datasets tr").first.locator("td").all_text_contents()
@@ -163,8 +186,10 @@ def test_login_upload_reload_expiry_and_logout(gunicorn_env, gunicorn_server, br
     page.reload()
     page.wait_for_selector("#login-view:not([hidden])")
     # Besides asking which logins there are (no OIDC here: no "Sign in with" button).
-    assert sorted(traffic.calls) == [("GET", "/auth/providers", 200),
-                                     ("POST", "/auth/refresh", 401)]
+    assert sorted(traffic.calls) == [
+        ("GET", "/auth/providers", 200),
+        ("POST", "/auth/refresh", 401),
+    ]
     assert page.is_hidden("#oidc-login")
 
     # A session ended elsewhere (every session of the user, from a script): the next
@@ -203,7 +228,8 @@ class ForeignSite:
             f"fetch({api!r} + '/api/v1/auth/refresh', {{method: 'POST', credentials: 'include'}})\n"
             "  .then(r => r.text().then(t => { document.title = 'read ' + r.status + ' ' + t; }))\n"
             "  .catch(e => { document.title = 'blocked ' + e.message; });\n"
-            "</script>\n")
+            "</script>\n"
+        )
         handler = partial(QuietHandler, directory=str(folder))
         self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self.port = self.server.server_address[1]
@@ -235,10 +261,14 @@ def test_a_page_from_a_foreign_origin_cannot_refresh(gunicorn_server, browser, t
             cdp = context.new_cdp_session(attacker)
             cdp.send("Network.enable")
             urls, sent = {}, {}
-            cdp.on("Network.requestWillBeSent",
-                   lambda e: urls.__setitem__(e["requestId"], e["request"]["url"]))
-            cdp.on("Network.requestWillBeSentExtraInfo",
-                   lambda e: sent.__setitem__(e["requestId"], e["headers"]))
+            cdp.on(
+                "Network.requestWillBeSent",
+                lambda e: urls.__setitem__(e["requestId"], e["request"]["url"]),
+            )
+            cdp.on(
+                "Network.requestWillBeSentExtraInfo",
+                lambda e: sent.__setitem__(e["requestId"], e["headers"]),
+            )
             attacker.goto(f"http://{host}:{foreign.port}/")
             attacker.wait_for_function("document.title !== 'loading'")
             title = attacker.title()
@@ -258,7 +288,8 @@ def test_a_page_from_a_foreign_origin_cannot_refresh(gunicorn_server, browser, t
 
     # The session is untouched: same cookie, and the app still refreshes with it.
     assert {c["name"]: c["value"] for c in context.cookies()}[
-        "__Secure-refresh_token"] == cookie_before
+        "__Secure-refresh_token"
+    ] == cookie_before
     page.reload()
     page.wait_for_selector("#user-email:has-text('admin@example.com')")
     context.close()
@@ -277,9 +308,11 @@ def test_the_js_client_retries_only_idempotent_requests_on_5xx(gunicorn_server, 
     def flaky_list(route):  # GET /datasets/: 503, 502, then the real answer
         arrivals.append(time.monotonic())
         if len(arrivals) <= 2:
-            route.fulfill(status=503 if len(arrivals) == 1 else 502,
-                          content_type="application/json",
-                          body='{"detail": "Service unavailable"}')
+            route.fulfill(
+                status=503 if len(arrivals) == 1 else 502,
+                content_type="application/json",
+                body='{"detail": "Service unavailable"}',
+            )
         else:
             route.continue_()
 
@@ -296,8 +329,11 @@ def test_the_js_client_retries_only_idempotent_requests_on_5xx(gunicorn_server, 
     def failing_create(route):  # POST is never repeated, whatever the status
         if route.request.method == "POST":
             posts.append(route.request.url)
-            route.fulfill(status=503, content_type="application/json",
-                          body='{"detail": "Service unavailable"}')
+            route.fulfill(
+                status=503,
+                content_type="application/json",
+                body='{"detail": "Service unavailable"}',
+            )
         else:
             route.continue_()
 
@@ -332,18 +368,23 @@ def api_client(server):
 
 def preview_table(page):
     """The preview's header ([(name, type)]) and rows, as the page shows them."""
-    header = list(zip(page.locator("#preview-head th .column-name").all_text_contents(),
-                      page.locator("#preview-head th .column-type").all_text_contents()))
-    rows = [row.locator("td").all_text_contents()
-            for row in page.locator("#preview-rows tr").all()]
+    header = list(
+        zip(
+            page.locator("#preview-head th .column-name").all_text_contents(),
+            page.locator("#preview-head th .column-type").all_text_contents(),
+            strict=False,
+        )
+    )
+    rows = [row.locator("td").all_text_contents() for row in page.locator("#preview-rows tr").all()]
     return header, rows
 
 
 def test_clicking_a_dataset_shows_its_preview(gunicorn_server, browser, screenshots):
     api = api_client(gunicorn_server)
     dataset = api.dataset_create("People")
-    api.dataset_upload(dataset["id"], io.BytesIO(PREVIEW_CSV), filename="people.csv",
-                       content_type="text/csv")
+    api.dataset_upload(
+        dataset["id"], io.BytesIO(PREVIEW_CSV), filename="people.csv", content_type="text/csv"
+    )
     empty = api.dataset_create("Nothing yet")
     context, page, errors = logged_in_page(browser, gunicorn_server)
     assert page.is_hidden("#preview-area")
@@ -366,8 +407,12 @@ def test_clicking_a_dataset_shows_its_preview(gunicorn_server, browser, screensh
     assert page.text_content("#preview-title") == "Nothing yet"
     assert page.locator("#preview-rows tr").count() == 0 and previews == []
     assert page.is_visible(f"#datasets tr.selected[data-id='{empty['id']}']")
-    api.dataset_upload(empty["id"], io.BytesIO(b"\x89PNG\r\n\x1a\n\x00\x00"),
-                       filename="x.png", content_type="image/png")
+    api.dataset_upload(
+        empty["id"],
+        io.BytesIO(b"\x89PNG\r\n\x1a\n\x00\x00"),
+        filename="x.png",
+        content_type="image/png",
+    )
     page.click("#reload")
     page.wait_for_selector("#status:has-text('Loaded at')")
     page.click(f"#datasets tr[data-id='{empty['id']}']")
@@ -381,16 +426,28 @@ def test_clicking_a_dataset_shows_its_preview(gunicorn_server, browser, screensh
 def test_a_runs_output_is_previewed_the_same_way(gunicorn_server, browser):
     api = api_client(gunicorn_server)
     source = api.dataset_create("People source")
-    api.dataset_upload(source["id"], io.BytesIO(PREVIEW_CSV), filename="people.csv",
-                       content_type="text/csv")
-    pipeline = json.loads(api.request("POST", "/api/v1/pipelines/", json_body={
-        "name": "First two", "source_dataset_id": source["id"],
-        "steps": [{"op": "limit", "count": 2}], "output_dataset_name": "First two people",
-    }).data)
+    api.dataset_upload(
+        source["id"], io.BytesIO(PREVIEW_CSV), filename="people.csv", content_type="text/csv"
+    )
+    pipeline = json.loads(
+        api.request(
+            "POST",
+            "/api/v1/pipelines/",
+            json_body={
+                "name": "First two",
+                "source_dataset_id": source["id"],
+                "steps": [{"op": "limit", "count": 2}],
+                "output_dataset_name": "First two people",
+            },
+        ).data
+    )
     context, page, errors = logged_in_page(browser, gunicorn_server)
     row = page.locator(f"#pipelines tr[data-id='{pipeline['id']}']")
     assert row.locator("td").all_text_contents()[1:4] == [
-        "First two", str(source["id"]), "never run"]
+        "First two",
+        str(source["id"]),
+        "never run",
+    ]
     assert row.locator("button").count() == 0
 
     run = api.pipeline_run(pipeline["id"])  # the embedded worker executes it
@@ -414,11 +471,26 @@ def test_a_viewer_sees_every_pipeline_and_no_create_form(gunicorn_server, browse
     and the create form is not shown (it would only answer Forbidden)."""
     api = api_client(gunicorn_server)
     source = api.dataset_create("Viewer source")
-    pipeline = json.loads(api.request("POST", "/api/v1/pipelines/", json_body={
-        "name": "Admin's pipeline", "source_dataset_id": source["id"],
-        "output_dataset_name": "Admin's output"}).data)
-    api.request("POST", "/api/v1/users/", json_body={
-        "email": "viewer@example.com", "password": "viewer password", "roles": ["viewer"]})
+    pipeline = json.loads(
+        api.request(
+            "POST",
+            "/api/v1/pipelines/",
+            json_body={
+                "name": "Admin's pipeline",
+                "source_dataset_id": source["id"],
+                "output_dataset_name": "Admin's output",
+            },
+        ).data
+    )
+    api.request(
+        "POST",
+        "/api/v1/users/",
+        json_body={
+            "email": "viewer@example.com",
+            "password": "viewer password",
+            "roles": ["viewer"],
+        },
+    )
     context = browser.new_context(viewport={"width": 1000, "height": 900})
     page = context.new_page()
     errors = []

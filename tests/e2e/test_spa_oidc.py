@@ -1,5 +1,6 @@
 """The SPA's "Sign in with ..." in headless Chromium, against a real gunicorn configured
 for a real OIDC provider process: the provider's page, and back in the app as the user."""
+
 import pytest
 
 from tests.e2e.test_spa import browser, spa_url  # noqa: F401  (a fixture)
@@ -10,14 +11,15 @@ pytestmark = pytest.mark.e2e
 
 @pytest.fixture
 def gunicorn_env(oidc_provider):  # noqa: F811
-    return {f"DATAHUB_{key}": str(value)
-            for key, value in oidc_settings(oidc_provider.issuer).items()
-            if key.startswith("OIDC_")}
+    return {
+        f"DATAHUB_{key}": str(value)
+        for key, value in oidc_settings(oidc_provider.issuer).items()
+        if key.startswith("OIDC_")
+    }
 
 
 def test_sign_in_with_the_provider(oidc_provider, gunicorn_server, browser):  # noqa: F811
-    oidc_provider.set_user("sub-spa", email="sam@example.org", name="Sam Spa",
-                           roles=["editor"])
+    oidc_provider.set_user("sub-spa", email="sam@example.org", name="Sam Spa", roles=["editor"])
     context = browser.new_context()
     page = context.new_page()
     errors = []

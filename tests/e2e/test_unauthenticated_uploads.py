@@ -1,6 +1,7 @@
 """Unauthenticated uploads that send their (small) body slowly, through a real gunicorn:
 the 401 comes at once, and the connection is released shortly after, never held until
 the idle timeout."""
+
 import json
 import socket
 import time
@@ -64,8 +65,10 @@ def closed_by_server(sock):
 
 def test_a_slow_unauthenticated_upload_is_answered_at_once_and_released(gunicorn_server):
     with socket.create_connection(address(gunicorn_server), timeout=10) as sock:
-        sock.sendall(b"PUT /api/v1/datasets/1/file HTTP/1.1\r\nHost: x\r\n"
-                     b"Content-Type: text/csv\r\nContent-Length: 1000000\r\n\r\nx")
+        sock.sendall(
+            b"PUT /api/v1/datasets/1/file HTTP/1.1\r\nHost: x\r\n"
+            b"Content-Type: text/csv\r\nContent-Length: 1000000\r\n\r\nx"
+        )
         started = time.monotonic()
         answer = read_answer(sock, timeout=1)  # within a second of the headers
         status, _, body = parse(answer)
@@ -78,8 +81,9 @@ def test_a_slow_unauthenticated_upload_is_answered_at_once_and_released(gunicorn
 def me(server, token):
     """``GET /auth/me``'s status and how long it took."""
     started = time.monotonic()
-    status, _, _ = request(server, "GET", "/api/v1/auth/me",
-                           headers=[("Authorization", f"Bearer {token}")], timeout=30)
+    status, _, _ = request(
+        server, "GET", "/api/v1/auth/me", headers=[("Authorization", f"Bearer {token}")], timeout=30
+    )
     return status, time.monotonic() - started
 
 

@@ -1,6 +1,7 @@
 """Uploads through a real gunicorn and the real curl: chunked bodies without
 Content-Length, the exact limit, and a client that goes away mid-upload; on the local
 folder and on S3 (a moto server), where a worker killed mid-upload is swept."""
+
 import hashlib
 import json
 import os
@@ -41,8 +42,7 @@ def storage_env(backend, storage_env_extra, request):
     if backend == "local":
         return {}
     server = request.getfixturevalue("s3_server")
-    return server.env(request.getfixturevalue("s3_prefix"), S3_PART_SIZE=PART,
-                      **storage_env_extra)
+    return server.env(request.getfixturevalue("s3_prefix"), S3_PART_SIZE=PART, **storage_env_extra)
 
 
 @pytest.fixture
@@ -61,8 +61,12 @@ def stored(backend, gunicorn_server, request):
 
 def curl(*args, stdin=None):
     assert shutil.which("curl"), "the real curl binary is needed for this test"
-    result = subprocess.run(["curl", "-sS", "--max-time", "30", "-w", "\n%{http_code}", *args],
-                            input=stdin, capture_output=True, check=True)
+    result = subprocess.run(
+        ["curl", "-sS", "--max-time", "30", "-w", "\n%{http_code}", *args],
+        input=stdin,
+        capture_output=True,
+        check=True,
+    )
     body, _, status = result.stdout.rpartition(b"\n")
     return int(status), body
 
@@ -70,13 +74,24 @@ def curl(*args, stdin=None):
 @pytest.fixture
 def dataset(gunicorn_server):
     base = gunicorn_server.url + "/api/v1"
-    status, body = curl("-H", "Content-Type: application/json", "-d", json.dumps(
-        {"email": "admin@example.com", "password": gunicorn_server.admin_password()}),
-        f"{base}/auth/login")
+    status, body = curl(
+        "-H",
+        "Content-Type: application/json",
+        "-d",
+        json.dumps({"email": "admin@example.com", "password": gunicorn_server.admin_password()}),
+        f"{base}/auth/login",
+    )
     assert status == 200, body
     auth = f"Authorization: Bearer {json.loads(body)['access_token']}"
-    status, body = curl("-H", auth, "-H", "Content-Type: application/json",
-                        "-d", '{"name": "uploads"}', f"{base}/datasets/")
+    status, body = curl(
+        "-H",
+        auth,
+        "-H",
+        "Content-Type: application/json",
+        "-d",
+        '{"name": "uploads"}',
+        f"{base}/datasets/",
+    )
     assert status == 201, body
     return f"{base}/datasets/{json.loads(body)['id']}", auth
 
@@ -87,8 +102,9 @@ def storage_files(server):
 
 
 @pytest.mark.parametrize("mode", ["raw", "multipart", "raw with length", "multipart with length"])
-def test_upload_of_exactly_the_limit_and_one_byte_more(gunicorn_server, dataset, tmp_path,
-                                                       mode, stored):
+def test_upload_of_exactly_the_limit_and_one_byte_more(
+    gunicorn_server, dataset, tmp_path, mode, stored
+):
     """Chunked bodies (read through wsgi.input) and bodies with a Content-Length (read from
     the socket itself)."""
     url, auth = dataset
@@ -106,8 +122,16 @@ def test_upload_of_exactly_the_limit_and_one_byte_more(gunicorn_server, dataset,
         if mode == "raw":
             return curl(*send, "-H", auth, f"{url}/file", stdin=data)
         if mode == "raw with length":
-            return curl(*send, "-H", auth, "-H", "Content-Type: application/octet-stream",
-                        "--data-binary", f"@{tmp_path / name}", f"{url}/file")
+            return curl(
+                *send,
+                "-H",
+                auth,
+                "-H",
+                "Content-Type: application/octet-stream",
+                "--data-binary",
+                f"@{tmp_path / name}",
+                f"{url}/file",
+            )
         return curl(*send, "-H", auth, "-F", f"file=@{tmp_path / name}", f"{url}/file")
 
     status, body = put(content, "data.bin")
@@ -127,8 +151,10 @@ def test_upload_of_exactly_the_limit_and_one_byte_more(gunicorn_server, dataset,
 def test_client_leaving_mid_upload_leaves_nothing_behind(gunicorn_server, dataset):
     url, auth = dataset
     parts = urlsplit(url)
-    head = (f"PUT {parts.path}/file HTTP/1.1\r\nHost: {parts.netloc}\r\n{auth}\r\n"
-            f"Content-Type: application/octet-stream\r\nContent-Length: {LIMIT}\r\n\r\n")
+    head = (
+        f"PUT {parts.path}/file HTTP/1.1\r\nHost: {parts.netloc}\r\n{auth}\r\n"
+        f"Content-Type: application/octet-stream\r\nContent-Length: {LIMIT}\r\n\r\n"
+    )
     with socket.create_connection((parts.hostname, parts.port), timeout=10) as sock:
         sock.sendall(head.encode() + b"x" * (LIMIT // 2))
         deadline = time.monotonic() + 10
@@ -153,9 +179,11 @@ def raw_request(url, auth, body, *, content_length=None, extra=b"", pieces=1, sh
     Returns everything the server sent."""
     parts = urlsplit(url)
     length = len(body) if content_length is None else content_length
-    head = (f"PUT {parts.path}/file?filename=raw.bin HTTP/1.1\r\nHost: {parts.netloc}\r\n"
-            f"{auth}\r\nContent-Type: application/octet-stream\r\n"
-            f"Content-Length: {length}\r\n\r\n").encode()
+    head = (
+        f"PUT {parts.path}/file?filename=raw.bin HTTP/1.1\r\nHost: {parts.netloc}\r\n"
+        f"{auth}\r\nContent-Type: application/octet-stream\r\n"
+        f"Content-Length: {length}\r\n\r\n"
+    ).encode()
     with socket.create_connection((parts.hostname, parts.port), timeout=30) as sock:
         if not pieces:  # all at once: gunicorn may read it all with the headers
             sock.sendall(head + body + extra)
@@ -164,7 +192,7 @@ def raw_request(url, auth, body, *, content_length=None, extra=b"", pieces=1, sh
             rest, step = body[1000:], max(1, (len(body) - 1000) // pieces)
             for start in range(0, len(rest), step):
                 time.sleep(0.01)
-                sock.sendall(rest[start:start + step])
+                sock.sendall(rest[start : start + step])
             sock.sendall(extra)
         if shut:
             sock.shutdown(socket.SHUT_WR)
@@ -207,21 +235,28 @@ def test_a_body_shorter_than_its_content_length_is_refused(gunicorn_server, data
     received = raw_request(url, auth, b"x" * 5000, content_length=9000, shut=True)
     [(status, body)] = responses(received)
     assert (status, json.loads(body)) == (
-        400, {"detail": "Request body ended before its Content-Length"})
+        400,
+        {"detail": "Request body ended before its Content-Length"},
+    )
     assert stored() == []
 
 
-@pytest.mark.parametrize("gunicorn_env", [{
-    "DATAHUB_MAX_CONTENT_LENGTH": str(LIMIT),
-    "GUNICORN_CMD_ARGS": "--worker-class gthread --threads 2 --keep-alive 5"}])
+@pytest.mark.parametrize(
+    "gunicorn_env",
+    [
+        {
+            "DATAHUB_MAX_CONTENT_LENGTH": str(LIMIT),
+            "GUNICORN_CMD_ARGS": "--worker-class gthread --threads 2 --keep-alive 5",
+        }
+    ],
+)
 def test_a_request_pipelined_behind_an_upload_is_served(gunicorn_server, dataset):
     """With keep-alive, bytes after the body belong to the next request: what gunicorn read
     ahead beyond the body is handed back to it."""
     url, auth = dataset
     content = b"0123456789" * 300
     parts = urlsplit(url)
-    after = (f"GET /healthz HTTP/1.1\r\nHost: {parts.netloc}\r\nConnection: close\r\n"
-             "\r\n").encode()
+    after = (f"GET /healthz HTTP/1.1\r\nHost: {parts.netloc}\r\nConnection: close\r\n\r\n").encode()
     found = responses(raw_request(url, auth, content, extra=after, pieces=0))
     assert [status for status, _ in found] == [200, 200]
     assert json.loads(found[0][1])["file"]["sha256"] == hashlib.sha256(content).hexdigest()
@@ -236,8 +271,10 @@ def test_a_connection_reset_mid_upload_is_a_client_error_not_a_crash(gunicorn_se
 
     url, auth = dataset
     parts = urlsplit(url)
-    head = (f"PUT {parts.path}/file HTTP/1.1\r\nHost: {parts.netloc}\r\n{auth}\r\n"
-            f"Content-Type: application/octet-stream\r\nContent-Length: {LIMIT}\r\n\r\n")
+    head = (
+        f"PUT {parts.path}/file HTTP/1.1\r\nHost: {parts.netloc}\r\n{auth}\r\n"
+        f"Content-Type: application/octet-stream\r\nContent-Length: {LIMIT}\r\n\r\n"
+    )
     sock = socket.create_connection((parts.hostname, parts.port), timeout=10)
     sock.sendall(head.encode() + b"x" * (LIMIT // 2))
     deadline = time.monotonic() + 10
@@ -273,10 +310,13 @@ def wait_until(condition, server, seconds=20):
 
 @pytest.mark.parametrize("backend", ["s3"])
 @pytest.mark.parametrize("gunicorn_workers", [1])
-@pytest.mark.parametrize("storage_env_extra", [
-    {"S3_SWEEP_AFTER_SECONDS": str(SWEEP_AFTER), "MAX_CONTENT_LENGTH": str(8 * PART)}])
+@pytest.mark.parametrize(
+    "storage_env_extra",
+    [{"S3_SWEEP_AFTER_SECONDS": str(SWEEP_AFTER), "MAX_CONTENT_LENGTH": str(8 * PART)}],
+)
 def test_a_worker_killed_mid_upload_leaves_an_upload_the_next_worker_sweeps(
-        gunicorn_server, dataset, stored, s3_server, s3_prefix):
+    gunicorn_server, dataset, stored, s3_server, s3_prefix
+):
     """kill -9 of the worker while it sends the parts of a multipart upload: the incomplete
     upload stays on S3, and the worker gunicorn starts in its place aborts it. (A grace
     period of two seconds, not 0: the first worker's own sweep at start, in a thread,
@@ -284,8 +324,10 @@ def test_a_worker_killed_mid_upload_leaves_an_upload_the_next_worker_sweeps(
     url, auth = dataset
     parts = urlsplit(url)
     size = 4 * PART
-    head = (f"PUT {parts.path}/file HTTP/1.1\r\nHost: {parts.netloc}\r\n{auth}\r\n"
-            f"Content-Type: application/octet-stream\r\nContent-Length: {size}\r\n\r\n")
+    head = (
+        f"PUT {parts.path}/file HTTP/1.1\r\nHost: {parts.netloc}\r\n{auth}\r\n"
+        f"Content-Type: application/octet-stream\r\nContent-Length: {size}\r\n\r\n"
+    )
     [worker] = worker_pids(gunicorn_server)
     with socket.create_connection((parts.hostname, parts.port), timeout=30) as sock:
         sock.sendall(head.encode() + b"x" * (2 * PART + 1000))  # two parts, not the end

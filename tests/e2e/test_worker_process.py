@@ -1,5 +1,6 @@
 """The README's start command alone runs pipelines: gunicorn's master starts one worker
 process (never a web worker) and starts it again when it is killed, also mid-run."""
+
 import os
 import signal
 import time
@@ -17,13 +18,21 @@ from tests.resources import actors  # noqa: F401  (fixture)
 pytestmark = pytest.mark.e2e
 
 STALE_AFTER = 3
-HEAVY = [{"op": "sql", "query": "SELECT count(*) AS n FROM input a, input b, input c, "
-                                "input d WHERE a.n + b.n + c.n + d.n = 7"}]
+HEAVY = [
+    {
+        "op": "sql",
+        "query": "SELECT count(*) AS n FROM input a, input b, input c, "
+        "input d WHERE a.n + b.n + c.n + d.n = 7",
+    }
+]
 
 
 def worker_processes(server):
-    return [pid for pid, command in children(server.process.pid).items()
-            if b"flask" in command and b"worker" in command]
+    return [
+        pid
+        for pid, command in children(server.process.pid).items()
+        if b"flask" in command and b"worker" in command
+    ]
 
 
 def wait_for_worker(server, not_pid=None, timeout=20):
@@ -45,30 +54,39 @@ def executed_by(app, run_id):
 
 @pytest.fixture
 def server(app, database_url, tmp_path):
-    server = start_gunicorn(database_url, tmp_path, 2, extra_env={
-        "DATAHUB_STORAGE_PATH": app.config["STORAGE_PATH"],
-        "DATAHUB_PIPELINE_POLL_SECONDS": "0.2",
-        "DATAHUB_PIPELINE_STALE_AFTER_SECONDS": str(STALE_AFTER),
-    })
+    server = start_gunicorn(
+        database_url,
+        tmp_path,
+        2,
+        extra_env={
+            "DATAHUB_STORAGE_PATH": app.config["STORAGE_PATH"],
+            "DATAHUB_PIPELINE_POLL_SECONDS": "0.2",
+            "DATAHUB_PIPELINE_STALE_AFTER_SECONDS": str(STALE_AFTER),
+        },
+    )
     yield server
     stop_gunicorn(server)
 
 
 def test_runs_execute_in_the_supervised_worker_process_never_a_web_worker(
-        app, client, actors, server):
+    app, client, actors, server
+):
     editor = actors["editor"].headers
     (worker,) = wait_for_worker(server)
     web = set(children(server.process.pid)) - {worker}
     assert len(web) == 2
     pipeline = create_pipeline(client, editor, source(client, editor)["id"])
     run = start(client, editor, pipeline["id"])
-    assert wait_for(client, editor, pipeline["id"], run["id"], {"succeeded", "failed"},
-                    30)["status"] == "succeeded"
+    assert (
+        wait_for(client, editor, pipeline["id"], run["id"], {"succeeded", "failed"}, 30)["status"]
+        == "succeeded"
+    )
     assert executed_by(app, run["id"]) == worker
 
 
 def test_a_worker_killed_mid_run_is_started_again_and_its_run_fails_as_stale(
-        app, client, actors, server):
+    app, client, actors, server
+):
     editor = actors["editor"].headers
     text = "n\n" + "".join(f"{i}\n" for i in range(3000))
     heavy = create_pipeline(client, editor, source(client, editor, text)["id"], HEAVY)
@@ -76,8 +94,14 @@ def test_a_worker_killed_mid_run_is_started_again_and_its_run_fails_as_stale(
     run = start(client, editor, heavy["id"])
     wait_for(client, editor, heavy["id"], run["id"], {"running"}, 30)
     deadline = time.monotonic() + 10  # claimed first, then its inputs, then the process
-    while not (query := [pid for pid, command in children(worker).items()
-                         if b"datahub.app.jobs" in command]) and time.monotonic() < deadline:
+    while (
+        not (
+            query := [
+                pid for pid, command in children(worker).items() if b"datahub.app.jobs" in command
+            ]
+        )
+        and time.monotonic() < deadline
+    ):
         time.sleep(0.05)
     assert query, "the run's query has a process of its own"
     time.sleep(0.5)  # into the query
@@ -89,9 +113,12 @@ def test_a_worker_killed_mid_run_is_started_again_and_its_run_fails_as_stale(
     assert not any(os.path.exists(f"/proc/{pid}") for pid in query)
     run = wait_for(client, editor, heavy["id"], run["id"], {"failed"}, STALE_AFTER + 20)
     assert run["error"] == STALE_ERROR.format(seconds=STALE_AFTER)
-    light = create_pipeline(client, editor, source(client, editor, name="light")["id"],
-                            name="light", output="light out")
+    light = create_pipeline(
+        client, editor, source(client, editor, name="light")["id"], name="light", output="light out"
+    )
     after = start(client, editor, light["id"])
-    assert wait_for(client, editor, light["id"], after["id"], {"succeeded", "failed"},
-                    30)["status"] == "succeeded"
+    assert (
+        wait_for(client, editor, light["id"], after["id"], {"succeeded", "failed"}, 30)["status"]
+        == "succeeded"
+    )
     assert executed_by(app, after["id"]) == again

@@ -1,4 +1,5 @@
 """Each library-internals setting turned off (docs/contributing/internals.rst)."""
+
 import pytest
 
 

@@ -1,8 +1,11 @@
 """The per-request user lookup with AUTH_LOOKUP_DIRECT_CONNECTIONS off (a pooled
 connection per lookup): the same answers as with the guard's own connections."""
+
 from concurrent.futures import ThreadPoolExecutor
 
 from datahub.app.extensions import db
+from tests.conftest import bearer, login
+from tests.fallbacks import setting_off
 from tests.identity.auth.test_me import (  # noqa: F401  (collected here too)
     test_a_changed_user_is_seen_at_once_by_a_token_already_out,
     test_deactivated_user_loses_access_at_once,
@@ -16,8 +19,6 @@ from tests.identity.auth.test_session import (  # noqa: F401
 from tests.identity.auth.test_sessions_api import (  # noqa: F401
     test_deleting_a_session_ends_its_refresh_and_access_tokens,
 )
-from tests.conftest import bearer, login
-from tests.fallbacks import setting_off
 from tests.identity.test_guard import test_a_database_that_cannot_be_reached_answers_503  # noqa: F401
 
 public_api_only = setting_off("AUTH_LOOKUP_DIRECT_CONNECTIONS")
@@ -30,9 +31,12 @@ def test_each_lookup_borrows_a_pooled_connection_and_returns_it(app, make_user):
     connections = app.extensions["datahub.access_guard"].connections
     assert connections.direct is False
     with ThreadPoolExecutor(16) as pool:
-        answers = list(pool.map(
-            lambda _: app.test_client().get("/api/v1/auth/me", headers=headers).status_code,
-            range(100)))
+        answers = list(
+            pool.map(
+                lambda _: app.test_client().get("/api/v1/auth/me", headers=headers).status_code,
+                range(100),
+            )
+        )
     assert answers == [200] * 100
     assert connections.opened == [] and connections.idle == []
     with app.app_context():

@@ -1,8 +1,10 @@
 """The rate limits with RATELIMIT_FAST_PATH off (Flask-Limiter's own per-request work):
 the key cases of tests/identity/auth/test_rate_limits.py, with the same results."""
+
 from flask_limiter._extension import LimiterContext
 
 from datahub.app.extensions import limiter
+from tests.fallbacks import setting_off
 from tests.identity.auth.test_rate_limits import (  # noqa: F401  (collected here too)
     test_a_breach_is_audited,
     test_a_limit_resets_with_the_storage,
@@ -18,7 +20,6 @@ from tests.identity.auth.test_rate_limits import (  # noqa: F401  (collected her
     test_request_wide_limits_from_the_configuration_apply,
     test_routes_without_limits_are_not_limited,
 )
-from tests.fallbacks import setting_off
 
 public_api_only = setting_off("RATELIMIT_FAST_PATH")
 

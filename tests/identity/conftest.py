@@ -1,4 +1,5 @@
 """Fixtures of the LDAP tests: one real slapd for the session, with its people and groups."""
+
 import pytest
 
 from tests.identity.ldap_server import (
@@ -62,7 +63,6 @@ def ldap_settings(url):
         "LDAP_RECEIVE_TIMEOUT": 1,
         "RATELIMIT_ENABLED": False,
     }
-
 
 
 @pytest.fixture(scope="session")

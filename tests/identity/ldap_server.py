@@ -3,6 +3,7 @@ with its own slapd.conf and mdb database in a temporary folder, filled through l
 its rootdn. Its stats log (``-d 256``) shows every BIND it receives. It listens on
 ``ldap://`` (StartTLS offered) and ``ldaps://``, with a certificate for the IP address
 127.0.0.1 only, signed by a throw-away CA made with ``openssl``."""
+
 import os
 import secrets
 import shutil
@@ -51,8 +52,10 @@ access to * by users read by * none
 def slapd_binary():
     found = shutil.which("slapd") or next((p for p in SLAPD_PATHS if os.access(p, os.X_OK)), None)
     if found is None:
-        raise RuntimeError("slapd is not installed: the LDAP tests need Debian's slapd "
-                           "(.ci/run installs it: apt-get install slapd)")
+        raise RuntimeError(
+            "slapd is not installed: the LDAP tests need Debian's slapd "
+            "(.ci/run installs it: apt-get install slapd)"
+        )
     return found
 
 
@@ -63,8 +66,7 @@ def free_port():
 
 
 def _openssl(*args):
-    done = subprocess.run(["openssl", *map(str, args)], capture_output=True, text=True,
-                          check=False)
+    done = subprocess.run(["openssl", *map(str, args)], capture_output=True, text=True, check=False)
     if done.returncode:
         raise RuntimeError(f"openssl {args[0]} failed:\n{done.stderr}")
 
@@ -77,9 +79,21 @@ def _new_key(*args):
 def make_ca(folder, name):
     """A throw-away CA in ``folder``: (cert path, key path)."""
     cert, key = os.path.join(folder, f"{name}.pem"), os.path.join(folder, f"{name}.key")
-    _openssl("req", "-x509", *_new_key("-keyout", key), "-days", "1", "-subj", f"/CN={name}",
-             "-addext", "basicConstraints=critical,CA:TRUE",
-             "-addext", "keyUsage=critical,keyCertSign,cRLSign", "-out", cert)
+    _openssl(
+        "req",
+        "-x509",
+        *_new_key("-keyout", key),
+        "-days",
+        "1",
+        "-subj",
+        f"/CN={name}",
+        "-addext",
+        "basicConstraints=critical,CA:TRUE",
+        "-addext",
+        "keyUsage=critical,keyCertSign,cRLSign",
+        "-out",
+        cert,
+    )
     return cert, key
 
 
@@ -89,20 +103,43 @@ def make_server_certificate(folder, ca_cert, ca_key, ip="127.0.0.1"):
     cert, key = os.path.join(folder, "server.pem"), os.path.join(folder, "server.key")
     request, extensions = os.path.join(folder, "server.csr"), os.path.join(folder, "server.ext")
     with open(extensions, "w") as out:
-        out.write(f"subjectAltName=IP:{ip}\nbasicConstraints=critical,CA:FALSE\n"
-                  "keyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth\n"
-                  "subjectKeyIdentifier=hash\nauthorityKeyIdentifier=keyid\n")
-    _openssl("req", "-new", *_new_key("-keyout", key), "-subj", "/CN=datahub test slapd",
-             "-out", request)
-    _openssl("x509", "-req", "-in", request, "-CA", ca_cert, "-CAkey", ca_key, "-days", "1",
-             "-set_serial", secrets.randbits(63), "-extfile", extensions, "-out", cert)
+        out.write(
+            f"subjectAltName=IP:{ip}\nbasicConstraints=critical,CA:FALSE\n"
+            "keyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth\n"
+            "subjectKeyIdentifier=hash\nauthorityKeyIdentifier=keyid\n"
+        )
+    _openssl(
+        "req", "-new", *_new_key("-keyout", key), "-subj", "/CN=datahub test slapd", "-out", request
+    )
+    _openssl(
+        "x509",
+        "-req",
+        "-in",
+        request,
+        "-CA",
+        ca_cert,
+        "-CAkey",
+        ca_key,
+        "-days",
+        "1",
+        "-set_serial",
+        secrets.randbits(63),
+        "-extfile",
+        extensions,
+        "-out",
+        cert,
+    )
     return cert, key
 
 
 def person(uid, email, name, password):
     return f"uid={uid},{PEOPLE}", {
-        "objectClass": ["inetOrgPerson"], "uid": uid, "cn": name, "sn": name.split()[-1],
-        "mail": email, "userPassword": password,
+        "objectClass": ["inetOrgPerson"],
+        "uid": uid,
+        "cn": name,
+        "sn": name.split()[-1],
+        "mail": email,
+        "userPassword": password,
     }
 
 
@@ -129,10 +166,18 @@ class Slapd:
         includes = "\n".join(f"include /etc/ldap/schema/{name}.schema" for name in SCHEMAS)
         config = os.path.join(self.folder, "slapd.conf")
         with open(config, "w") as out:
-            out.write(CONFIG.format(includes=includes, folder=self.folder, suffix=SUFFIX,
-                                    root_dn=ROOT_DN, root_password=ROOT_PASSWORD,
-                                    ca_file=self.ca_file, cert_file=cert_file,
-                                    key_file=key_file))
+            out.write(
+                CONFIG.format(
+                    includes=includes,
+                    folder=self.folder,
+                    suffix=SUFFIX,
+                    root_dn=ROOT_DN,
+                    root_password=ROOT_PASSWORD,
+                    ca_file=self.ca_file,
+                    cert_file=cert_file,
+                    key_file=key_file,
+                )
+            )
         self._launch()
         self._fill()
         return self
@@ -140,9 +185,18 @@ class Slapd:
     def _launch(self):
         with open(self.log_path, "ab") as log:
             self.process = processes.popen(
-                [slapd_binary(), "-f", os.path.join(self.folder, "slapd.conf"),
-                 "-h", f"{self.url}/ {self.ldaps_url}/", "-d", "256"],
-                stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                [
+                    slapd_binary(),
+                    "-f",
+                    os.path.join(self.folder, "slapd.conf"),
+                    "-h",
+                    f"{self.url}/ {self.ldaps_url}/",
+                    "-d",
+                    "256",
+                ],
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
             )
         try:
             self._wait_for(self.port)
@@ -173,8 +227,10 @@ class Slapd:
         """A TLS handshake on the ldaps:// port, verified against the test CA."""
         context = ssl.create_default_context(cafile=self.ca_file)
         try:
-            with socket.create_connection(("127.0.0.1", self.tls_port), timeout=5) as raw, \
-                    context.wrap_socket(raw, server_hostname="127.0.0.1"):
+            with (
+                socket.create_connection(("127.0.0.1", self.tls_port), timeout=5) as raw,
+                context.wrap_socket(raw, server_hostname="127.0.0.1"),
+            ):
                 pass
         except (OSError, ssl.SSLError) as exc:
             raise RuntimeError(f"slapd's TLS does not work ({exc}):\n{self.log()}") from None
@@ -191,14 +247,22 @@ class Slapd:
         return [line for line in self.log().splitlines() if " BIND dn=" in line]
 
     def admin(self):
-        return ldap3.Connection(ldap3.Server(self.url, get_info=ldap3.NONE), ROOT_DN,
-                                ROOT_PASSWORD, auto_bind=True, raise_exceptions=True)
+        return ldap3.Connection(
+            ldap3.Server(self.url, get_info=ldap3.NONE),
+            ROOT_DN,
+            ROOT_PASSWORD,
+            auto_bind=True,
+            raise_exceptions=True,
+        )
 
     def _fill(self):
         with self.admin() as conn:
             conn.add(SUFFIX, ["dcObject", "organization"], {"dc": "example", "o": "Example"})
-            conn.add(SERVICE_DN, ["organizationalRole", "simpleSecurityObject"],
-                     {"userPassword": SERVICE_PASSWORD})
+            conn.add(
+                SERVICE_DN,
+                ["organizationalRole", "simpleSecurityObject"],
+                {"userPassword": SERVICE_PASSWORD},
+            )
             conn.add(PEOPLE, ["organizationalUnit"], {"ou": "people"})
             conn.add(GROUPS, ["organizationalUnit"], {"ou": "groups"})
             # groupOfNames needs a member: the service account holds every group's place.
@@ -215,5 +279,6 @@ class Slapd:
 
     def set_member(self, group, dn, member):
         with self.admin() as conn:
-            conn.modify(group, {"member": [(ldap3.MODIFY_ADD if member else ldap3.MODIFY_DELETE,
-                                            [dn])]})
+            conn.modify(
+                group, {"member": [(ldap3.MODIFY_ADD if member else ldap3.MODIFY_DELETE, [dn])]}
+            )

@@ -10,6 +10,7 @@ refuse (``bad_signature``: signed with another key under the provider's key id;
 ``wrong_audience``, ``wrong_issuer``, ``expired``, ``wrong_nonce``: signed with the
 provider's own key).
 """
+
 import base64
 import hashlib
 import json
@@ -29,10 +30,9 @@ TAMPERING = ("bad_signature", "wrong_audience", "wrong_issuer", "expired", "wron
 
 def build_app():
     import flask
+    import oidc_provider_mock
     from joserfc import jwt
     from joserfc.jwk import RSAKey
-
-    import oidc_provider_mock
 
     app = oidc_provider_mock.app(require_nonce=True)
     pending = {}
@@ -44,8 +44,10 @@ def build_app():
         if flask.request.path == "/oauth2/authorize" and response.status_code == 302:
             query = urllib.parse.parse_qs(urllib.parse.urlsplit(response.location).query)
             if "code" in query:
-                challenges[query["code"][0]] = (flask.request.args.get("code_challenge"),
-                                                flask.request.args.get("code_challenge_method"))
+                challenges[query["code"][0]] = (
+                    flask.request.args.get("code_challenge"),
+                    flask.request.args.get("code_challenge_method"),
+                )
         return response
 
     @app.before_request
@@ -127,14 +129,22 @@ class Provider:
         with open(self.log_path, "wb") as log:
             self.process = processes.popen(
                 [sys.executable, "-m", "tests.identity.oidc_provider", str(self.port)],
-                cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
+                cwd=root,
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 break
             try:
-                if self.http.request("GET", self.issuer + "/.well-known/openid-configuration",
-                                     timeout=1).status == 200:
+                if (
+                    self.http.request(
+                        "GET", self.issuer + "/.well-known/openid-configuration", timeout=1
+                    ).status
+                    == 200
+                ):
                     return self
             except urllib3.exceptions.HTTPError:
                 pass
@@ -142,22 +152,30 @@ class Provider:
         self.stop()
         with open(self.log_path, encoding="utf-8", errors="replace") as log:
             output = log.read()[-3000:]
-        raise RuntimeError(f"the OIDC provider (oidc-provider-mock, the test extra) did not "
-                           f"start on {self.issuer}:\n{output}")
+        raise RuntimeError(
+            f"the OIDC provider (oidc-provider-mock, the test extra) did not "
+            f"start on {self.issuer}:\n{output}"
+        )
 
     def stop(self):
         processes.stop(self.process)
 
     def set_user(self, sub, **claims):
-        response = self.http.request("PUT", f"{self.issuer}/users/{urllib.parse.quote(sub)}",
-                                     body=json.dumps(claims),
-                                     headers={"Content-Type": "application/json"})
+        response = self.http.request(
+            "PUT",
+            f"{self.issuer}/users/{urllib.parse.quote(sub)}",
+            body=json.dumps(claims),
+            headers={"Content-Type": "application/json"},
+        )
         assert response.status == 204, response.data
 
     def tamper_next_id_token(self, how):
-        response = self.http.request("PUT", f"{self.issuer}/_test/id-token",
-                                     body=json.dumps({"tamper": how}),
-                                     headers={"Content-Type": "application/json"})
+        response = self.http.request(
+            "PUT",
+            f"{self.issuer}/_test/id-token",
+            body=json.dumps({"tamper": how}),
+            headers={"Content-Type": "application/json"},
+        )
         assert response.status == 204, response.data
 
     def corrupt_next_pkce(self):
@@ -169,8 +187,9 @@ class Provider:
         """Submit the authorization page as a person would: the ``Location`` it answers
         with (the client's callback, with ``code`` and ``state`` or ``error``)."""
         fields = {"action": "deny"} if deny else {"sub": sub}
-        response = self.http.request("POST", authorization_url, fields=fields,
-                                     encode_multipart=False, redirect=False)
+        response = self.http.request(
+            "POST", authorization_url, fields=fields, encode_multipart=False, redirect=False
+        )
         assert response.status == 302, (response.status, response.data[:500])
         return response.headers["Location"]
 

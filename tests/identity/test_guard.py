@@ -1,5 +1,6 @@
 """Access tokens (datahub.identity.tokens): the claims kept for a verified token answer as
 PyJWT does, on every token; the guard's user lookup keeps few connections."""
+
 import base64
 import json
 import os
@@ -33,18 +34,42 @@ def variants():
     now = int(time.time())
     sub = "4d1c3d49-2d0a-4f0e-9d59-0c5e0b9f6a11"
     tokens = [
-        forge(sub), forge(sub, aud=["other", "datahub-api"]), forge(sub, aud=["other"]),
-        forge(sub, iat=now - 4000), forge(sub, iat=now + 3600), forge(sub, nbf=now + 3600),
-        forge(sub, exp="soon"), forge(sub, exp=True), forge(sub, nbf="x"), forge(sub, nbf=None),
-        forge(123), forge(sub, jti=5), forge(sub, iss=None), forge(sub, aud=None),
-        forge(sub, exp=now - 1), forge(sub, exp=now + 1), forge(sub, secret="x" * 48),
-        forge(sub, algorithm="HS384"), alg_none(sub), "a.b.c", "..", "a.b", "a.b.c.d", "",
-        forge(sub, exp=now - 1, iss="elsewhere"), forge(sub, exp=now - 1, aud=["other"]),
+        forge(sub),
+        forge(sub, aud=["other", "datahub-api"]),
+        forge(sub, aud=["other"]),
+        forge(sub, iat=now - 4000),
+        forge(sub, iat=now + 3600),
+        forge(sub, nbf=now + 3600),
+        forge(sub, exp="soon"),
+        forge(sub, exp=True),
+        forge(sub, nbf="x"),
+        forge(sub, nbf=None),
+        forge(123),
+        forge(sub, jti=5),
+        forge(sub, iss=None),
+        forge(sub, aud=None),
+        forge(sub, exp=now - 1),
+        forge(sub, exp=now + 1),
+        forge(sub, secret="x" * 48),
+        forge(sub, algorithm="HS384"),
+        alg_none(sub),
+        "a.b.c",
+        "..",
+        "a.b",
+        "a.b.c.d",
+        "",
+        forge(sub, exp=now - 1, iss="elsewhere"),
+        forge(sub, exp=now - 1, aud=["other"]),
         forge(sub, iat=now + 3600, iss="elsewhere"),
-        forge(sub, type_="refresh"), forge(sub, type_="refresh", exp=now - 1),
-        forge(sub, type_=None), forge(sub, type_="refresh", iss="elsewhere"),
-        forge(sub, sid="a-session"), forge(sub, sid=7), forge(sub, sid=7, exp=now - 1),
-        "eyJhbGciOiJIUzI1NiJ9.e30.", "eyJhbGciOiJIUzI1NiJ9..sig",
+        forge(sub, type_="refresh"),
+        forge(sub, type_="refresh", exp=now - 1),
+        forge(sub, type_=None),
+        forge(sub, type_="refresh", iss="elsewhere"),
+        forge(sub, sid="a-session"),
+        forge(sub, sid=7),
+        forge(sub, sid=7, exp=now - 1),
+        "eyJhbGciOiJIUzI1NiJ9.e30.",
+        "eyJhbGciOiJIUzI1NiJ9..sig",
     ]
     valid = forge(sub)
     header, payload, signature = valid.split(".")
@@ -82,7 +107,9 @@ def test_kept_claims_answer_as_pyjwt_does(app):
     assert all(answers.values()), answers  # each answer was given
 
 
-@pytest.mark.parametrize("config_overrides", [{"JWT_ALGORITHM": "HS512", "JWT_SECRET_KEY": "k" * 64}])
+@pytest.mark.parametrize(
+    "config_overrides", [{"JWT_ALGORITHM": "HS512", "JWT_SECRET_KEY": "k" * 64}]
+)
 def test_the_configured_algorithm_is_the_only_one_accepted(app):
     codec = tokens.codec(app)
     assert outcome(codec.decode_access, forge("u", secret="k" * 64, algorithm="HS512")) == "ok"
@@ -135,8 +162,12 @@ def test_the_cache_is_bounded_under_many_threads():
 
 def test_refused_tokens_are_not_kept(app):
     codec = tokens.codec(app)
-    for token in (forge("u", secret="x" * 48), forge("u", iss="elsewhere"), "a.b.c",
-                  forge("u", type_="refresh")):
+    for token in (
+        forge("u", secret="x" * 48),
+        forge("u", iss="elsewhere"),
+        "a.b.c",
+        forge("u", type_="refresh"),
+    ):
         assert outcome(codec.decode_access, token) == "invalid"
     assert codec.verified == {}
 
@@ -178,9 +209,12 @@ def test_many_threads_keep_few_lookup_connections(app, client, make_user):
     headers = bearer(login(client).get_json()["access_token"])
     guard = app.extensions["datahub.access_guard"]
     with ThreadPoolExecutor(32) as pool:
-        answers = list(pool.map(
-            lambda _: app.test_client().get("/api/v1/auth/me", headers=headers).status_code,
-            range(200)))
+        answers = list(
+            pool.map(
+                lambda _: app.test_client().get("/api/v1/auth/me", headers=headers).status_code,
+                range(200),
+            )
+        )
     assert answers == [200] * 200
     assert len(guard.connections.idle) <= MAX_IDLE_LOOKUP_CONNECTIONS
     # The others were closed, none leaked.

@@ -1,4 +1,5 @@
 """Logins of directory users (provider ``ldap``) against a real slapd."""
+
 import json
 import logging
 import re
@@ -41,6 +42,7 @@ def close_directory_connections(app):
 @pytest.fixture
 def audit_log(caplog):
     caplog.set_level(logging.INFO, logger="datahub.audit")
+
     def events(name):
         found = [json.loads(r.getMessage()) for r in caplog.records if r.name == "datahub.audit"]
         return [event for event in found if event["event"] == name]
@@ -65,19 +67,27 @@ def user_binds(slapd):
     return [line for line in slapd.binds() if f'dn="{SERVICE_DN}"' not in line]
 
 
-@pytest.mark.parametrize(("email", "name", "roles"), [
-    ("alice@example.org", "Alice Admin", ["admin"]),
-    ("bob@example.org", "Bob Editor", ["editor"]),
-    ("carol@example.org", "Carol Viewer", ["viewer"]),
-])
-def test_a_directory_user_logs_in_with_the_roles_of_their_groups(app, client, audit_log,
-                                                                   email, name, roles):
+@pytest.mark.parametrize(
+    ("email", "name", "roles"),
+    [
+        ("alice@example.org", "Alice Admin", ["admin"]),
+        ("bob@example.org", "Bob Editor", ["editor"]),
+        ("carol@example.org", "Carol Viewer", ["viewer"]),
+    ],
+)
+def test_a_directory_user_logs_in_with_the_roles_of_their_groups(
+    app, client, audit_log, email, name, roles
+):
     response = ldap_login(client, email)
     assert response.status_code == 200, response.get_json()
     me = client.get("/api/v1/auth/me", headers=bearer(response.get_json()["access_token"]))
     body = me.get_json()
     assert (body["email"], body["name"], body["provider"], body["roles"]) == (
-        email, name, "ldap", roles)
+        email,
+        name,
+        "ldap",
+        roles,
+    )
     assert user_row(app, email).password_hash is None
     (created,) = audit_log("user_created")
     assert created["provider"] == "ldap"
@@ -101,22 +111,34 @@ def test_a_group_change_shows_at_the_next_login(app, client, slapd):
     assert user_row(app, email).roles == ["viewer"]
 
 
-@pytest.mark.parametrize(("email", "password", "reason", "directory_binds"), [
-    ("alice@example.org", "wrong password", "wrong_password", 1),
-    ("nobody@example.org", "alice password", "unknown_email", 1),
-    # Unescaped, these filters would find alice, and her password would bind.
-    ("alic*", "alice password", "unknown_email", 1),
-    ("*", "alice password", "unknown_email", 1),
-    ("*)(mail=*", "alice password", "unknown_email", 1),
-    ("x*", "alice password", "unknown_email", 1),
-    ("alice@example.org)(|(mail=*", "alice password", "unknown_email", 1),
-    # An empty password would be an anonymous bind, which succeeds: it never leaves.
-    ("alice@example.org", "", "empty_password", 0),
-], ids=["wrong-password", "unknown", "prefix", "star", "or-injection", "x-star",
-        "closing-paren", "empty-password"])
-def test_a_failed_login_is_the_same_401_whatever_the_reason(app, client, slapd, audit_log,
-                                                             email, password, reason,
-                                                             directory_binds):
+@pytest.mark.parametrize(
+    ("email", "password", "reason", "directory_binds"),
+    [
+        ("alice@example.org", "wrong password", "wrong_password", 1),
+        ("nobody@example.org", "alice password", "unknown_email", 1),
+        # Unescaped, these filters would find alice, and her password would bind.
+        ("alic*", "alice password", "unknown_email", 1),
+        ("*", "alice password", "unknown_email", 1),
+        ("*)(mail=*", "alice password", "unknown_email", 1),
+        ("x*", "alice password", "unknown_email", 1),
+        ("alice@example.org)(|(mail=*", "alice password", "unknown_email", 1),
+        # An empty password would be an anonymous bind, which succeeds: it never leaves.
+        ("alice@example.org", "", "empty_password", 0),
+    ],
+    ids=[
+        "wrong-password",
+        "unknown",
+        "prefix",
+        "star",
+        "or-injection",
+        "x-star",
+        "closing-paren",
+        "empty-password",
+    ],
+)
+def test_a_failed_login_is_the_same_401_whatever_the_reason(
+    app, client, slapd, audit_log, email, password, reason, directory_binds
+):
     before, user_before = len(slapd.binds()), len(user_binds(slapd))
     response = login(client, email, password)
     assert response.status_code == 401
@@ -129,12 +151,15 @@ def test_a_failed_login_is_the_same_401_whatever_the_reason(app, client, slapd, 
     assert user_row(app, "alice@example.org") is None
 
 
+@pytest.mark.serial  # compares response times
 def test_unknown_emails_and_wrong_passwords_take_the_same_time(app, client, make_user):
     app.config["BCRYPT_ROUNDS"] = 10  # read at each hash and check
     make_user(email="local@example.org")
-    cases = {"unknown": ("nobody@example.org", "some password"),
-             "ldap-wrong": ("alice@example.org", "wrong password"),
-             "local-wrong": ("local@example.org", "wrong password")}
+    cases = {
+        "unknown": ("nobody@example.org", "some password"),
+        "ldap-wrong": ("alice@example.org", "wrong password"),
+        "local-wrong": ("local@example.org", "wrong password"),
+    }
     for email, password in cases.values():  # warm up: the pool, the dummy hash
         login(client, email, password)
     timings = {name: [] for name in cases}
@@ -159,7 +184,8 @@ def silent_server():
 
 @pytest.mark.parametrize("kind", ["nothing-listening", "never-answers"])
 def test_an_unreachable_directory_is_a_503_and_local_users_still_log_in(
-        app, client, make_user, audit_log, kind):
+    app, client, make_user, audit_log, kind
+):
     listener = silent_server() if kind == "never-answers" else None
     port = listener.getsockname()[1] if listener else free_port()
     app.config["LDAP_URL"] = f"ldap://127.0.0.1:{port}"
@@ -182,10 +208,16 @@ def test_an_unreachable_directory_is_a_503_and_local_users_still_log_in(
 def tls_settings(slapd, kind, ca_file, host="127.0.0.1"):
     """``kind`` ``ldaps`` (TLS from the start) or ``starttls`` (ldap:// upgraded)."""
     if kind == "ldaps":
-        return {"LDAP_URL": f"ldaps://{host}:{slapd.tls_port}", "LDAP_START_TLS": False,
-                "LDAP_CA_FILE": ca_file}
-    return {"LDAP_URL": f"ldap://{host}:{slapd.port}", "LDAP_START_TLS": True,
-            "LDAP_CA_FILE": ca_file}
+        return {
+            "LDAP_URL": f"ldaps://{host}:{slapd.tls_port}",
+            "LDAP_START_TLS": False,
+            "LDAP_CA_FILE": ca_file,
+        }
+    return {
+        "LDAP_URL": f"ldap://{host}:{slapd.port}",
+        "LDAP_START_TLS": True,
+        "LDAP_CA_FILE": ca_file,
+    }
 
 
 def bind_strengths(bind_lines):
@@ -199,8 +231,7 @@ def bind_strengths(bind_lines):
 
 
 @pytest.mark.parametrize("kind", ["ldaps", "starttls"])
-def test_a_directory_user_logs_in_over_tls_verified_with_ldap_ca_file(app, client, slapd,
-                                                                       kind):
+def test_a_directory_user_logs_in_over_tls_verified_with_ldap_ca_file(app, client, slapd, kind):
     app.config.update(tls_settings(slapd, kind, slapd.ca_file))
     before = len(slapd.binds())
     response = ldap_login(client, "alice@example.org")
@@ -215,7 +246,8 @@ def test_a_directory_user_logs_in_over_tls_verified_with_ldap_ca_file(app, clien
 @pytest.mark.parametrize("problem", ["unknown-ca", "wrong-host-name"])
 @pytest.mark.parametrize("kind", ["ldaps", "starttls"])
 def test_a_certificate_that_does_not_verify_is_a_503_before_any_bind(
-        app, client, slapd, other_ca, audit_log, kind, problem):
+    app, client, slapd, other_ca, audit_log, kind, problem
+):
     """Another CA, or ``localhost`` against a certificate for the IP 127.0.0.1 only."""
     if problem == "unknown-ca":
         app.config.update(tls_settings(slapd, kind, other_ca))
@@ -240,12 +272,22 @@ def test_a_certificate_that_does_not_verify_is_a_503_before_any_bind(
 
 def test_an_email_held_by_another_provider_is_a_409(app, client):
     with app.app_context():
-        db.session.add(User(email="erin@example.org", name="Erin", roles=["viewer"],
-                            provider="oidc", password_hash=None, is_active=True))
+        db.session.add(
+            User(
+                email="erin@example.org",
+                name="Erin",
+                roles=["viewer"],
+                provider="oidc",
+                password_hash=None,
+                is_active=True,
+            )
+        )
         db.session.commit()
     response = ldap_login(client, "erin@example.org")
     assert (response.status_code, response.get_json()) == (
-        409, {"detail": "Account exists with another provider"})
+        409,
+        {"detail": "Account exists with another provider"},
+    )
     assert user_row(app, "erin@example.org").provider == "oidc"
     assert login(client, "erin@example.org", "wrong password").status_code == 401
 
@@ -264,16 +306,22 @@ def test_the_password_of_a_directory_user_cannot_be_set_here(app, client, runner
     token = response.get_json()["access_token"]
     carol = user_row(app, "carol@example.org")
 
-    change = client.put("/api/v1/auth/me/password", headers=bearer(token),
-                        json={"current_password": "carol password",
-                              "new_password": "a new password"})
+    change = client.put(
+        "/api/v1/auth/me/password",
+        headers=bearer(token),
+        json={"current_password": "carol password", "new_password": "a new password"},
+    )
     assert (change.status_code, change.get_json()) == (409, MANAGED)
-    patch = client.patch(f"/api/v1/users/{carol.id}", headers=admin,
-                         json={"password": "a new password", "name": "Renamed"})
+    patch = client.patch(
+        f"/api/v1/users/{carol.id}",
+        headers=admin,
+        json={"password": "a new password", "name": "Renamed"},
+    )
     assert (patch.status_code, patch.get_json()) == (409, MANAGED)
-    result = runner.invoke(args=["users", "set-password", "carol@example.org",
-                                 "--password-from-env"],
-                           env={"DATAHUB_PASSWORD": "a new password"})
+    result = runner.invoke(
+        args=["users", "set-password", "carol@example.org", "--password-from-env"],
+        env={"DATAHUB_PASSWORD": "a new password"},
+    )
     assert result.exit_code == 1
     assert "Password is managed by the identity provider" in result.output
     assert user_row(app, "carol@example.org").password_hash is None
@@ -281,7 +329,9 @@ def test_the_password_of_a_directory_user_cannot_be_set_here(app, client, runner
 
     listed = client.get("/api/v1/users", headers=admin).get_json()["items"]
     assert {u["email"]: u["provider"] for u in listed} == {
-        "admin@example.com": "local", "carol@example.org": "ldap"}
+        "admin@example.com": "local",
+        "carol@example.org": "ldap",
+    }
     table = runner.invoke(args=["users", "list"]).output
     assert [line.split()[-2] for line in table.splitlines() if "carol" in line] == ["ldap"]
 
@@ -311,14 +361,16 @@ def test_refresh_and_logout_work_for_a_directory_user(client):
     assert client.post("/api/v1/auth/refresh").status_code == 401
 
 
-
 def pool_service_connections(app):
     """Concurrent logins, so that the pool holds several service connections."""
     logins = app.config["LDAP_POOL_SIZE"] * 8
     with ThreadPoolExecutor(app.config["LDAP_POOL_SIZE"] * 2) as executor:
-        statuses = list(executor.map(
-            lambda _: ldap_login(app.test_client(), "alice@example.org").status_code,
-            range(logins)))
+        statuses = list(
+            executor.map(
+                lambda _: ldap_login(app.test_client(), "alice@example.org").status_code,
+                range(logins),
+            )
+        )
     assert statuses == [200] * logins
 
 
@@ -338,8 +390,7 @@ def proxy(slapd):
 
 
 @pytest.mark.parametrize("concurrent", [False, True], ids=["one-by-one", "concurrent"])
-def test_a_restart_behind_a_load_balancer_costs_no_login_a_503(app, slapd, proxy,
-                                                                 concurrent):
+def test_a_restart_behind_a_load_balancer_costs_no_login_a_503(app, slapd, proxy, concurrent):
     """The directory restarts behind something that never tells the pooled connections
     (a load balancer failing over): each one goes silent, costs one receive timeout and
     is dropped with the rest of the pool, never handed to the next login."""
@@ -350,11 +401,15 @@ def test_a_restart_behind_a_load_balancer_costs_no_login_a_503(app, slapd, proxy
     started = time.perf_counter()
     if concurrent:
         with ThreadPoolExecutor(app.config["LDAP_POOL_SIZE"]) as executor:
-            statuses = list(executor.map(
-                lambda _: ldap_login(app.test_client(), "alice@example.org").status_code,
-                range(25)))
+            statuses = list(
+                executor.map(
+                    lambda _: ldap_login(app.test_client(), "alice@example.org").status_code,
+                    range(25),
+                )
+            )
     else:
-        statuses = [ldap_login(app.test_client(), "alice@example.org").status_code
-                    for _ in range(25)]
+        statuses = [
+            ldap_login(app.test_client(), "alice@example.org").status_code for _ in range(25)
+        ]
     assert statuses == [200] * 25
     assert time.perf_counter() - started < 5  # a receive timeout (1 s) per stale connection

@@ -1,11 +1,12 @@
 """datahub_logins_total{provider,result} (datahub.web.metrics) for local, LDAP (a real slapd)
 and OpenID Connect (a real provider process) logins, read from GET /metrics."""
+
 import pytest
 
 from tests.conftest import login
 from tests.identity.conftest import directory_password, ldap_settings, oidc_settings
 from tests.identity.ldap_server import free_port
-from tests.metrics_samples import samples, value
+from tests.metrics_samples import samples
 
 CALLBACK = "/api/v1/auth/oidc/callback"
 
@@ -16,14 +17,20 @@ def logins(client):
 
     def read():
         found = samples(client.get("/metrics").get_data(as_text=True))
-        return {(dict(labels)["provider"], dict(labels)["result"]): count
-                for (name, labels), count in found.items() if name == "datahub_logins_total"}
+        return {
+            (dict(labels)["provider"], dict(labels)["result"]): count
+            for (name, labels), count in found.items()
+            if name == "datahub_logins_total"
+        }
 
     before = read()
 
     def since():
-        return {key: count - before.get(key, 0) for key, count in read().items()
-                if count != before.get(key, 0)}
+        return {
+            key: count - before.get(key, 0)
+            for key, count in read().items()
+            if count != before.get(key, 0)
+        }
 
     return since
 
@@ -35,8 +42,11 @@ def test_local_logins_success_failure_and_rate_limited(client, make_user, logins
     assert login(client, password="wrong").status_code == 401
     assert login(client, email="nobody@example.com").status_code == 401
     assert login(client).status_code == 429
-    assert logins() == {("local", "success"): 1, ("local", "failure"): 2,
-                        ("local", "rate_limited"): 1}
+    assert logins() == {
+        ("local", "success"): 1,
+        ("local", "failure"): 2,
+        ("local", "rate_limited"): 1,
+    }
 
 
 def test_an_unreachable_directory_counts_as_unavailable(app, client, logins):
@@ -48,8 +58,10 @@ def test_an_unreachable_directory_counts_as_unavailable(app, client, logins):
 def test_directory_logins(app, client, slapd, logins):
     app.config.update(ldap_settings(slapd.url))
     try:
-        assert login(client, "bob@example.org", directory_password("bob@example.org")
-                     ).status_code == 200
+        assert (
+            login(client, "bob@example.org", directory_password("bob@example.org")).status_code
+            == 200
+        )
         assert login(client, "bob@example.org", "wrong").status_code == 401
     finally:
         app.extensions["datahub.ldap"].close()

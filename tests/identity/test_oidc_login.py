@@ -1,5 +1,6 @@
 """OpenID Connect logins against a real provider process (oidc-provider-mock): the whole
 flow, roles, the failures' 401s, the 409, the 503, ``next`` and /auth/providers."""
+
 import json
 import logging
 from urllib.parse import parse_qs, urlsplit
@@ -9,8 +10,8 @@ import sqlalchemy as sa
 
 from datahub.app.extensions import db
 from datahub.identity.models import User
-from tests.identity.auth.helpers import COOKIE, PATH, refresh
 from tests.conftest import bearer
+from tests.identity.auth.helpers import COOKIE, PATH, refresh
 from tests.identity.conftest import oidc_settings
 from tests.identity.oidc_provider import free_port
 
@@ -67,8 +68,9 @@ def test_login_request_carries_pkce_state_and_nonce(client, oidc_provider):
     assert query["scope"] == ["openid email profile"]
     assert query["code_challenge_method"] == ["S256"] and len(query["code_challenge"][0]) == 43
     assert len(query["state"][0]) >= 32 and len(query["nonce"][0]) >= 32
-    cookie = next(h for h in response.headers.getlist("Set-Cookie")
-                  if h.startswith("__Secure-oidc_login="))
+    cookie = next(
+        h for h in response.headers.getlist("Set-Cookie") if h.startswith("__Secure-oidc_login=")
+    )
     attributes = {part.strip().split("=")[0].lower() for part in cookie.split(";")[1:]}
     assert {"httponly", "secure", "max-age", "path"} <= attributes
     assert "Path=/api/v1/auth/oidc" in cookie and "SameSite=Lax" in cookie
@@ -78,8 +80,9 @@ def test_login_request_carries_pkce_state_and_nonce(client, oidc_provider):
 
 def test_full_flow_then_refresh_and_me(app, client, oidc_provider, caplog):
     caplog.set_level(logging.INFO, logger="datahub.audit")
-    oidc_provider.set_user("sub-ann", email="Ann@Example.org", name="Ann Smith",
-                           roles=["editor", "superuser"])
+    oidc_provider.set_user(
+        "sub-ann", email="Ann@Example.org", name="Ann Smith", roles=["editor", "superuser"]
+    )
     response = log_in(client, oidc_provider, "sub-ann", next_path="/app/#datasets")
     assert response.status_code == 302
     assert response.headers["Location"] == "/app/#datasets"
@@ -88,23 +91,35 @@ def test_full_flow_then_refresh_and_me(app, client, oidc_provider, caplog):
 
     user = me(client)
     assert (user["email"], user["name"], user["provider"], user["roles"]) == (
-        "ann@example.org", "Ann Smith", "oidc", ["editor"])
+        "ann@example.org",
+        "Ann Smith",
+        "oidc",
+        ["editor"],
+    )
     with app.app_context():
         record = db.session.scalar(sa.select(User).where(User.email == "ann@example.org"))
-        assert (record.provider_issuer, record.provider_subject) == (oidc_provider.issuer,
-                                                                     "sub-ann")
+        assert (record.provider_issuer, record.provider_subject) == (
+            oidc_provider.issuer,
+            "sub-ann",
+        )
         assert record.password_hash is None
-    assert any('"event": "login_succeeded"' in r.getMessage() and '"provider": "oidc"'
-               in r.getMessage() for r in caplog.records)
+    assert any(
+        '"event": "login_succeeded"' in r.getMessage() and '"provider": "oidc"' in r.getMessage()
+        for r in caplog.records
+    )
 
     # The next login brings the provider's changes: roles, name, even the email.
-    oidc_provider.set_user("sub-ann", email="ann.smith@example.org", name="Ann S.",
-                           roles=["admin", "viewer"])
+    oidc_provider.set_user(
+        "sub-ann", email="ann.smith@example.org", name="Ann S.", roles=["admin", "viewer"]
+    )
     other = app.test_client()
     assert log_in(other, oidc_provider, "sub-ann").status_code == 302
     user = me(other)
     assert (user["email"], user["name"], user["roles"]) == (
-        "ann.smith@example.org", "Ann S.", ["viewer", "admin"])
+        "ann.smith@example.org",
+        "Ann S.",
+        ["viewer", "admin"],
+    )
     with app.app_context():
         assert db.session.scalar(sa.select(sa.func.count()).select_from(User)) == 1
 
@@ -115,19 +130,22 @@ def test_no_roles_claim_gives_viewer(client, oidc_provider):
     assert me(client)["roles"] == ["viewer"]
 
 
-@pytest.mark.parametrize("tamper, reason", [
-    ("bad_signature", "invalid_id_token"),
-    ("wrong_audience", "invalid_id_token"),
-    ("wrong_issuer", "invalid_id_token"),
-    ("expired", "invalid_id_token"),
-    ("wrong_nonce", "invalid_id_token"),
-    ("tampered_state", "state_mismatch"),
-    ("no_login_cookie", "no_login_cookie"),
-    ("forged_login_cookie", "no_login_cookie"),
-    ("provider_error", "provider_error"),
-    ("replayed_callback", "no_login_cookie"),
-    ("replayed_callback_with_cookie", "code_exchange_failed"),
-])
+@pytest.mark.parametrize(
+    "tamper, reason",
+    [
+        ("bad_signature", "invalid_id_token"),
+        ("wrong_audience", "invalid_id_token"),
+        ("wrong_issuer", "invalid_id_token"),
+        ("expired", "invalid_id_token"),
+        ("wrong_nonce", "invalid_id_token"),
+        ("tampered_state", "state_mismatch"),
+        ("no_login_cookie", "no_login_cookie"),
+        ("forged_login_cookie", "no_login_cookie"),
+        ("provider_error", "provider_error"),
+        ("replayed_callback", "no_login_cookie"),
+        ("replayed_callback_with_cookie", "code_exchange_failed"),
+    ],
+)
 def test_failures_are_401(client, oidc_provider, caplog, tamper, reason):
     caplog.set_level(logging.INFO, logger="datahub.audit")
     oidc_provider.set_user("sub-eve", email="eve@example.org", name="Eve", roles=["admin"])
@@ -145,8 +163,7 @@ def test_failures_are_401(client, oidc_provider, caplog, tamper, reason):
         client.delete_cookie("__Secure-oidc_login", path="/api/v1/auth/oidc")
     elif tamper == "forged_login_cookie":
         cookie = client.get_cookie("__Secure-oidc_login", path="/api/v1/auth/oidc")
-        client.set_cookie("__Secure-oidc_login", cookie.value[:-2] + "xx",
-                          path="/api/v1/auth/oidc")
+        client.set_cookie("__Secure-oidc_login", cookie.value[:-2] + "xx", path="/api/v1/auth/oidc")
     elif tamper.startswith("replayed_callback"):
         cookie = client.get_cookie("__Secure-oidc_login", path="/api/v1/auth/oidc")
         assert client.get(path).status_code == 302
@@ -161,28 +178,44 @@ def test_failures_are_401(client, oidc_provider, caplog, tamper, reason):
     assert audit_reasons(caplog)[-1] == reason
 
 
-@pytest.mark.parametrize("next_path, landing", [
-    ("/app/#collections", "/app/#collections"),
-    ("/api/v1/openapi.json?x=1", "/api/v1/openapi.json?x=1"),
-    ("", "/app/"),
-    (None, "/app/"),
-])
+@pytest.mark.parametrize(
+    "next_path, landing",
+    [
+        ("/app/#collections", "/app/#collections"),
+        ("/api/v1/openapi.json?x=1", "/api/v1/openapi.json?x=1"),
+        ("", "/app/"),
+        (None, "/app/"),
+    ],
+)
 def test_next_lands_on_this_site(client, oidc_provider, next_path, landing):
     oidc_provider.set_user("sub-nat", email="nat@example.org", name="Nat")
     response = log_in(client, oidc_provider, "sub-nat", next_path=next_path)
     assert (response.status_code, response.headers["Location"]) == (302, landing)
 
 
-@pytest.mark.parametrize("next_path", [
-    "https://evil.example/", "//evil.example", "/\\evil.example", "/\t/evil.example",
-    "javascript:alert(1)", "app/",
-])
+@pytest.mark.parametrize(
+    "next_path",
+    [
+        "https://evil.example/",
+        "//evil.example",
+        "/\\evil.example",
+        "/\t/evil.example",
+        "javascript:alert(1)",
+        "app/",
+    ],
+)
 def test_an_off_site_next_is_refused_before_the_provider(client, oidc_provider, next_path):
     response = client.get(LOGIN, query_string={"next": next_path})
     assert response.status_code == 422
-    assert response.get_json() == {"detail": [{
-        "loc": ["query", "next"], "msg": "must be a path of this site, starting with a single /",
-        "type": "value_error.next.off_site"}]}
+    assert response.get_json() == {
+        "detail": [
+            {
+                "loc": ["query", "next"],
+                "msg": "must be a path of this site, starting with a single /",
+                "type": "value_error.next.off_site",
+            }
+        ]
+    }
     assert "Location" not in response.headers
     assert not any("oidc_login" in h for h in response.headers.getlist("Set-Cookie"))
 
@@ -193,7 +226,9 @@ def test_email_of_a_local_user_is_409(client, oidc_provider, make_user, caplog):
     oidc_provider.set_user("sub-lou", email="lou@example.org", name="Lou", roles=["admin"])
     response = log_in(client, oidc_provider, "sub-lou")
     assert (response.status_code, response.get_json()) == (
-        409, {"detail": "Account exists with another provider"})
+        409,
+        {"detail": "Account exists with another provider"},
+    )
     assert client.get_cookie(COOKIE, path=PATH) is None
     assert audit_reasons(caplog)[-1] == "other_provider"
 
@@ -219,15 +254,16 @@ def test_deactivated_user_is_401(app, client, oidc_provider, runner):
 def test_password_of_an_oidc_user_is_refused(client, oidc_provider):
     oidc_provider.set_user("sub-pam", email="pam@example.org", name="Pam")
     assert log_in(client, oidc_provider, "sub-pam").status_code == 302
-    response = client.post("/api/v1/auth/login",
-                           json={"email": "pam@example.org", "password": ""})
+    response = client.post("/api/v1/auth/login", json={"email": "pam@example.org", "password": ""})
     assert response.status_code == 401
 
 
 def test_providers(client, oidc_provider):
     response = client.get("/api/v1/auth/providers")
     assert response.get_json() == {
-        "password": True, "oidc": {"name": "Example SSO", "login_url": LOGIN}}
+        "password": True,
+        "oidc": {"name": "Example SSO", "login_url": LOGIN},
+    }
 
 
 @pytest.mark.parametrize("config_overrides", [{}])
@@ -235,7 +271,9 @@ def test_without_oidc(client):
     assert client.get("/api/v1/auth/providers").get_json() == {"password": True, "oidc": None}
     response = client.get(LOGIN)
     assert (response.status_code, response.get_json()) == (
-        404, {"detail": "OIDC logins are not configured"})
+        404,
+        {"detail": "OIDC logins are not configured"},
+    )
     assert client.get(CALLBACK + "?code=x&state=y").status_code == 404
 
 
@@ -243,7 +281,9 @@ def test_without_oidc(client):
 def test_provider_unreachable_is_503(client):
     response = client.get(LOGIN)
     assert (response.status_code, response.get_json()) == (
-        503, {"detail": "Authentication service unavailable"})
+        503,
+        {"detail": "Authentication service unavailable"},
+    )
     assert response.headers.get("Retry-After")
 
 
@@ -275,11 +315,19 @@ def test_an_oidc_user_has_no_password_here(client, oidc_provider):
     assert log_in(client, oidc_provider, "sub-quinn").status_code == 302
     access = refresh(client).get_json()["access_token"]
     for password in ("", "any password at all"):
-        response = client.post("/api/v1/auth/login",
-                               json={"email": "quinn@example.org", "password": password})
+        response = client.post(
+            "/api/v1/auth/login", json={"email": "quinn@example.org", "password": password}
+        )
         assert (response.status_code, response.get_json()) == (
-            401, {"detail": "Invalid email or password"})
-    response = client.put("/api/v1/auth/me/password", headers=bearer(access),
-                          json={"current_password": "whatever1", "new_password": "new-password-1"})
+            401,
+            {"detail": "Invalid email or password"},
+        )
+    response = client.put(
+        "/api/v1/auth/me/password",
+        headers=bearer(access),
+        json={"current_password": "whatever1", "new_password": "new-password-1"},
+    )
     assert (response.status_code, response.get_json()) == (
-        409, {"detail": "Password is managed by the identity provider"})
+        409,
+        {"detail": "Password is managed by the identity provider"},
+    )

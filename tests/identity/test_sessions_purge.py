@@ -1,28 +1,34 @@
 """Token checks on the refresh path, the blocklist forgetting expired entries and
 ``flask --app datahub sessions purge`` (issue 5, part 6)."""
+
 import threading
 from datetime import timedelta
 
 import pytest
 import sqlalchemy as sa
 
-from datahub.platform.database import utcnow
 from datahub.app.extensions import db
 from datahub.identity import sessions
 from datahub.identity.models import AuthSession, RefreshToken, RevokedAccessToken
+from datahub.platform.database import utcnow
+from tests.conftest import bearer, login
 from tests.identity.auth.helpers import claims, cookie_value, refresh, use_cookie
 from tests.identity.auth.tokens import forge
-from tests.conftest import bearer, login
 
 
-@pytest.mark.parametrize("change, detail", [
-    ({"iss": "someone-else"}, "Invalid token"),
-    ({"aud": "another-api"}, "Invalid token"),
-    ({"secret": "k" * 64, "algorithm": "HS512"}, "Invalid token"),
-    ({}, None),  # the control: only the one wrong claim makes the others fail
-], ids=["issuer", "audience", "algorithm", "control"])
-def test_a_refresh_token_is_checked_for_issuer_audience_and_algorithm(client, make_user,
-                                                                      change, detail):
+@pytest.mark.parametrize(
+    "change, detail",
+    [
+        ({"iss": "someone-else"}, "Invalid token"),
+        ({"aud": "another-api"}, "Invalid token"),
+        ({"secret": "k" * 64, "algorithm": "HS512"}, "Invalid token"),
+        ({}, None),  # the control: only the one wrong claim makes the others fail
+    ],
+    ids=["issuer", "audience", "algorithm", "control"],
+)
+def test_a_refresh_token_is_checked_for_issuer_audience_and_algorithm(
+    client, make_user, change, detail
+):
     make_user()
     login(client)
     real = claims(cookie_value(client))
@@ -73,7 +79,9 @@ def test_the_blocklist_forgets_expired_entries(app, client, make_user):
     second = login(client).get_json()["access_token"]
     client.post("/api/v1/auth/logout", headers=bearer(second))
     with app.app_context():
-        assert db.session.scalars(sa.select(RevokedAccessToken.jti)).all() == [claims(second)["jti"]]
+        assert db.session.scalars(sa.select(RevokedAccessToken.jti)).all() == [
+            claims(second)["jti"]
+        ]
     assert client.get("/api/v1/auth/me", headers=bearer(second)).status_code == 401
 
 
@@ -105,13 +113,19 @@ def test_purge_removes_what_has_expired_and_keeps_the_rest(app, client, runner, 
     result = runner.invoke(args=["sessions", "purge"])
     assert result.exit_code == 0, result.output
     assert result.output.strip() == (
-        "Purged 2 expired refresh tokens, 1 expired sessions and 1 expired blocklist entries")
-    assert (_count(app, RefreshToken), _count(app, AuthSession), _count(app, RevokedAccessToken)) == (3, 2, 1)
+        "Purged 2 expired refresh tokens, 1 expired sessions and 1 expired blocklist entries"
+    )
+    assert (
+        _count(app, RefreshToken),
+        _count(app, AuthSession),
+        _count(app, RevokedAccessToken),
+    ) == (3, 2, 1)
     # A retired but unexpired token is kept, so its replay is still recognised.
     use_cookie(live_client, live_cookie)
     assert refresh(live_client).get_json() == {"detail": "Token has been revoked"}
     assert runner.invoke(args=["sessions", "purge"]).output.strip() == (
-        "Purged 0 expired refresh tokens, 0 expired sessions and 0 expired blocklist entries")
+        "Purged 0 expired refresh tokens, 0 expired sessions and 0 expired blocklist entries"
+    )
 
 
 def test_purges_running_at_once_share_the_work(app, client, make_user):
@@ -148,4 +162,6 @@ def test_an_access_token_dies_with_its_sessions_absolute_end(app, client, make_u
         sessions.purge_expired()
     # The row is gone: a token naming it is revoked.
     response = client.get("/api/v1/auth/me", headers=bearer(access))
-    assert response.status_code == 401 and response.get_json() == {"detail": "Token has been revoked"}
+    assert response.status_code == 401 and response.get_json() == {
+        "detail": "Token has been revoked"
+    }

@@ -1,5 +1,6 @@
 """The token codec (datahub.identity.tokens) and the refresh cookie's loaders
 (datahub.identity.token_loaders): both token types, and nobody else reads claims."""
+
 import ast
 import pathlib
 import time
@@ -10,8 +11,8 @@ import pytest
 from datahub.identity import token_loaders, tokens
 from datahub.identity.errors import InvalidToken, TokenExpired
 from datahub.identity.models import User
-from tests.identity.auth.tokens import forge
 from tests.conftest import TEST_SECRET, login
+from tests.identity.auth.tokens import forge
 
 PACKAGE = pathlib.Path(__file__).resolve().parents[2] / "datahub"
 CODEC = PACKAGE / "identity" / "tokens.py"
@@ -38,12 +39,19 @@ def _tamper(token):
 
 # -- round trips -----------------------------------------------------------------------
 
+
 def test_an_access_token_round_trips(codec):
     now = _now()
     token = codec.encode_access("user-1", 3, now, now + 60, session_id="session-1")
-    expected = tokens.AccessClaims("user-1", token_id=codec.decode_access(token).token_id,
-                                   session_id="session-1", version=3, issued_at=now,
-                                   not_before=now, expires_at=now + 60)
+    expected = tokens.AccessClaims(
+        "user-1",
+        token_id=codec.decode_access(token).token_id,
+        session_id="session-1",
+        version=3,
+        issued_at=now,
+        not_before=now,
+        expires_at=now + 60,
+    )
     assert codec.decode_access(token) == expected  # kept: from the verified claims
     assert codec.decode(token, tokens.ACCESS) == expected
     assert codec.read(token, tokens.ACCESS) == expected
@@ -60,7 +68,8 @@ def test_a_refresh_token_round_trips(codec):
     now = _now()
     token = codec.encode_refresh("user-1", "token-1", "session-1", now, now + 60, csrf="c" * 43)
     assert codec.decode(token, tokens.REFRESH) == tokens.RefreshClaims(
-        "user-1", "token-1", "session-1", "c" * 43, now, now + 60)
+        "user-1", "token-1", "session-1", "c" * 43, now, now + 60
+    )
     without = codec.encode_refresh("user-1", "token-2", "session-1", now, now + 60)
     assert codec.decode(without, tokens.REFRESH).csrf is None
 
@@ -68,8 +77,9 @@ def test_a_refresh_token_round_trips(codec):
 def test_the_codecs_tokens_are_standard_jwts(codec):
     now = _now()
     token = codec.encode_access("user-1", 0, now, now + 60)
-    claims = jwt.decode(token, TEST_SECRET, algorithms=["HS256"], audience="datahub-api",
-                        issuer="datahub")
+    claims = jwt.decode(
+        token, TEST_SECRET, algorithms=["HS256"], audience="datahub-api", issuer="datahub"
+    )
     assert claims["sub"] == "user-1" and claims["nbf"] == claims["iat"] == now
 
 
@@ -82,6 +92,7 @@ def test_nbf_is_left_out_when_not_configured(codec):
 
 
 # -- refusals --------------------------------------------------------------------------
+
 
 def _issued(codec, type_, issued_at=None, lifetime=60):
     now = _now() if issued_at is None else issued_at
@@ -117,8 +128,12 @@ def test_a_token_of_the_other_type_is_refused(codec):
             decode(access)
     assert codec.read(refresh, tokens.ACCESS) is None
     assert codec.read(access, tokens.REFRESH, allow_expired=True) is None
-    assert codec.refresh_claims({"type": "access", "sub": "u", "jti": "j", "fam": "f",
-                                 "iat": now, "exp": now + 60}) is None
+    assert (
+        codec.refresh_claims(
+            {"type": "access", "sub": "u", "jti": "j", "fam": "f", "iat": now, "exp": now + 60}
+        )
+        is None
+    )
 
 
 @pytest.mark.parametrize("type_", [tokens.ACCESS, tokens.REFRESH])
@@ -126,8 +141,11 @@ def test_a_tampered_token_is_refused(codec, type_):
     token = _issued(codec, type_)
     header, _, signature = token.split(".")
     other_user = forge("user-2", type_=type_, fam="session-1").split(".")[1]
-    for bad in (_tamper(token), f"{header}.{other_user}.{signature}",
-                forge("user-1", type_=type_, fam="session-1", secret="s" * 48)):
+    for bad in (
+        _tamper(token),
+        f"{header}.{other_user}.{signature}",
+        forge("user-1", type_=type_, fam="session-1", secret="s" * 48),
+    ):
         for decode in decoders(codec, type_):
             with pytest.raises(InvalidToken) as caught:
                 decode(bad)
@@ -162,14 +180,20 @@ def test_a_refresh_token_without_its_session_is_refused(codec):
 
 # -- logout's reading --------------------------------------------------------------------
 
+
 def test_logout_reads_an_expired_refresh_token_but_nothing_unverified(codec):
     then = _now() - 3600
     expired = codec.encode_refresh("user-1", "token-1", "session-1", then, then + 60, csrf="c")
     claims = codec.read(expired, tokens.REFRESH, allow_expired=True)
     assert claims == tokens.RefreshClaims("user-1", "token-1", "session-1", "c", then, then + 60)
     assert codec.read(expired, tokens.REFRESH) is None  # only when asked
-    for bad in (_tamper(expired), "", "not a token", "a.b.c",
-                codec.encode_access("user-1", 0, then, then + 60)):
+    for bad in (
+        _tamper(expired),
+        "",
+        "not a token",
+        "a.b.c",
+        codec.encode_access("user-1", 0, then, then + 60),
+    ):
         assert codec.read(bad, tokens.REFRESH, allow_expired=True) is None
 
 
@@ -178,8 +202,11 @@ def test_the_refresh_cookie_gives_its_claims_and_the_user(app, client, make_user
     login(client)
     cookie = client.get_cookie("__Secure-refresh_token", path="/api/v1/auth")
     with app.test_request_context(
-            "/api/v1/auth/refresh", method="POST", base_url="https://localhost",
-            headers={"Cookie": f"__Secure-refresh_token={cookie.value}"}):
+        "/api/v1/auth/refresh",
+        method="POST",
+        base_url="https://localhost",
+        headers={"Cookie": f"__Secure-refresh_token={cookie.value}"},
+    ):
         claims, orm_user = token_loaders.verified_refresh()
         assert claims == tokens.codec().decode(cookie.value, tokens.REFRESH)
         assert isinstance(orm_user, User)  # for rotation, which changes it
@@ -206,8 +233,10 @@ def claim_mentions(source):
         elif isinstance(node, ast.Compare):
             looked_up.update([node.left, *node.comparators])
     return sorted(
-        (node.lineno, node.value) for node in ast.walk(tree)
-        if isinstance(node, ast.Constant) and isinstance(node.value, str)
+        (node.lineno, node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
         and (node.value in CLAIM_NAMES or (node.value in LOOKED_UP and node in looked_up))
     )
 
@@ -225,7 +254,12 @@ schema["properties"]["type"]
 description = "the session"
 '''
     assert claim_mentions(source) == [
-        (2, "sid"), (3, "fam"), (4, "refresh"), (4, "type"), (5, "sub"), (6, "access"),
+        (2, "sid"),
+        (3, "fam"),
+        (4, "refresh"),
+        (4, "type"),
+        (5, "sub"),
+        (6, "access"),
         (8, "type"),
     ]
 
@@ -262,8 +296,11 @@ def test_there_is_one_current_user():
                 names = [node.id]
             else:
                 continue
-            others += [f"{path.relative_to(PACKAGE.parent)}:{node.lineno}: {name}"
-                       for name in names if name in CURRENT_USER]
+            others += [
+                f"{path.relative_to(PACKAGE.parent)}:{node.lineno}: {name}"
+                for name in names
+                if name in CURRENT_USER
+            ]
     assert others == []
 
 
@@ -275,8 +312,11 @@ def test_only_the_loaders_use_flask_jwt_extended_for_tokens():
             continue
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Import):
-                names = [alias.name for alias in node.names
-                         if alias.name.partition(".")[0] == "flask_jwt_extended"]
+                names = [
+                    alias.name
+                    for alias in node.names
+                    if alias.name.partition(".")[0] == "flask_jwt_extended"
+                ]
             elif isinstance(node, ast.ImportFrom) and node.module == "flask_jwt_extended":
                 names = [alias.name for alias in node.names if alias.name != "JWTManager"]
             else:

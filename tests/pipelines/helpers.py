@@ -1,4 +1,5 @@
 """Helpers for the pipeline tests: a source dataset with a CSV, pipelines, runs."""
+
 import contextlib
 import csv
 import io
@@ -9,19 +10,21 @@ import pytest
 import redis
 
 from datahub.pipelines import worker
+from tests import workers
 from tests.resources import create_dataset, upload
 
 PIPELINES = "/api/v1/pipelines/"
-BROKER = "redis://127.0.0.1:6379/5"  # the Celery tests' Redis database
+BROKER = workers.redis_url(0)  # the Celery tests' Redis database (this test worker's)
 
 
 @pytest.fixture
 def broker():
-    """The Celery tests' broker database, emptied (DB 5 only: ours)."""
+    """The Celery tests' broker database, emptied (this test worker's own)."""
     client = redis.Redis.from_url(BROKER)
     client.flushdb()
     yield client
     client.close()
+
 
 PEOPLE = (
     "name,city,age\r\n"
@@ -40,10 +43,16 @@ def source(client, headers, text=PEOPLE, name="people"):
     return dataset
 
 
-def create_pipeline(client, headers, source_id, steps=(), name="pipe", output="pipe output",
-                    **fields):
-    body = {"name": name, "source_dataset_id": source_id, "steps": list(steps),
-            "output_dataset_name": output, **fields}
+def create_pipeline(
+    client, headers, source_id, steps=(), name="pipe", output="pipe output", **fields
+):
+    body = {
+        "name": name,
+        "source_dataset_id": source_id,
+        "steps": list(steps),
+        "output_dataset_name": output,
+        **fields,
+    }
     response = client.post(PIPELINES, json=body, headers=headers)
     assert response.status_code == 201, response.get_json()
     return response.get_json()
@@ -111,4 +120,3 @@ def background_worker(app, concurrency=1):
         wakeups.notify(app.instance_path)
         thread.join(30)
         assert not thread.is_alive(), "the worker did not stop"
-

@@ -2,6 +2,7 @@
 input format: a DOUBLE rounds half to even (2.5 → 2), text rounds half away from zero
 ('2.5' → 3). DuckDB's type pushdown read a CSV column cast to a number straight from its
 text, so a CSV's 2.5 became 3 but a Parquet file's 2.5 became 2."""
+
 import duckdb
 import pytest
 
@@ -17,8 +18,10 @@ def duckdb_cast(values, kind):
     """What DuckDB's own CAST gives for ``values`` of type ``kind``, one by one."""
     con = duckdb.connect()
     try:
-        return [str(con.execute(f"SELECT CAST(CAST(? AS {kind}) AS BIGINT)", [value]).fetchone()[0])
-                for value in values]
+        return [
+            str(con.execute(f"SELECT CAST(CAST(? AS {kind}) AS BIGINT)", [value]).fetchone()[0])
+            for value in values
+        ]
     finally:
         con.close()
 
@@ -49,8 +52,9 @@ def run_file(app, client, headers, content, *pipelines):
     assert upload(client, headers, dataset["id"], content).status_code == 200
     outputs = []
     for n, steps in enumerate(pipelines):
-        pipeline = create_pipeline(client, headers, dataset["id"], steps, name=f"pipe {n}",
-                                   output=f"output {n}")
+        pipeline = create_pipeline(
+            client, headers, dataset["id"], steps, name=f"pipe {n}", output=f"output {n}"
+        )
         run = run_now(app, client, headers, pipeline["id"])
         assert run["status"] == "succeeded", run
         outputs.append(output_rows(client, headers, run))
@@ -72,14 +76,19 @@ def test_cast_of_text_rounds_as_duckdbs_cast_of_text(app, client, actors, tmp_pa
     """Numbers read as text (a string cast first, or a text column)."""
     editor = actors["editor"].headers
     content = file_of(fmt, tmp_path)
-    steps = [{"op": "cast", "column": "a", "type": "string"},
-             {"op": "cast", "column": "a", "type": "integer"}, {"op": "select", "columns": ["a"]}]
-    text = [{"op": "sql", "query": "SELECT substr(t, 2) AS t FROM input"},
-            {"op": "cast", "column": "t", "type": "integer"}, {"op": "select", "columns": ["t"]}]
+    steps = [
+        {"op": "cast", "column": "a", "type": "string"},
+        {"op": "cast", "column": "a", "type": "integer"},
+        {"op": "select", "columns": ["a"]},
+    ]
+    text = [
+        {"op": "sql", "query": "SELECT substr(t, 2) AS t FROM input"},
+        {"op": "cast", "column": "t", "type": "integer"},
+        {"op": "select", "columns": ["t"]},
+    ]
     cast, read = run_file(app, client, editor, content, steps, text)
     # A DOUBLE as text is '2.5', '7.0': DuckDB's CAST of that text.
-    assert cast == [["a"]] + [[v] for v in duckdb_cast([str(float(v)) for v in VALUES],
-                                                         "VARCHAR")]
+    assert cast == [["a"]] + [[v] for v in duckdb_cast([str(float(v)) for v in VALUES], "VARCHAR")]
     assert read == [["t"]] + [[value] for value in AS_TEXT]
 
 
@@ -87,9 +96,11 @@ def test_text_that_is_not_a_number_fails_the_run(app, client, actors):
     editor = actors["editor"].headers
     dataset = create_dataset(client, editor, "values")
     assert upload(client, editor, dataset["id"], b"t\n2.5\nx\n").status_code == 200
-    pipeline = create_pipeline(client, editor, dataset["id"],
-                               [{"op": "cast", "column": "t", "type": "integer"}])
+    pipeline = create_pipeline(
+        client, editor, dataset["id"], [{"op": "cast", "column": "t", "type": "integer"}]
+    )
     run = run_now(app, client, editor, pipeline["id"])
     assert run["status"] == "failed"
-    assert run["error"].startswith("the run failed: Conversion Error: Could not convert "
-                                   "string 'x' to INT64"), run["error"]
+    assert run["error"].startswith(
+        "the run failed: Conversion Error: Could not convert string 'x' to INT64"
+    ), run["error"]

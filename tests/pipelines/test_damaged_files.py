@@ -2,6 +2,7 @@
 footer and metadata, random bytes written over it) previews as 200 or 422 ``Dataset file
 is not tabular``, never 500, and as a pipeline's source or joined dataset fails the run
 with a message saying the file cannot be read, never the internal error."""
+
 import random
 
 import duckdb
@@ -12,8 +13,12 @@ from tests.pipelines.helpers import create_pipeline, run_now
 from tests.resources import create_dataset, upload
 
 SEED = 23
-READ_ERRORS = ("the source file cannot be read as a table: ", "the source file: ",
-               "the run could not read or write a file: ", "the run failed: ")
+READ_ERRORS = (
+    "the source file cannot be read as a table: ",
+    "the source file: ",
+    "the run could not read or write a file: ",
+    "the run failed: ",
+)
 
 
 @pytest.fixture(scope="module")
@@ -23,9 +28,11 @@ def parquet(tmp_path_factory):
     after the footer was read fine."""
     path = tmp_path_factory.mktemp("parquet") / "valid.parquet"
     con = duckdb.connect()
-    con.execute(f"COPY (SELECT i AS n, 'row ' || i AS s, i / 3 AS d, DATE '2024-01-01' + i::INTEGER AS "
-                f"day, [i, i + 1] AS l FROM range(40) t(i)) TO '{path}' (FORMAT parquet, "
-                "COMPRESSION uncompressed)")
+    con.execute(
+        f"COPY (SELECT i AS n, 'row ' || i AS s, i / 3 AS d, DATE '2024-01-01' + i::INTEGER AS "
+        f"day, [i, i + 1] AS l FROM range(40) t(i)) TO '{path}' (FORMAT parquet, "
+        "COMPRESSION uncompressed)"
+    )
     con.close()
     return path.read_bytes()
 
@@ -39,16 +46,16 @@ def mutations(data, count):
         copy = bytearray(data)
         kind = n % 5
         if kind == 0:  # truncated anywhere
-            copy = copy[:rng.randrange(4, len(copy))]
+            copy = copy[: rng.randrange(4, len(copy))]
         elif kind == 1:  # bits flipped in the footer (the Thrift metadata)
             for _ in range(rng.randrange(1, 4)):
                 copy[rng.randrange(start, len(copy) - 4)] ^= 1 << rng.randrange(8)
         elif kind == 2:  # random bytes over part of the metadata
             at = rng.randrange(start, len(copy) - 4)
-            copy[at:at + rng.randrange(1, 16)] = rng.randbytes(16)[:len(copy) - 4 - at]
+            copy[at : at + rng.randrange(1, 16)] = rng.randbytes(16)[: len(copy) - 4 - at]
         elif kind == 3:  # random bytes in the data pages
             at = rng.randrange(4, start)
-            copy[at:at + 8] = rng.randbytes(8)
+            copy[at : at + 8] = rng.randbytes(8)
         else:  # a wrong metadata length
             copy[-8:-4] = rng.randrange(2**32).to_bytes(4, "little")
         yield bytes(copy)
@@ -101,9 +108,11 @@ def test_a_damaged_joined_dataset_fails_the_run(app, client, actors, parquet):
     damaged = bytearray(parquet)
     damaged[-30:-10] = b"\xff" * 20  # the end of the metadata
     assert upload(client, editor, other["id"], bytes(damaged)).status_code == 200
-    pipeline = create_pipeline(client, editor, people["id"],
-                               [{"op": "join", "dataset_id": other["id"], "on": ["n"]}])
+    pipeline = create_pipeline(
+        client, editor, people["id"], [{"op": "join", "dataset_id": other["id"], "on": ["n"]}]
+    )
     run = run_now(app, client, editor, pipeline["id"])
     assert run["status"] == "failed"
-    assert run["error"].startswith(f"step 0 (join): dataset {other['id']}'s file cannot be "
-                                   "read: "), run["error"]
+    assert run["error"].startswith(
+        f"step 0 (join): dataset {other['id']}'s file cannot be read: "
+    ), run["error"]

@@ -1,4 +1,5 @@
 """The queued runs quota (``QUOTA_QUEUED_RUNS``): 429 with Retry-After, through HTTP."""
+
 import pytest
 
 from datahub.pipelines import worker
@@ -17,8 +18,12 @@ def config_overrides():
 
 def pipelines(client, headers, count, prefix="p"):
     dataset = source(client, headers, name=f"{prefix} source")
-    return [create_pipeline(client, headers, dataset["id"], name=f"{prefix}{i}",
-                            output=f"{prefix} out {i}") for i in range(count)]
+    return [
+        create_pipeline(
+            client, headers, dataset["id"], name=f"{prefix}{i}", output=f"{prefix} out {i}"
+        )
+        for i in range(count)
+    ]
 
 
 def post_run(client, headers, pipeline):
@@ -61,10 +66,13 @@ def test_runs_started_by_an_admin_count_against_the_pipeline_owner(client, actor
     response = post_run(client, admin, third)
     assert (response.status_code, response.get_json()) == (429, TOO_MANY)
     # The owner cancels one of them: room for the admin's.
-    run_id = client.get(f"{PIPELINES}{second['id']}/runs", headers=editor).get_json()[
-        "items"][0]["id"]
-    assert client.post(f"{PIPELINES}{second['id']}/runs/{run_id}/cancel",
-                       headers=editor).status_code == 200
+    run_id = client.get(f"{PIPELINES}{second['id']}/runs", headers=editor).get_json()["items"][0][
+        "id"
+    ]
+    assert (
+        client.post(f"{PIPELINES}{second['id']}/runs/{run_id}/cancel", headers=editor).status_code
+        == 200
+    )
     start(client, admin, third["id"])
 
 
@@ -85,32 +93,40 @@ def test_concurrent_starts_queue_exactly_the_quota(app, client, actors):
     assert queued_runs(client, editor) == 2
 
 
-def test_an_output_over_the_owner_s_storage_quota_fails_and_the_previous_stays(app, client,
-                                                                              actors):
+def test_an_output_over_the_owner_s_storage_quota_fails_and_the_previous_stays(app, client, actors):
     from tests.pipelines.helpers import output_rows, run_now
 
     editor = actors["editor"].headers
     text = "n\n" + "".join(f"{i}\n" for i in range(100))  # 291 bytes
-    pipeline = create_pipeline(client, editor, source(client, editor, text)["id"],
-                               [{"op": "limit", "count": 1}])
+    pipeline = create_pipeline(
+        client, editor, source(client, editor, text)["id"], [{"op": "limit", "count": 1}]
+    )
     first = run_now(app, client, editor, pipeline["id"])
     assert first["status"] == "succeeded"  # 291 + 4 bytes stored
     app.config["QUOTA_STORAGE_BYTES"] = 600
-    assert client.patch(f"{PIPELINES}{pipeline['id']}", headers=editor,
-                        json={"steps": []}).status_code == 200
+    assert (
+        client.patch(f"{PIPELINES}{pipeline['id']}", headers=editor, json={"steps": []}).status_code
+        == 200
+    )
     run = run_now(app, client, editor, pipeline["id"])  # about 291 + 291 - 4 freed: fits
     assert run["status"] == "succeeded", run
     used = client.get("/api/v1/auth/me/usage", headers=editor).get_json()["storage_bytes"]
     assert 500 < used <= 600
-    assert client.patch(f"{PIPELINES}{pipeline['id']}", headers=editor, json={"steps": [
-        {"op": "sql", "query": "SELECT a.n FROM input a, input b LIMIT 200"}]}
-    ).status_code == 200
+    assert (
+        client.patch(
+            f"{PIPELINES}{pipeline['id']}",
+            headers=editor,
+            json={"steps": [{"op": "sql", "query": "SELECT a.n FROM input a, input b LIMIT 200"}]},
+        ).status_code
+        == 200
+    )
     run = run_now(app, client, editor, pipeline["id"])
     assert (run["status"], run["error"]) == (
-        "failed", "Storage quota exceeded (QUOTA_STORAGE_BYTES is 600 bytes)")
+        "failed",
+        "Storage quota exceeded (QUOTA_STORAGE_BYTES is 600 bytes)",
+    )
     assert len(output_rows(client, editor, first)) == 101  # the previous output stays
-    assert client.get("/api/v1/auth/me/usage", headers=editor).get_json()[
-        "storage_bytes"] == used
+    assert client.get("/api/v1/auth/me/usage", headers=editor).get_json()["storage_bytes"] == used
 
 
 def test_a_run_that_would_create_a_dataset_over_the_quota_fails(app, client, actors):
@@ -121,6 +137,8 @@ def test_a_run_that_would_create_a_dataset_over_the_quota_fails(app, client, act
     app.config["QUOTA_DATASETS"] = 1  # the source is the one
     run = run_now(app, client, editor, pipeline["id"])
     assert (run["status"], run["error"]) == (
-        "failed", "Dataset quota exceeded (QUOTA_DATASETS is 1)")
+        "failed",
+        "Dataset quota exceeded (QUOTA_DATASETS is 1)",
+    )
     app.config["QUOTA_DATASETS"] = 2
     assert run_now(app, client, editor, pipeline["id"])["status"] == "succeeded"

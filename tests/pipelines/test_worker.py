@@ -1,4 +1,5 @@
 """The worker's building blocks in-process: claiming, stale heartbeats, shutdown."""
+
 import threading
 import time
 from datetime import timedelta
@@ -6,10 +7,10 @@ from datetime import timedelta
 import pytest
 import sqlalchemy as sa
 
-from datahub.platform.database import utcnow
 from datahub.app.extensions import db
 from datahub.pipelines import worker
 from datahub.pipelines.models import Run
+from datahub.platform.database import utcnow
 from tests.pipelines.helpers import (
     background_worker,
     create_pipeline,
@@ -28,34 +29,47 @@ def config_overrides():
 def test_each_queued_run_is_claimed_once_oldest_first(app, client, actors):
     editor = actors["editor"].headers
     dataset = source(client, editor)
-    runs = [start(client, editor, create_pipeline(client, editor, dataset["id"],
-                                                  name=f"p{i}")["id"])["id"] for i in range(3)]
+    runs = [
+        start(client, editor, create_pipeline(client, editor, dataset["id"], name=f"p{i}")["id"])[
+            "id"
+        ]
+        for i in range(3)
+    ]
     with app.app_context():
         claimed = [worker.claim(f"w{i}") for i in range(4)]
         assert claimed == runs + [None]
         rows = db.session.scalars(sa.select(Run).order_by(Run.id)).all()
-        assert [(r.status, r.worker) for r in rows] == [("running", "w0"), ("running", "w1"),
-                                                         ("running", "w2")]
+        assert [(r.status, r.worker) for r in rows] == [
+            ("running", "w0"),
+            ("running", "w1"),
+            ("running", "w2"),
+        ]
         assert all(r.heartbeat_at is not None and r.started_at is not None for r in rows)
 
 
 def test_stale_running_runs_are_failed_and_the_pipeline_can_run_again(app, client, actors):
     editor = actors["editor"].headers
     pipeline = create_pipeline(client, editor, source(client, editor)["id"])
-    fresh_pipeline = create_pipeline(client, editor, source(client, editor, name="b")["id"],
-                                     name="fresh")
+    fresh_pipeline = create_pipeline(
+        client, editor, source(client, editor, name="b")["id"], name="fresh"
+    )
     stale = start(client, editor, pipeline["id"])
     fresh = start(client, editor, fresh_pipeline["id"])
     with app.app_context():
         assert worker.claim("dead") == stale["id"]
         assert worker.claim("alive") == fresh["id"]
-        db.session.execute(sa.update(Run).where(Run.id == stale["id"])
-                           .values(heartbeat_at=utcnow() - timedelta(seconds=31)))
+        db.session.execute(
+            sa.update(Run)
+            .where(Run.id == stale["id"])
+            .values(heartbeat_at=utcnow() - timedelta(seconds=31))
+        )
         db.session.commit()
         assert worker.reap_stale(app) == 1
     run = get_run(client, editor, pipeline["id"], stale["id"])
     assert (run["status"], run["error"]) == (
-        "failed", "the worker running this run stopped responding (no heartbeat for 30 s)")
+        "failed",
+        "the worker running this run stopped responding (no heartbeat for 30 s)",
+    )
     assert run["finished_at"] is not None
     assert get_run(client, editor, fresh_pipeline["id"], fresh["id"])["status"] == "running"
     again = start(client, editor, pipeline["id"])

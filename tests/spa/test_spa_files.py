@@ -1,4 +1,5 @@
 """The SPA's static files as the app serves them in development (/app/)."""
+
 from datahub.spa import STATIC
 
 
@@ -10,8 +11,11 @@ def test_index_and_assets_are_served_with_a_strict_policy(client):
     assert "default-src 'self'" in policy and "frame-ancestors 'none'" in policy
     assert "'unsafe-inline'" not in policy
     assert response.headers["X-Content-Type-Options"] == "nosniff"
-    for name, mimetype in [("app.js", "text/javascript"), ("datahub-client.js", "text/javascript"),
-                           ("style.css", "text/css")]:
+    for name, mimetype in [
+        ("app.js", "text/javascript"),
+        ("datahub-client.js", "text/javascript"),
+        ("style.css", "text/css"),
+    ]:
         response = client.get(f"/app/{name}")
         assert (response.status_code, response.mimetype) == (200, mimetype), name
         assert response.get_data() == (STATIC / name).read_bytes()
@@ -23,8 +27,12 @@ def test_app_without_slash_redirects(client):
 
 
 def test_unknown_and_escaping_paths_are_json_404(client):
-    for path in ("/app/nothing.js", "/app/../__init__.py", "/app/%2e%2e/__init__.py",
-                 "/app/..%2f__init__.py"):
+    for path in (
+        "/app/nothing.js",
+        "/app/../__init__.py",
+        "/app/%2e%2e/__init__.py",
+        "/app/..%2f__init__.py",
+    ):
         response = client.get(path)
         assert response.status_code == 404, path
         assert response.get_json() == {"detail": "Not Found"}, path

@@ -13,6 +13,7 @@ the access token lives in memory only and is renewed through the refresh cookie 
 
 The ``datahub`` command (``datahub_client.cli``) is built on it.
 """
+
 from datahub_client.api import Client, SeedRetry
 from datahub_client.errors import (
     AuthenticationError,
@@ -28,7 +29,16 @@ from datahub_client.errors import (
 )
 
 __all__ = [
-    "AuthenticationError", "BadRequestError", "Client", "ConflictError", "DatahubError",
-    "NotFoundError", "PermissionDeniedError", "RateLimitedError", "SeedRetry", "ServerError",
-    "UnreachableError", "ValidationError",
+    "AuthenticationError",
+    "BadRequestError",
+    "Client",
+    "ConflictError",
+    "DatahubError",
+    "NotFoundError",
+    "PermissionDeniedError",
+    "RateLimitedError",
+    "SeedRetry",
+    "ServerError",
+    "UnreachableError",
+    "ValidationError",
 ]

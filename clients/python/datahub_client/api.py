@@ -1,4 +1,5 @@
 """The HTTP side of the client, on urllib3 (retries, pooling) without a cookie jar."""
+
 import json
 import threading
 import time
@@ -55,9 +56,19 @@ class Client(ResourcesMixin):
     whenever the service sets a new refresh cookie (rotation) or deletes it (value None).
     Without an access token, the first authenticated request refreshes first."""
 
-    def __init__(self, base_url, *, retries=3, backoff=1.0, timeout=60.0, verify=True,
-                 access_token=None, refresh_token=None,
-                 refresh_cookie_name="__Secure-refresh_token", on_refresh_cookie=None):
+    def __init__(
+        self,
+        base_url,
+        *,
+        retries=3,
+        backoff=1.0,
+        timeout=60.0,
+        verify=True,
+        access_token=None,
+        refresh_token=None,
+        refresh_cookie_name="__Secure-refresh_token",
+        on_refresh_cookie=None,
+    ):
         self.base_url = base_url.rstrip("/")
         self.timeout = timeout
         self._http = urllib3.PoolManager(
@@ -74,8 +85,19 @@ class Client(ResourcesMixin):
 
     # -- transport ------------------------------------------------------------------------
 
-    def request(self, method, path, *, json_body=None, params=None, body=None, headers=None,
-                preload=True, authenticated=True, _renewed=False):
+    def request(
+        self,
+        method,
+        path,
+        *,
+        json_body=None,
+        params=None,
+        body=None,
+        headers=None,
+        preload=True,
+        authenticated=True,
+        _renewed=False,
+    ):
         """Send one request; returns the urllib3 response or raises a DatahubError."""
         url = self.base_url + path + (f"?{urlencode(params, doseq=True)}" if params else "")
         if authenticated and not self.access_token and self.refresh_cookie and not _renewed:
@@ -91,23 +113,42 @@ class Client(ResourcesMixin):
         sent_token = self.access_token
         position = body.tell() if hasattr(body, "tell") else None
         try:
-            response = self._http.request(method, url, body=body, headers=headers,
-                                          timeout=self.timeout, preload_content=preload,
-                                          body_pos=position)
+            response = self._http.request(
+                method,
+                url,
+                body=body,
+                headers=headers,
+                timeout=self.timeout,
+                preload_content=preload,
+                body_pos=position,
+            )
         except urllib3.exceptions.HTTPError as exc:
             raise UnreachableError(self.base_url, exc) from exc
         self._keep_refresh_cookie(response)
         if response.status < 400:
             return response
         detail = self._detail(response)
-        if (response.status == 401 and detail == "Token has expired" and authenticated
-                and not _renewed and self.refresh_cookie):
+        if (
+            response.status == 401
+            and detail == "Token has expired"
+            and authenticated
+            and not _renewed
+            and self.refresh_cookie
+        ):
             self._renew(sent_token)
             if hasattr(body, "seek") and position is not None:
                 body.seek(position)
-            return self.request(method, path, json_body=json_body, params=params, body=body,
-                                headers=headers, preload=preload, authenticated=authenticated,
-                                _renewed=True)
+            return self.request(
+                method,
+                path,
+                json_body=json_body,
+                params=params,
+                body=body,
+                headers=headers,
+                preload=preload,
+                authenticated=authenticated,
+                _renewed=True,
+            )
         raise error_for(response.status, detail)
 
     def _json(self, method, path, **kwargs):
@@ -120,8 +161,9 @@ class Client(ResourcesMixin):
         try:
             return json.loads(response.data)
         except ValueError:
-            raise DatahubError(response.status, f"unexpected answer from {self.base_url}{path}"
-                                                " (not JSON)") from None
+            raise DatahubError(
+                response.status, f"unexpected answer from {self.base_url}{path} (not JSON)"
+            ) from None
 
     @staticmethod
     def _detail(response):
@@ -154,8 +196,12 @@ class Client(ResourcesMixin):
     # -- auth -----------------------------------------------------------------------------
 
     def login(self, email, password):
-        body = self._json("POST", f"{AUTH_PATH}/login", authenticated=False,
-                          json_body={"email": email, "password": password})
+        body = self._json(
+            "POST",
+            f"{AUTH_PATH}/login",
+            authenticated=False,
+            json_body={"email": email, "password": password},
+        )
         self.access_token = body["access_token"]
         return body
 
@@ -176,8 +222,9 @@ class Client(ResourcesMixin):
     def logout(self):
         """End the session: the cookie's refresh token and the bearer's access token."""
         try:
-            return self._json("POST", f"{AUTH_PATH}/logout",
-                              authenticated=self.access_token is not None)
+            return self._json(
+                "POST", f"{AUTH_PATH}/logout", authenticated=self.access_token is not None
+            )
         finally:
             self.access_token = None
             if self.refresh_cookie is not None and self.on_refresh_cookie is not None:

@@ -10,6 +10,7 @@ Between runs only the refresh cookie is kept, in ``~/.config/datahub/session.jso
 ``$DATAHUB_SESSION_FILE``), mode 0600, rewritten after every rotation. Every failure is one
 ``Error: ...`` line on stderr and exit status 1; progress is drawn only on a terminal.
 """
+
 import errno
 import json
 import os
@@ -34,7 +35,8 @@ class Context:
         self.session = SessionFile()
         cookie_name, token = self.session.load(self.url)
         self.client = Client(
-            self.url, refresh_token=token,
+            self.url,
+            refresh_token=token,
             refresh_cookie_name=cookie_name or "__Secure-refresh_token",
             on_refresh_cookie=lambda name, value: self.session.save(self.url, name, value),
         )
@@ -57,10 +59,14 @@ class Context:
             click.echo(json.dumps(data, indent=2))
         elif columns:
             table = [[str(cell) for cell in row] for row in rows]
-            widths = [max([len(title)] + [len(row[i]) for row in table])
-                      for i, title in enumerate(columns)]
+            widths = [
+                max([len(title)] + [len(row[i]) for row in table])
+                for i, title in enumerate(columns)
+            ]
             for row in [columns, *table]:
-                line = "  ".join(cell.ljust(width) for cell, width in zip(row, widths))
+                line = "  ".join(
+                    cell.ljust(width) for cell, width in zip(row, widths, strict=False)
+                )
                 click.echo(line.rstrip())
 
     def progress(self, label, total):
@@ -83,8 +89,9 @@ class Progress:
         if self.hidden:
             return
         if self.bar is None:
-            self.bar = click.progressbar(length=total or self.total or 0, label=self.label,
-                                         file=sys.stderr, show_pos=True)
+            self.bar = click.progressbar(
+                length=total or self.total or 0, label=self.label, file=sys.stderr, show_pos=True
+            )
             self.bar.__enter__()
         if done > self.done:
             self.bar.update(done - self.done)
@@ -112,8 +119,12 @@ class Main(click.Group):
             if error.errno == errno.EPIPE:
                 raise  # the reader of stdout is gone (``| head``): click ends quietly
             reason = error.strerror or str(error)
-            click.echo(f"Error: {error.filename}: {reason}" if error.filename is not None
-                       else f"Error: {reason}", err=True)
+            click.echo(
+                f"Error: {error.filename}: {reason}"
+                if error.filename is not None
+                else f"Error: {reason}",
+                err=True,
+            )
         except Exception as error:
             click.echo(f"Error: unexpected {type(error).__name__}: {error}", err=True)
         ctx.exit(1)
@@ -123,16 +134,22 @@ pass_context = click.make_pass_decorator(Context)
 
 
 @click.group(cls=Main, name="datahub")
-@click.option("--url", envvar="DATAHUB_URL", default=DEFAULT_URL, show_default=True,
-              help="The service (also DATAHUB_URL).")
+@click.option(
+    "--url",
+    envvar="DATAHUB_URL",
+    default=DEFAULT_URL,
+    show_default=True,
+    help="The service (also DATAHUB_URL).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable JSON output.")
 @click.pass_context
 def cli(ctx, url, as_json):
     """Command-line client of a datahub service."""
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise click.BadParameter(f"{url!r} is not an http:// or https:// URL",
-                                 param_hint="'--url' / DATAHUB_URL")
+        raise click.BadParameter(
+            f"{url!r} is not an http:// or https:// URL", param_hint="'--url' / DATAHUB_URL"
+        )
     ctx.obj = Context(url, as_json)
 
 
@@ -162,8 +179,9 @@ def login(context, email):
 @pass_context
 def logout(context):
     """Log out: the session ends on the service and the session file is removed."""
-    body = context.client.logout() if context.client.refresh_cookie else {
-        "message": "Not logged in"}
+    body = (
+        context.client.logout() if context.client.refresh_cookie else {"message": "Not logged in"}
+    )
     context.session.clear()
     context.output(body)
     if not context.as_json:
@@ -176,19 +194,31 @@ def whoami(context):
     """The logged-in user."""
     context.require_session()
     user = context.client.users_me()
-    context.output(user, ["EMAIL", "NAME", "ROLES", "ID"],
-                   [[user["email"], user["name"], ",".join(user["roles"]), user["id"]]])
+    context.output(
+        user,
+        ["EMAIL", "NAME", "ROLES", "ID"],
+        [[user["email"], user["name"], ",".join(user["roles"]), user["id"]]],
+    )
 
 
 # -- datasets -----------------------------------------------------------------------------
+
 
 def _size(file):
     return "-" if not file else f"{file['size_bytes']} B"
 
 
 def _dataset_rows(items):
-    return [[d["id"], d["name"], ",".join(d["tags"]) or "-",
-             d["file"]["filename"] if d["file"] else "-", _size(d["file"])] for d in items]
+    return [
+        [
+            d["id"],
+            d["name"],
+            ",".join(d["tags"]) or "-",
+            d["file"]["filename"] if d["file"] else "-",
+            _size(d["file"]),
+        ]
+        for d in items
+    ]
 
 
 DATASET_COLUMNS = ["ID", "NAME", "TAGS", "FILE", "SIZE"]
@@ -223,8 +253,9 @@ def datasets_list(context, q, tag, owner, limit, offset):
 def datasets_create(context, name, description, tags):
     """Create a dataset called NAME."""
     context.require_session()
-    dataset = context.client.dataset_create(name, description=description,
-                                            tags=list(tags) if tags else None)
+    dataset = context.client.dataset_create(
+        name, description=description, tags=list(tags) if tags else None
+    )
     context.output(dataset, DATASET_COLUMNS, _dataset_rows([dataset]))
 
 
@@ -239,10 +270,14 @@ def datasets_upload(context, dataset_id, path, content_type, filename):
     """Upload PATH as the file of DATASET_ID (replacing any previous one)."""
     context.require_session()
     with context.progress("Uploading", os.path.getsize(path)) as progress:
-        dataset = context.client.dataset_upload(dataset_id, path, filename=filename,
-                                                content_type=content_type, progress=progress)
-    context.output(dataset, DATASET_COLUMNS + ["SHA256"],
-                   [_dataset_rows([dataset])[0] + [dataset["file"]["sha256"]]])
+        dataset = context.client.dataset_upload(
+            dataset_id, path, filename=filename, content_type=content_type, progress=progress
+        )
+    context.output(
+        dataset,
+        DATASET_COLUMNS + ["SHA256"],
+        [_dataset_rows([dataset])[0] + [dataset["file"]["sha256"]]],
+    )
 
 
 @datasets.command("download")
@@ -256,11 +291,13 @@ def datasets_download(context, dataset_id, destination, force):
     context.require_session()
     try:
         with context.progress("Downloading", None) as progress:
-            path = context.client.dataset_download(dataset_id, destination, progress=progress,
-                                                   overwrite=force)
+            path = context.client.dataset_download(
+                dataset_id, destination, progress=progress, overwrite=force
+            )
     except FileExistsError as error:
         raise click.ClickException(
-            f"{error.filename} already exists (use --force to overwrite it)") from None
+            f"{error.filename} already exists (use --force to overwrite it)"
+        ) from None
     result = {"dataset_id": dataset_id, "path": path, "size_bytes": os.path.getsize(path)}
     context.output(result)
     if not context.as_json:
@@ -285,8 +322,15 @@ COLLECTION_COLUMNS = ["ID", "NAME", "DATASETS", "DESCRIPTION"]
 
 
 def _collection_rows(items):
-    return [[c["id"], c["name"], ",".join(str(i) for i in c["dataset_ids"]) or "-",
-             c["description"] or "-"] for c in items]
+    return [
+        [
+            c["id"],
+            c["name"],
+            ",".join(str(i) for i in c["dataset_ids"]) or "-",
+            c["description"] or "-",
+        ]
+        for c in items
+    ]
 
 
 @cli.group()
@@ -346,8 +390,17 @@ RUN_COLUMNS = ["RUN", "PIPELINE", "STATUS", "ROWS IN", "ROWS OUT", "OUTPUT", "ER
 
 
 def _run_rows(run):
-    return [[run["id"], run["pipeline_id"], run["status"], run["rows_in"] or "-",
-             run["rows_out"] or "-", run["output_dataset_id"] or "-", run["error"] or "-"]]
+    return [
+        [
+            run["id"],
+            run["pipeline_id"],
+            run["status"],
+            run["rows_in"] or "-",
+            run["rows_out"] or "-",
+            run["output_dataset_id"] or "-",
+            run["error"] or "-",
+        ]
+    ]
 
 
 @cli.group()
@@ -364,27 +417,48 @@ def pipelines_list(context, q, limit, offset):
     """List pipelines."""
     context.require_session()
     page = context.client.pipelines_list(q=q, limit=limit, offset=offset)
-    context.output(page, ["ID", "NAME", "SOURCE", "OUTPUT NAME", "STEPS"],
-                   [[p["id"], p["name"], p["source_dataset_id"] or "-", p["output_dataset_name"],
-                     len(p["steps"])] for p in page["items"]])
+    context.output(
+        page,
+        ["ID", "NAME", "SOURCE", "OUTPUT NAME", "STEPS"],
+        [
+            [
+                p["id"],
+                p["name"],
+                p["source_dataset_id"] or "-",
+                p["output_dataset_name"],
+                len(p["steps"]),
+            ]
+            for p in page["items"]
+        ],
+    )
 
 
 @pipelines.command("run")
 @click.argument("pipeline_id", type=int)
 @click.option("--wait", is_flag=True, help="Wait until the run has finished.")
-@click.option("--poll", type=click.FloatRange(0.1), default=1.0, show_default=True,
-              help="Seconds between checks while waiting.")
+@click.option(
+    "--poll",
+    type=click.FloatRange(0.1),
+    default=1.0,
+    show_default=True,
+    help="Seconds between checks while waiting.",
+)
 @pass_context
 def pipelines_run(context, pipeline_id, wait, poll):
     """Start a run of PIPELINE_ID. With --wait, exit 0 only if it succeeded."""
     context.require_session()
     run = context.client.pipeline_run(pipeline_id)
     if wait:
-        with click.progressbar(length=1, label=f"run {run['id']}", file=sys.stderr,
-                               hidden=not context.show_progress,
-                               item_show_func=lambda r: r and r["status"]) as bar:
-            run = context.client.run_wait(pipeline_id, run["id"], poll=poll,
-                                          on_poll=lambda r: bar.update(0, r))
+        with click.progressbar(
+            length=1,
+            label=f"run {run['id']}",
+            file=sys.stderr,
+            hidden=not context.show_progress,
+            item_show_func=lambda r: r and r["status"],
+        ) as bar:
+            run = context.client.run_wait(
+                pipeline_id, run["id"], poll=poll, on_poll=lambda r: bar.update(0, r)
+            )
             bar.update(1, run)
     context.output(run, RUN_COLUMNS, _run_rows(run))
     if wait and run["status"] != "succeeded":

@@ -64,9 +64,15 @@ class UnreachableError(DatahubError):
         return f"cannot reach {self.url}"
 
 
-_BY_STATUS = {400: BadRequestError, 401: AuthenticationError, 403: PermissionDeniedError,
-              404: NotFoundError, 409: ConflictError, 422: ValidationError,
-              429: RateLimitedError}
+_BY_STATUS = {
+    400: BadRequestError,
+    401: AuthenticationError,
+    403: PermissionDeniedError,
+    404: NotFoundError,
+    409: ConflictError,
+    422: ValidationError,
+    429: RateLimitedError,
+}
 
 
 def error_for(status, detail):

@@ -1,13 +1,14 @@
 """The resource API of the client: users, datasets (with streamed file transfer) and
 collections. Mixed into ``Client``; every method returns the decoded JSON answer."""
+
 import errno
 import hashlib
 import mimetypes
 import os
-from email.message import Message
 import re
 import shutil
 import tempfile
+from email.message import Message
 from urllib.parse import quote
 
 import urllib3
@@ -110,8 +111,17 @@ class ResourcesMixin:
     # -- datasets -----------------------------------------------------------------------
 
     def datasets_list(self, *, q=None, tag=None, owner=None, limit=20, offset=0):
-        params = {k: v for k, v in {"q": q, "tag": tag, "owner": owner, "limit": limit,
-                                    "offset": offset}.items() if v is not None}
+        params = {
+            k: v
+            for k, v in {
+                "q": q,
+                "tag": tag,
+                "owner": owner,
+                "limit": limit,
+                "offset": offset,
+            }.items()
+            if v is not None
+        }
         return self._json("GET", f"{API}/datasets/", params=params)
 
     def datasets_iter(self, **filters):
@@ -142,8 +152,9 @@ class ResourcesMixin:
     def dataset_delete(self, dataset_id):
         self.request("DELETE", f"{API}/datasets/{int(dataset_id)}")
 
-    def dataset_upload(self, dataset_id, source, *, filename=None, content_type=None,
-                       progress=None):
+    def dataset_upload(
+        self, dataset_id, source, *, filename=None, content_type=None, progress=None
+    ):
         """Upload (or replace) the dataset's file from a path or a binary file object,
         streamed in chunks as the raw request body (never read into memory whole; a file
         object that cannot seek, such as a pipe, is spooled to a temporary file first).
@@ -151,8 +162,12 @@ class ResourcesMixin:
         if isinstance(source, (str, os.PathLike)):
             with open(source, "rb") as fileobj:
                 return self.dataset_upload(
-                    dataset_id, fileobj, progress=progress, content_type=content_type,
-                    filename=filename or os.path.basename(os.fspath(source)))
+                    dataset_id,
+                    fileobj,
+                    progress=progress,
+                    content_type=content_type,
+                    filename=filename or os.path.basename(os.fspath(source)),
+                )
         fileobj = source
         if not fileobj.seekable():
             # A pipe or socket: spool it to a temporary file (disk, not memory) first, so
@@ -161,8 +176,12 @@ class ResourcesMixin:
                 shutil.copyfileobj(fileobj, spooled, CHUNK_SIZE)
                 spooled.seek(0)
                 return self.dataset_upload(
-                    dataset_id, spooled, progress=progress, content_type=content_type,
-                    filename=filename or _name_of(fileobj))
+                    dataset_id,
+                    spooled,
+                    progress=progress,
+                    content_type=content_type,
+                    filename=filename or _name_of(fileobj),
+                )
         if filename is None:
             filename = _name_of(fileobj)
         if content_type is None:
@@ -174,8 +193,11 @@ class ResourcesMixin:
         if filename:
             path += "?filename=" + quote(filename, safe="")
         response = self.request(
-            "PUT", path, body=body,
-            headers={"Content-Type": content_type, "Content-Length": str(total)})
+            "PUT",
+            path,
+            body=body,
+            headers={"Content-Type": content_type, "Content-Length": str(total)},
+        )
         return self._decode(response, path)
 
     def dataset_download(self, dataset_id, destination, *, progress=None, overwrite=True):
@@ -188,8 +210,7 @@ class ResourcesMixin:
         destination = os.fspath(destination)
         if not os.path.isdir(destination):
             _check_target(destination, overwrite)
-        response = self.request("GET", f"{API}/datasets/{int(dataset_id)}/file",
-                                preload=False)
+        response = self.request("GET", f"{API}/datasets/{int(dataset_id)}/file", preload=False)
         try:
             if os.path.isdir(destination):
                 destination = os.path.join(destination, self._download_name(response, dataset_id))
@@ -197,7 +218,9 @@ class ResourcesMixin:
             try:
                 self._save(response, destination, overwrite, progress)
             except OSError as exc:  # named after the destination, never the temporary file
-                raise _os_error(exc.errno, destination) if exc.errno else exc
+                if not exc.errno:
+                    raise
+                raise _os_error(exc.errno, destination) from exc
         except BaseException:
             response.close()  # the answer was not read to its end: the connection is spent
             raise
@@ -243,8 +266,11 @@ class ResourcesMixin:
     # -- collections --------------------------------------------------------------------
 
     def collections_list(self, *, q=None, owner=None, limit=20, offset=0):
-        params = {k: v for k, v in {"q": q, "owner": owner, "limit": limit,
-                                    "offset": offset}.items() if v is not None}
+        params = {
+            k: v
+            for k, v in {"q": q, "owner": owner, "limit": limit, "offset": offset}.items()
+            if v is not None
+        }
         return self._json("GET", f"{API}/collections/", params=params)
 
     def collection_get(self, collection_id):
@@ -263,17 +289,22 @@ class ResourcesMixin:
 
     def collection_add(self, collection_id, dataset_id):
         return self._json(
-            "PUT", f"{API}/collections/{int(collection_id)}/datasets/{int(dataset_id)}")
+            "PUT", f"{API}/collections/{int(collection_id)}/datasets/{int(dataset_id)}"
+        )
 
     def collection_remove(self, collection_id, dataset_id):
         return self._json(
-            "DELETE", f"{API}/collections/{int(collection_id)}/datasets/{int(dataset_id)}")
+            "DELETE", f"{API}/collections/{int(collection_id)}/datasets/{int(dataset_id)}"
+        )
 
     # -- pipelines ----------------------------------------------------------------------
 
     def pipelines_list(self, *, q=None, owner=None, limit=20, offset=0):
-        params = {k: v for k, v in {"q": q, "owner": owner, "limit": limit,
-                                    "offset": offset}.items() if v is not None}
+        params = {
+            k: v
+            for k, v in {"q": q, "owner": owner, "limit": limit, "offset": offset}.items()
+            if v is not None
+        }
         return self._json("GET", f"{API}/pipelines/", params=params)
 
     def pipeline_run(self, pipeline_id):

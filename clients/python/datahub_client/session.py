@@ -1,5 +1,6 @@
 """Where the ``datahub`` command keeps its login between runs: only the refresh cookie
 (the access token lives in memory), in a JSON file readable by its owner alone."""
+
 import errno
 import json
 import os
@@ -42,7 +43,9 @@ class SessionFile:
         except OSError as exc:
             # mkdir says "File exists" of a file where a folder should be: not a directory
             code = errno.ENOTDIR if isinstance(exc, FileExistsError) else exc.errno
-            raise OSError(code, os.strerror(code), str(self.path)) if code else exc
+            if not code:
+                raise
+            raise OSError(code, os.strerror(code), str(self.path)) from exc
 
     def _write(self, data):
         self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)

@@ -1,4 +1,5 @@
 """Fixtures for the client's own tests, which need no datahub service."""
+
 import socket
 
 import pytest

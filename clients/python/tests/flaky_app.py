@@ -1,5 +1,6 @@
 """A WSGI app for the retry tests: ``/flaky?key=K&fail=N&retry_after=S`` answers 503 (JSON)
 N times per key, then 200; every arrival time is appended to the log (one line of JSON)."""
+
 import json
 import threading
 import time

@@ -1,5 +1,6 @@
 """The ``datahub`` command where no datahub service is needed: help, usage, the missing
 login, an unreachable service, and a stand-in service that misbehaves (``fake_datahub``)."""
+
 import json
 import os
 import re
@@ -10,9 +11,9 @@ from wsgiref.simple_server import WSGIRequestHandler, make_server
 
 import pytest
 from click.testing import CliRunner
+from fake_datahub import CONTENT, make_app
 
 from datahub_client.cli import main
-from fake_datahub import CONTENT, make_app
 
 
 def command(url, session_file):
@@ -20,16 +21,20 @@ def command(url, session_file):
     runner = CliRunner()
 
     def run(*args, **kwargs):
-        env = {"DATAHUB_URL": url, "DATAHUB_SESSION_FILE": str(session_file),
-               "DATAHUB_PASSWORD": "secret"}
+        env = {
+            "DATAHUB_URL": url,
+            "DATAHUB_SESSION_FILE": str(session_file),
+            "DATAHUB_PASSWORD": "secret",
+        }
         return runner.invoke(main, list(args), env=env, catch_exceptions=False, **kwargs)
 
     run.url = url
     run.session_file = session_file
 
     def save_session():
-        session_file.write_text(json.dumps({"url": url, "cookie_name": "refresh_token",
-                                            "refresh_token": "cookie"}))
+        session_file.write_text(
+            json.dumps({"url": url, "cookie_name": "refresh_token", "refresh_token": "cookie"})
+        )
 
     run.save_session = save_session
     return run
@@ -50,8 +55,9 @@ class QuietHandler(WSGIRequestHandler):
 def fake_url():
     """The URL of a running ``fake_datahub``."""
     server = make_server("127.0.0.1", 0, make_app(), handler_class=QuietHandler)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
-                              daemon=True)
+    thread = threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    )
     thread.start()
     yield f"http://127.0.0.1:{server.server_port}"
     server.shutdown()
@@ -85,8 +91,13 @@ def test_help_names_every_command(datahub):
 
 
 def test_without_a_session_every_resource_command_asks_for_a_login(logged_out):
-    for args in (["whoami"], ["datasets", "list"], ["datasets", "delete", "1"],
-                 ["collections", "list"], ["pipelines", "run", "1"]):
+    for args in (
+        ["whoami"],
+        ["datasets", "list"],
+        ["datasets", "delete", "1"],
+        ["collections", "list"],
+        ["pipelines", "run", "1"],
+    ):
         result = logged_out(*args)
         assert (result.exit_code, result.stdout) == (1, "")
         assert result.stderr == f"Error: Not logged in to {logged_out.url}; run: datahub login\n"
@@ -101,9 +112,15 @@ def test_without_a_session_an_unreachable_service_is_named_not_a_login(datahub):
 
 
 def test_a_session_for_another_url_is_not_used(logged_out):
-    logged_out.session_file.write_text(json.dumps({
-        "url": "http://elsewhere:8000", "cookie_name": "refresh_token",
-        "refresh_token": "secret"}))
+    logged_out.session_file.write_text(
+        json.dumps(
+            {
+                "url": "http://elsewhere:8000",
+                "cookie_name": "refresh_token",
+                "refresh_token": "secret",
+            }
+        )
+    )
     result = logged_out("whoami")
     assert result.exit_code == 1 and result.stderr.startswith("Error: Not logged in to")
     assert json.loads(logged_out.session_file.read_text())["refresh_token"] == "secret"
@@ -146,20 +163,25 @@ def test_a_closed_stdout_ends_the_command_quietly(tmp_path):
     os.close(read_end)
     result = subprocess.run(
         [sys.executable, "-c", "from datahub_client.cli import main; main()", "logout"],
-        stdout=write_end, stderr=subprocess.PIPE, text=True,
-        env={**os.environ, "DATAHUB_SESSION_FILE": str(tmp_path / "session.json")})
+        stdout=write_end,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "DATAHUB_SESSION_FILE": str(tmp_path / "session.json")},
+    )
     os.close(write_end)
     assert (result.returncode, result.stderr) == (1, "")
 
 
 def test_an_interrupted_download_leaves_no_partial_file_and_the_old_one_as_it_was(
-        fake_datahub, tmp_path):
+    fake_datahub, tmp_path
+):
     target = tmp_path / "downloads"
     target.mkdir()
     result = fake_datahub("datasets", "download", "1", str(target))
     assert (result.exit_code, result.stdout) == (1, "")
-    assert re.fullmatch(rf"Error: Download ended after \d+ of {len(CONTENT)} bytes\n",
-                        result.stderr)  # what urllib3 had read before the break is dropped
+    assert re.fullmatch(
+        rf"Error: Download ended after \d+ of {len(CONTENT)} bytes\n", result.stderr
+    )  # what urllib3 had read before the break is dropped
     assert os.listdir(target) == []
     (target / "cut.bin").write_bytes(b"the old file")
     result = fake_datahub("datasets", "download", "1", str(target), "--force")
@@ -176,4 +198,5 @@ def test_unexpected_answers_are_one_line_errors(fake_datahub):
     result = fake_datahub("whoami")  # 200 with HTML: not a datahub service
     assert (result.exit_code, result.stdout) == (1, "")
     assert result.stderr == (
-        f"Error: unexpected answer from {fake_datahub.url}/api/v1/auth/me (not JSON)\n")
+        f"Error: unexpected answer from {fake_datahub.url}/api/v1/auth/me (not JSON)\n"
+    )

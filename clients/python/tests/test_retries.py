@@ -1,14 +1,15 @@
 """The client's retry policy against a local HTTP server that fails on purpose (no datahub
 needed): which answers are retried, after how long, and how often."""
+
 import json
 import threading
 import time
 from wsgiref.simple_server import WSGIRequestHandler, make_server
 
 import pytest
+from flaky_app import make_app
 
 from datahub_client import Client, ServerError
-from flaky_app import make_app
 
 
 class QuietHandler(WSGIRequestHandler):
@@ -21,15 +22,16 @@ def flaky(tmp_path):
     log = tmp_path / "arrivals.jsonl"
     log.touch()
     server = make_server("127.0.0.1", 0, make_app(log), handler_class=QuietHandler)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
-                              daemon=True)
+    thread = threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    )
     thread.start()
     client = Client(f"http://127.0.0.1:{server.server_port}", retries=3)
 
     def arrivals(key):
         lines = [json.loads(line) for line in log.read_text().splitlines()]
         times = [line["at"] for line in lines if line["key"] == key]
-        return [round(b - a, 2) for a, b in zip(times, times[1:])]
+        return [round(b - a, 2) for a, b in zip(times, times[1:], strict=False)]
 
     yield client, arrivals
     server.shutdown()
@@ -57,8 +59,9 @@ def test_gives_up_after_three_retries(flaky):
 
 def test_a_longer_retry_after_is_honoured(flaky):
     client, arrivals = flaky
-    client.request("GET", "/flaky", params={"key": "c", "fail": 1, "retry_after": 3},
-                   authenticated=False)
+    client.request(
+        "GET", "/flaky", params={"key": "c", "fail": 1, "retry_after": 3}, authenticated=False
+    )
     (gap,) = arrivals("GET c")
     assert 2.9 <= gap < 4
 

@@ -1,4 +1,5 @@
 """The command's session file: the refresh cookie only, for one URL, mode 0600."""
+
 import json
 import stat
 
@@ -24,7 +25,10 @@ def test_saved_for_one_url_readable_by_its_owner_alone(tmp_path):
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
     assert json.loads(path.read_text()) == {
-        "url": "http://a", "cookie_name": "__Secure-refresh_token", "refresh_token": "secret"}
+        "url": "http://a",
+        "cookie_name": "__Secure-refresh_token",
+        "refresh_token": "secret",
+    }
     assert session.load("http://a") == ("__Secure-refresh_token", "secret")
     assert session.load("http://b") == (None, None)  # another service: not logged in
 

@@ -1,10 +1,11 @@
 """The browser's side of a session: the refresh cookie (and the double-submit CSRF cookie
 and header), and what every successful login does, whichever way the user logged in."""
+
 from flask import after_this_request, current_app
 
-from datahub.web.audit import audit
 from datahub.app.extensions import db
 from datahub.identity import sessions
+from datahub.web.audit import audit
 
 NO_STORE = {"Cache-Control": "no-store", "Pragma": "no-cache"}
 
@@ -22,14 +23,21 @@ def set_refresh_cookie(token, record, csrf):
     @after_this_request
     def _set(response):
         response.set_cookie(
-            config["JWT_REFRESH_COOKIE_NAME"], token, max_age=max_age,
-            path=config["JWT_REFRESH_COOKIE_PATH"], httponly=True, **cookie_options(config),
+            config["JWT_REFRESH_COOKIE_NAME"],
+            token,
+            max_age=max_age,
+            path=config["JWT_REFRESH_COOKIE_PATH"],
+            httponly=True,
+            **cookie_options(config),
         )
         if config["JWT_COOKIE_CSRF_PROTECT"]:
             # Double submit: readable by the SPA's JavaScript, sent back as a header.
             response.set_cookie(
-                config["JWT_REFRESH_CSRF_COOKIE_NAME"], csrf, max_age=max_age,
-                path=config["JWT_REFRESH_CSRF_COOKIE_PATH"], httponly=False,
+                config["JWT_REFRESH_CSRF_COOKIE_NAME"],
+                csrf,
+                max_age=max_age,
+                path=config["JWT_REFRESH_CSRF_COOKIE_PATH"],
+                httponly=False,
                 **cookie_options(config),
             )
         return response
@@ -54,13 +62,16 @@ def delete_refresh_cookie():
     @after_this_request
     def _delete(response):
         response.delete_cookie(
-            config["JWT_REFRESH_COOKIE_NAME"], path=config["JWT_REFRESH_COOKIE_PATH"],
-            httponly=True, **cookie_options(config),
+            config["JWT_REFRESH_COOKIE_NAME"],
+            path=config["JWT_REFRESH_COOKIE_PATH"],
+            httponly=True,
+            **cookie_options(config),
         )
         if config["JWT_COOKIE_CSRF_PROTECT"]:
             response.delete_cookie(
                 config["JWT_REFRESH_CSRF_COOKIE_NAME"],
-                path=config["JWT_REFRESH_CSRF_COOKIE_PATH"], **cookie_options(config),
+                path=config["JWT_REFRESH_CSRF_COOKIE_PATH"],
+                **cookie_options(config),
             )
         return response
 
@@ -71,8 +82,13 @@ def start_login(user):
     refresh_token, record, session = sessions.start_session(user)
     access_token = sessions.issue_access_token(user, session)
     db.session.commit()
-    audit("login_succeeded", email=user.email, user_id=user.id, session_id=session.id,
-          provider=user.provider)
+    audit(
+        "login_succeeded",
+        email=user.email,
+        user_id=user.id,
+        session_id=session.id,
+        provider=user.provider,
+    )
     set_refresh_cookie(refresh_token, record, session.csrf_token)
     send_csrf_token(session.csrf_token)
     return access_token

@@ -1,11 +1,12 @@
 """The rate limits of the login routes (settings ``RATE_LIMIT_*``)."""
+
 from flask import current_app, request
 
-from datahub.web.bodies import json_body
 from datahub.app.extensions import client_address, limiter
 from datahub.identity import ldap
 from datahub.identity.guard import current_claims
 from datahub.identity.models import normalise_email
+from datahub.web.bodies import json_body
 from datahub.web.metrics import count_login
 
 
@@ -32,19 +33,26 @@ def _login_refused(request_limit):
 
 
 login_per_email = limiter.limit(
-    _config_limit("RATE_LIMIT_LOGIN_PER_EMAIL"), scope="email",
-    key_func=lambda: f"email:{_login_email()}", exempt_when=lambda: _login_email() is None,
+    _config_limit("RATE_LIMIT_LOGIN_PER_EMAIL"),
+    scope="email",
+    key_func=lambda: f"email:{_login_email()}",
+    exempt_when=lambda: _login_email() is None,
     on_breach=_login_refused,
 )
 login_per_address = limiter.limit(
-    _config_limit("RATE_LIMIT_LOGIN_PER_ADDRESS"), scope="address", key_func=client_address,
+    _config_limit("RATE_LIMIT_LOGIN_PER_ADDRESS"),
+    scope="address",
+    key_func=client_address,
     on_breach=_login_refused,
 )
 refresh_per_address = limiter.limit(
-    _config_limit("RATE_LIMIT_REFRESH_PER_ADDRESS"), scope="address", key_func=client_address,
+    _config_limit("RATE_LIMIT_REFRESH_PER_ADDRESS"),
+    scope="address",
+    key_func=client_address,
 )
 password_change_per_user = limiter.limit(
-    _config_limit("RATE_LIMIT_PASSWORD_CHANGE_PER_USER"), scope="user",
+    _config_limit("RATE_LIMIT_PASSWORD_CHANGE_PER_USER"),
+    scope="user",
     key_func=lambda: f"user:{current_claims.user_id}",
 )
 

@@ -2,6 +2,7 @@
 provider, and its callback that starts the session). The protocol is
 datahub.identity.oidc's; the views hold the browser's side: the login cookie and the
 redirects."""
+
 import hmac
 from urllib.parse import urlsplit
 
@@ -9,32 +10,45 @@ from flask import after_this_request, current_app, redirect, request
 from flask.views import MethodView
 from itsdangerous import BadData, URLSafeTimedSerializer
 
-from datahub.web.api import Blueprint
+from datahub.identity import logins, oidc
 from datahub.identity.auth import limits
 from datahub.identity.auth.cookies import NO_STORE, start_login
 from datahub.identity.auth.schemas import ProvidersSchema
-from datahub.web.errors import RequestValidationError
-from datahub.identity import logins, oidc
 from datahub.identity.errors import AuthServiceUnavailable, OIDCNotConfigured
+from datahub.web.api import Blueprint
+from datahub.web.errors import RequestValidationError
 from datahub.web.openapi import operation
 from datahub.web.validation import NO_CONTROL_PATTERN, has_control_character
 
-blp = Blueprint("oidc", __name__, url_prefix="/api/v1/auth",
-                description="Log in with an OpenID Connect provider")
+blp = Blueprint(
+    "oidc",
+    __name__,
+    url_prefix="/api/v1/auth",
+    description="Log in with an OpenID Connect provider",
+)
 
 LOGIN_PATH = "/api/v1/auth/oidc/login"
 CALLBACK_PATH = "/api/v1/auth/oidc/callback"
 COOKIE_PATH = "/api/v1/auth/oidc"
 DEFAULT_NEXT = "/app/"
-_REDIRECT = {"Location": {"description": "Where the browser goes next",
-                          "schema": {"type": "string", "format": "uri-reference"}}}
+_REDIRECT = {
+    "Location": {
+        "description": "Where the browser goes next",
+        "schema": {"type": "string", "format": "uri-reference"},
+    }
+}
 _NOT_CONFIGURED = (404, "`OIDC logins are not configured`")
 
 
 def same_site_path(value):
     """Whether ``value`` is a path of this site: one leading ``/``, no scheme or host."""
-    if (not isinstance(value, str) or not value.startswith("/") or len(value) > 2048
-            or value.startswith(("//", "/\\")) or has_control_character(value)):
+    if (
+        not isinstance(value, str)
+        or not value.startswith("/")
+        or len(value) > 2048
+        or value.startswith(("//", "/\\"))
+        or has_control_character(value)
+    ):
         return False
     parts = urlsplit(value)
     return not (parts.scheme or parts.netloc)
@@ -46,12 +60,15 @@ def requested_next():
     value = request.args.get("next") or DEFAULT_NEXT
     if not same_site_path(value):
         raise RequestValidationError.single(
-            ["query", "next"], "must be a path of this site, starting with a single /",
-            "value_error.next.off_site")
+            ["query", "next"],
+            "must be a path of this site, starting with a single /",
+            "value_error.next.off_site",
+        )
     return value
 
 
 # -- the login cookie: the started login, bound to this browser -------------------------
+
 
 def _cookie_name():
     return "__Secure-oidc_login" if current_app.config["JWT_COOKIE_SECURE"] else "oidc_login"
@@ -62,16 +79,23 @@ def _serializer():
 
 
 def _keep_pending(pending):
-    value = _serializer().dumps([pending.state, pending.nonce, pending.verifier,
-                                 pending.redirect_uri, pending.next])
+    value = _serializer().dumps(
+        [pending.state, pending.nonce, pending.verifier, pending.redirect_uri, pending.next]
+    )
     config = current_app.config
 
     @after_this_request
     def _set(response):
         # Lax, not Strict: the provider's redirect back is a cross-site navigation.
-        response.set_cookie(_cookie_name(), value, max_age=int(config["OIDC_LOGIN_MAX_AGE"]),
-                            path=COOKIE_PATH, httponly=True,
-                            secure=config["JWT_COOKIE_SECURE"], samesite="Lax")
+        response.set_cookie(
+            _cookie_name(),
+            value,
+            max_age=int(config["OIDC_LOGIN_MAX_AGE"]),
+            path=COOKIE_PATH,
+            httponly=True,
+            secure=config["JWT_COOKIE_SECURE"],
+            samesite="Lax",
+        )
         return response
 
 
@@ -82,9 +106,13 @@ def _take_pending():
 
     @after_this_request
     def _delete(response):
-        response.delete_cookie(_cookie_name(), path=COOKIE_PATH, httponly=True,
-                               secure=current_app.config["JWT_COOKIE_SECURE"],
-                               samesite="Lax")
+        response.delete_cookie(
+            _cookie_name(),
+            path=COOKIE_PATH,
+            httponly=True,
+            secure=current_app.config["JWT_COOKIE_SECURE"],
+            samesite="Lax",
+        )
         return response
 
     if not value:
@@ -108,6 +136,7 @@ def _require_oidc():
 
 # -- views -------------------------------------------------------------------------------
 
+
 @blp.route("/providers")
 class Providers(MethodView):
     @operation(blp, "get_login_providers", database=False, security=[])
@@ -124,18 +153,34 @@ class Providers(MethodView):
 
 @blp.route("/oidc/login")
 class OIDCLogin(MethodView):
-    @operation(blp, "start_oidc_login", _NOT_CONFIGURED,
-               (422, "`next` is not a path of this site"),
-               (503, "`Authentication service unavailable` (the provider's discovery "
-                     "document cannot be fetched); see Retry-After"),
-               database=False, security=[],
-               parameters=[{"in": "query", "name": "next", "required": False,
-                            "schema": {"type": "string", "maxLength": 2048,
-                                       "pattern": NO_CONTROL_PATTERN},
-                            "description": "A path of this site to land on afterwards "
-                                           "(default: /app/; anything else is a 422)"}])
-    @blp.response(302, description="To the provider's authorization endpoint; sets the "
-                  "short-lived login cookie", headers=_REDIRECT)
+    @operation(
+        blp,
+        "start_oidc_login",
+        _NOT_CONFIGURED,
+        (422, "`next` is not a path of this site"),
+        (
+            503,
+            "`Authentication service unavailable` (the provider's discovery "
+            "document cannot be fetched); see Retry-After",
+        ),
+        database=False,
+        security=[],
+        parameters=[
+            {
+                "in": "query",
+                "name": "next",
+                "required": False,
+                "schema": {"type": "string", "maxLength": 2048, "pattern": NO_CONTROL_PATTERN},
+                "description": "A path of this site to land on afterwards "
+                "(default: /app/; anything else is a 422)",
+            }
+        ],
+    )
+    @blp.response(
+        302,
+        description="To the provider's authorization endpoint; sets the short-lived login cookie",
+        headers=_REDIRECT,
+    )
     def get(self):
         """Start an OpenID Connect login
 
@@ -154,25 +199,48 @@ class OIDCLogin(MethodView):
 
 @blp.route("/oidc/callback")
 class OIDCCallback(MethodView):
-    @operation(blp, "finish_oidc_login",
-               (401, "`OIDC login failed` (no or another login cookie, the provider's "
-                     "error, a refused code, an invalid ID token, a deactivated user)"),
-               _NOT_CONFIGURED,
-               (409, "`Account exists with another provider` (the email belongs to a user "
-                     "of another provider)"),
-               (429, limits.TOO_MANY["description"]),
-               (503, "`Authentication service unavailable` (the provider is unreachable), "
-                     "or `Service unavailable` (the database); see Retry-After"),
-               security=[],
-               parameters=[{"in": "query", "name": name, "required": False,
-                            "schema": {"type": "string"}, "description": description}
-                           for name, description in (
-                               ("code", "The provider's authorization code"),
-                               ("state", "The login's state, as sent to the provider"),
-                               ("error", "The provider's error, instead of a code"))])
-    @blp.response(302, description="Logged in: the refresh cookie is set and the browser "
-                  "goes to the login's next path; the app then calls /auth/refresh",
-                  headers=_REDIRECT)
+    @operation(
+        blp,
+        "finish_oidc_login",
+        (
+            401,
+            "`OIDC login failed` (no or another login cookie, the provider's "
+            "error, a refused code, an invalid ID token, a deactivated user)",
+        ),
+        _NOT_CONFIGURED,
+        (
+            409,
+            "`Account exists with another provider` (the email belongs to a user "
+            "of another provider)",
+        ),
+        (429, limits.TOO_MANY["description"]),
+        (
+            503,
+            "`Authentication service unavailable` (the provider is unreachable), "
+            "or `Service unavailable` (the database); see Retry-After",
+        ),
+        security=[],
+        parameters=[
+            {
+                "in": "query",
+                "name": name,
+                "required": False,
+                "schema": {"type": "string"},
+                "description": description,
+            }
+            for name, description in (
+                ("code", "The provider's authorization code"),
+                ("state", "The login's state, as sent to the provider"),
+                ("error", "The provider's error, instead of a code"),
+            )
+        ],
+    )
+    @blp.response(
+        302,
+        description="Logged in: the refresh cookie is set and the browser "
+        "goes to the login's next path; the app then calls /auth/refresh",
+        headers=_REDIRECT,
+    )
     @limits.login_per_address
     def get(self):
         """Finish an OpenID Connect login

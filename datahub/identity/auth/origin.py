@@ -12,6 +12,7 @@ request that a browser marks as coming from elsewhere is refused with 403 ``Forb
 A request without either header (curl, scripts, older browsers on same-origin GETs) is
 not a browser's cross-site request and passes.
 """
+
 import hmac
 
 from flask import current_app, request

@@ -1,4 +1,5 @@
 """/api/v1/auth: login, refresh, logout, me, the caller's sessions, usage and password."""
+
 import functools
 import json
 
@@ -7,8 +8,8 @@ from flask import current_app, request
 from flask.views import MethodView
 
 from datahub import quotas
-from datahub.web.api import Blueprint
-from datahub.web.audit import audit
+from datahub.app.extensions import db
+from datahub.identity import logins, sessions, tokens
 from datahub.identity.auth import cookies, limits
 from datahub.identity.auth.origin import check_double_submit, require_trusted_origin
 from datahub.identity.auth.schemas import (
@@ -19,9 +20,6 @@ from datahub.identity.auth.schemas import (
     TokenSchema,
     UsageSchema,
 )
-from datahub.platform.database import utcnow
-from datahub.app.extensions import db
-from datahub.identity import logins, sessions, tokens
 from datahub.identity.errors import SessionNotFound, TokenRevoked
 from datahub.identity.guard import (
     auth_required,
@@ -31,6 +29,11 @@ from datahub.identity.guard import (
 )
 from datahub.identity.models import AuthSession
 from datahub.identity.token_loaders import verified_refresh
+from datahub.identity.users import services as user_services
+from datahub.identity.users.schemas import UserSchema
+from datahub.platform.database import utcnow
+from datahub.web.api import Blueprint
+from datahub.web.audit import audit
 from datahub.web.openapi import (
     BEARER,
     JSON_BODY_ERRORS,
@@ -38,19 +41,27 @@ from datahub.web.openapi import (
     MessageSchema,
     operation,
 )
-from datahub.identity.users import services as user_services
-from datahub.identity.users.schemas import UserSchema
 
-blp = Blueprint("auth", __name__, url_prefix="/api/v1/auth",
-                description="Log in, renew the access token, log out; the caller's sessions "
-                            "and password")
+blp = Blueprint(
+    "auth",
+    __name__,
+    url_prefix="/api/v1/auth",
+    description="Log in, renew the access token, log out; the caller's sessions and password",
+)
 
-_NO_STORE = {"Cache-Control": {"description": "`no-store`: a token is never cached",
-                               "schema": {"type": "string"}}}
-_SET_COOKIE = {"Set-Cookie": {
-    "description": "The refresh token cookie (`__Secure-refresh_token` by default): "
-                   "HttpOnly, Secure, `Path=/api/v1/auth`, `SameSite=Strict`",
-    "schema": {"type": "string"}}}
+_NO_STORE = {
+    "Cache-Control": {
+        "description": "`no-store`: a token is never cached",
+        "schema": {"type": "string"},
+    }
+}
+_SET_COOKIE = {
+    "Set-Cookie": {
+        "description": "The refresh token cookie (`__Secure-refresh_token` by default): "
+        "HttpOnly, Secure, `Path=/api/v1/auth`, `SameSite=Strict`",
+        "schema": {"type": "string"},
+    }
+}
 _TOO_MANY = (429, limits.TOO_MANY["description"])
 
 
@@ -69,17 +80,33 @@ def _me_body(principal):
 
 # -- views -----------------------------------------------------------------------------
 
+
 @blp.route("/login")
 class Login(MethodView):
-    @operation(blp, "login", *JSON_BODY_ERRORS, (401, "`Invalid email or password`"),
-               (409, "`Account exists with another provider` (the directory knows the "
-                     "email, but a user of another provider holds it)"),
-               _TOO_MANY,
-               (503, "`Authentication service unavailable` (the LDAP directory is down or "
-                     "slow), or `Service unavailable` (the database); see Retry-After"),
-               security=[])
-    @blp.response(200, TokenSchema, description="Logged in; the refresh cookie is set",
-                  headers={**_SET_COOKIE, **_NO_STORE})
+    @operation(
+        blp,
+        "login",
+        *JSON_BODY_ERRORS,
+        (401, "`Invalid email or password`"),
+        (
+            409,
+            "`Account exists with another provider` (the directory knows the "
+            "email, but a user of another provider holds it)",
+        ),
+        _TOO_MANY,
+        (
+            503,
+            "`Authentication service unavailable` (the LDAP directory is down or "
+            "slow), or `Service unavailable` (the database); see Retry-After",
+        ),
+        security=[],
+    )
+    @blp.response(
+        200,
+        TokenSchema,
+        description="Logged in; the refresh cookie is set",
+        headers={**_SET_COOKIE, **_NO_STORE},
+    )
     @limits.login_per_email
     @limits.login_per_address
     @blp.arguments(LoginSchema)
@@ -96,13 +123,24 @@ class Login(MethodView):
 
 @blp.route("/refresh")
 class Refresh(MethodView):
-    @operation(blp, "refresh_token",
-               (401, "Refresh cookie missing, expired, invalid or revoked (a retired cookie "
-                     "replayed after the grace window revokes its session)"),
-               (403, "`Forbidden`: a cross-site request (Origin or Sec-Fetch-Site)"),
-               _TOO_MANY, security=REFRESH_COOKIE)
-    @blp.response(200, TokenSchema, description="A new access token, and a new refresh "
-                  "cookie (the presented one is retired)", headers={**_SET_COOKIE, **_NO_STORE})
+    @operation(
+        blp,
+        "refresh_token",
+        (
+            401,
+            "Refresh cookie missing, expired, invalid or revoked (a retired cookie "
+            "replayed after the grace window revokes its session)",
+        ),
+        (403, "`Forbidden`: a cross-site request (Origin or Sec-Fetch-Site)"),
+        _TOO_MANY,
+        security=REFRESH_COOKIE,
+    )
+    @blp.response(
+        200,
+        TokenSchema,
+        description="A new access token, and a new refresh cookie (the presented one is retired)",
+        headers={**_SET_COOKIE, **_NO_STORE},
+    )
     @limits.refresh_per_address
     def post(self):
         """Renew the access token
@@ -127,9 +165,12 @@ class Refresh(MethodView):
 
 @blp.route("/logout")
 class Logout(MethodView):
-    @operation(blp, "logout",
-               (403, "`Forbidden`: a cross-site request (Origin or Sec-Fetch-Site)"),
-               security=[{}, *BEARER, *REFRESH_COOKIE])
+    @operation(
+        blp,
+        "logout",
+        (403, "`Forbidden`: a cross-site request (Origin or Sec-Fetch-Site)"),
+        security=[{}, *BEARER, *REFRESH_COOKIE],
+    )
     @blp.response(200, MessageSchema, description="Logged out; the refresh cookie is deleted")
     def post(self):
         """Log out
@@ -141,8 +182,11 @@ class Logout(MethodView):
         codec = tokens.codec()
         refresh_cookie = request.cookies.get(current_app.config["JWT_REFRESH_COOKIE_NAME"])
         # An expired cookie still names the session to end.
-        refresh = (codec.read(refresh_cookie, tokens.REFRESH, allow_expired=True)
-                   if refresh_cookie else None)
+        refresh = (
+            codec.read(refresh_cookie, tokens.REFRESH, allow_expired=True)
+            if refresh_cookie
+            else None
+        )
         if refresh is not None:
             check_double_submit(refresh)
             user_id, session_id = refresh.user_id, refresh.session_id
@@ -150,8 +194,7 @@ class Logout(MethodView):
 
         authorization = request.headers.get("Authorization", "")
         scheme, _, bearer = authorization.partition(" ")
-        access = (codec.read(bearer.strip(), tokens.ACCESS) if scheme.lower() == "bearer"
-                  else None)
+        access = codec.read(bearer.strip(), tokens.ACCESS) if scheme.lower() == "bearer" else None
         if access is not None:
             sessions.revoke_access_token(access)
             user_id = user_id or access.user_id
@@ -196,23 +239,39 @@ class Sessions(MethodView):
         total = db.session.scalar(sa.select(sa.func.count()).select_from(query.subquery()))
         rows = db.session.scalars(
             query.order_by(AuthSession.last_used_at.desc(), AuthSession.id)
-            .limit(limit).offset(offset)
+            .limit(limit)
+            .offset(offset)
         ).all()
         current = current_claims.session_id
         items = [
-            {"id": s.id, "created_at": s.created_at, "last_used_at": s.last_used_at,
-             "expires_at": s.expires_at, "user_agent": s.user_agent,
-             "client_address": s.client_address, "current": s.id == current}
+            {
+                "id": s.id,
+                "created_at": s.created_at,
+                "last_used_at": s.last_used_at,
+                "expires_at": s.expires_at,
+                "user_agent": s.user_agent,
+                "client_address": s.client_address,
+                "current": s.id == current,
+            }
             for s in rows
         ]
-        return {"items": items, "total": total, "limit": limit, "offset": offset}, 200, cookies.NO_STORE
+        return (
+            {"items": items, "total": total, "limit": limit, "offset": offset},
+            200,
+            cookies.NO_STORE,
+        )
 
 
 @blp.route("/sessions/<text:session_id>")
 class SessionItem(MethodView):
-    @operation(blp, "delete_session", 401,
-               (404, "`Session not found` (unknown, ended or someone else's)"), 422,
-               security=BEARER)
+    @operation(
+        blp,
+        "delete_session",
+        401,
+        (404, "`Session not found` (unknown, ended or someone else's)"),
+        422,
+        security=BEARER,
+    )
     @blp.response(204, description="The session has ended")
     @auth_required
     def delete(self, session_id):
@@ -245,8 +304,7 @@ class Me(MethodView):
         # Serialised by hand, and without jsonify's per-call lookups: this is the hottest
         # endpoint (see bench/); the response schema above documents it and a test holds
         # the two equal, byte for byte.
-        return current_app.response_class(_me_body(current_user),
-                                          mimetype="application/json")
+        return current_app.response_class(_me_body(current_user), mimetype="application/json")
 
 
 @blp.route("/me/usage")
@@ -264,16 +322,32 @@ class MyUsage(MethodView):
 
 @blp.route("/me/password")
 class MyPassword(MethodView):
-    @operation(blp, "change_password", 400, 401,
-               (409, "`Password is managed by the identity provider` (a user of LDAP "
-                     "changes it in the directory)"),
-               413,
-               (422, "Invalid new password, or the current password is incorrect (loc "
-                     "[\"body\", \"current_password\"])"),
-               _TOO_MANY, security=BEARER)
-    @blp.response(200, TokenSchema, description="Changed. Every other session has ended and "
-                  "every access token already out is void; use the one returned here",
-                  headers=_NO_STORE)
+    @operation(
+        blp,
+        "change_password",
+        400,
+        401,
+        (
+            409,
+            "`Password is managed by the identity provider` (a user of LDAP "
+            "changes it in the directory)",
+        ),
+        413,
+        (
+            422,
+            "Invalid new password, or the current password is incorrect (loc "
+            '["body", "current_password"])',
+        ),
+        _TOO_MANY,
+        security=BEARER,
+    )
+    @blp.response(
+        200,
+        TokenSchema,
+        description="Changed. Every other session has ended and "
+        "every access token already out is void; use the one returned here",
+        headers=_NO_STORE,
+    )
     @auth_required
     @limits.password_change_per_user
     @blp.arguments(PasswordChangeSchema)
@@ -285,10 +359,12 @@ class MyPassword(MethodView):
         user (429)."""
         user = current_user_record()
         keep = current_claims.session_id
-        user_services.change_password(user, body["current_password"], body["new_password"],
-                                      keep_session=keep)
+        user_services.change_password(
+            user, body["current_password"], body["new_password"], keep_session=keep
+        )
         session = db.session.get(AuthSession, keep) if keep else None
-        if session is not None and (session.revoked_at is not None
-                                    or session.expires_at <= utcnow()):
+        if session is not None and (
+            session.revoked_at is not None or session.expires_at <= utcnow()
+        ):
             session = None
         return _token_body(sessions.issue_access_token(user, session))

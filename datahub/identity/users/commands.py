@@ -1,22 +1,24 @@
 """Operator commands: ``flask --app datahub users ...``."""
+
 import functools
 import os
 
 import click
 from flask.cli import with_appcontext
 
-from datahub.platform.errors import DomainError, InvalidValues
 from datahub.app.extensions import db
 from datahub.identity.models import ROLES, User
 from datahub.identity.users import services
+from datahub.platform.errors import DomainError, InvalidValues
 from datahub.web.validation import pydantic_errors
 
 
 def _fail(error):
     detail = error.message
     if isinstance(error, InvalidValues):
-        detail = "; ".join(f"{item['loc'][-1]}: {item['msg']}"
-                           for item in pydantic_errors(error.messages))
+        detail = "; ".join(
+            f"{item['loc'][-1]}: {item['msg']}" for item in pydantic_errors(error.messages)
+        )
     raise click.ClickException(detail)
 
 
@@ -34,7 +36,10 @@ def _reports_errors(command):
 
 
 _role_option = click.option(
-    "--role", "roles", multiple=True, type=click.Choice(ROLES),
+    "--role",
+    "roles",
+    multiple=True,
+    type=click.Choice(ROLES),
     help="A role (repeat for several).",
 )
 # Read only when --password-from-env asks for it: the client CLI (``datahub login``) takes
@@ -48,8 +53,11 @@ def _takes_password(command):
     command receives ``password``."""
 
     @click.option("--password", help="The password (else a hidden prompt asks for it).")
-    @click.option("--password-from-env", is_flag=True,
-                  help=f"Read the password from the {PASSWORD_ENV} environment variable.")
+    @click.option(
+        "--password-from-env",
+        is_flag=True,
+        help=f"Read the password from the {PASSWORD_ENV} environment variable.",
+    )
     @functools.wraps(command)
     def reading(*args, password, password_from_env, **kwargs):
         return command(*args, password=_password(password, password_from_env), **kwargs)
@@ -64,7 +72,8 @@ def _password(given, from_env):
         value = os.environ.get(PASSWORD_ENV)
         if not value:
             raise click.ClickException(
-                f"{PASSWORD_ENV} is not set or empty (--password-from-env reads it)")
+                f"{PASSWORD_ENV} is not set or empty (--password-from-env reads it)"
+            )
         return value
     if given is not None:
         return given
@@ -102,8 +111,9 @@ def _user_command(name):
 @_reports_errors
 def create(email, password, name, roles):
     """Create a local user (role viewer unless --role is given)."""
-    user = services.create_user(email=email, password=password, name=name,
-                                roles=list(roles) or ["viewer"])
+    user = services.create_user(
+        email=email, password=password, name=name, roles=list(roles) or ["viewer"]
+    )
     click.echo(f"Created {user.email} ({', '.join(user.roles)}) id={user.id}")
 
 
@@ -122,8 +132,14 @@ def list_users():
 
 
 @_user_command("set-roles")
-@click.option("--role", "roles", multiple=True, required=True, type=click.Choice(ROLES),
-              help="A role (repeat for several).")
+@click.option(
+    "--role",
+    "roles",
+    multiple=True,
+    required=True,
+    type=click.Choice(ROLES),
+    help="A role (repeat for several).",
+)
 def set_roles(user, roles):
     """Replace a user's roles."""
     services.set_roles(user, roles)

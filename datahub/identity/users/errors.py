@@ -1,4 +1,5 @@
 """The users feature's errors (domain errors, which know no HTTP)."""
+
 from datahub.platform.errors import Conflict, InvalidValues, NameTaken, NotFound
 from datahub.web.validation.fields import ErrorMessage
 
@@ -20,10 +21,17 @@ class IncorrectPassword(InvalidValues):
     401 would tell a client to refresh or log in again."""
 
     def __init__(self):
-        super().__init__({"current_password": [
-            ErrorMessage("current password is incorrect", "value_error.password.incorrect")]})
+        super().__init__(
+            {
+                "current_password": [
+                    ErrorMessage("current password is incorrect", "value_error.password.incorrect")
+                ]
+            }
+        )
 
 
 class UserOwnsResources(Conflict):
-    message = ("The user owns datasets, collections or pipelines; delete them or deactivate "
-               "the user instead")
+    message = (
+        "The user owns datasets, collections or pipelines; delete them or deactivate "
+        "the user instead"
+    )

@@ -1,18 +1,22 @@
 """/api/v1/users: user administration, for admins only."""
+
 from flask import url_for
 from flask.views import MethodView
 
-from datahub.web.api import Blueprint
 from datahub.identity import permissions
 from datahub.identity.guard import authenticate, current_user
-from datahub.web.listing import ListArgsSchema, page_schema, paginate
-from datahub.web.openapi import BEARER, JSON_BODY_ERRORS, operation
 from datahub.identity.users import services
 from datahub.identity.users.schemas import NewUserSchema, UserSchema, UserUpdateSchema
+from datahub.web.api import Blueprint
+from datahub.web.listing import ListArgsSchema, page_schema, paginate
+from datahub.web.openapi import BEARER, JSON_BODY_ERRORS, operation
 from datahub.web.validation import Length, label_field
 
 blp = Blueprint(
-    "users", __name__, url_prefix="/api/v1/users", guard=authenticate,
+    "users",
+    __name__,
+    url_prefix="/api/v1/users",
+    guard=authenticate,
     description="User administration (admins only)",
 )
 
@@ -44,8 +48,15 @@ class Users(MethodView):
         it. Admins only (403 for anyone else)."""
         return paginate(services.users_query(args), args)
 
-    @operation(blp, "create_user", *JSON_BODY_ERRORS, 401, 403,
-               (409, "Email already exists"), security=BEARER)
+    @operation(
+        blp,
+        "create_user",
+        *JSON_BODY_ERRORS,
+        401,
+        403,
+        (409, "Email already exists"),
+        security=BEARER,
+    )
     @blp.arguments(NewUserSchema)
     @blp.response(201, UserSchema, headers={"Location": "Location"})
     def post(self, values):
@@ -67,9 +78,20 @@ class UserById(MethodView):
         One user. Admins only."""
         return services.get_user(user_id)
 
-    @operation(blp, "update_user", *JSON_BODY_ERRORS, 401, 403, NOT_FOUND,
-               (409, "The last active admin cannot be demoted or deactivated, or the user's "
-                     "password is managed by the identity provider"), security=BEARER)
+    @operation(
+        blp,
+        "update_user",
+        *JSON_BODY_ERRORS,
+        401,
+        403,
+        NOT_FOUND,
+        (
+            409,
+            "The last active admin cannot be demoted or deactivated, or the user's "
+            "password is managed by the identity provider",
+        ),
+        security=BEARER,
+    )
     @blp.arguments(UserUpdateSchema)
     @blp.response(200, UserSchema)
     def patch(self, values, user_id):
@@ -81,9 +103,16 @@ class UserById(MethodView):
         only."""
         return services.update_user(services.get_user(user_id), values)
 
-    @operation(blp, "delete_user", 401, 403, NOT_FOUND, 422,
-               (409, "The last active admin, or a user who owns datasets, collections or "
-                     "pipelines"), security=BEARER)
+    @operation(
+        blp,
+        "delete_user",
+        401,
+        403,
+        NOT_FOUND,
+        422,
+        (409, "The last active admin, or a user who owns datasets, collections or pipelines"),
+        security=BEARER,
+    )
     @blp.response(204, description="Deleted; the user's sessions end")
     def delete(self, user_id):
         """Delete a user

@@ -1,7 +1,7 @@
 """User resources as the API shows them and as operators create them."""
+
 from marshmallow import pre_load
 
-from datahub.web.validation import fields
 from datahub.identity.models import PROVIDERS, ROLES, normalise_email
 from datahub.identity.passwords import MAX_PASSWORD_BYTES, MIN_PASSWORD_BYTES
 from datahub.web.openapi import named_enum
@@ -12,13 +12,17 @@ from datahub.web.validation import (
     OneOf,
     Schema,
     StrictBoolean,
+    fields,
     label_field,
 )
 
-
-ROLE = named_enum("Role", ROLES, "viewer: reads everything and downloads files; editor: a "
-                  "viewer that also creates, and changes or deletes what it owns; admin: "
-                  "everything, users included")
+ROLE = named_enum(
+    "Role",
+    ROLES,
+    "viewer: reads everything and downloads files; editor: a "
+    "viewer that also creates, and changes or deletes what it owns; admin: "
+    "everything, users included",
+)
 
 
 def role_field():
@@ -47,7 +51,8 @@ PASSWORD_DESCRIPTION = (
     "`maxLength` (72) are the widest bounds in characters (JSON Schema counts characters), "
     "so a schema check never refuses a password the server accepts. The server counts "
     "bytes (422 `ensure this value has at least 8 bytes`, `... at most 72 bytes`). No NUL "
-    "character.")
+    "character."
+)
 
 
 def password_field(**kwargs):
@@ -59,9 +64,14 @@ def password_field(**kwargs):
     it is not ``load_only`` (datahub.identity.auth.schemas says why)."""
     return fields.String(
         validate=ByteLength(min=MIN_PASSWORD_BYTES, max=MAX_PASSWORD_BYTES),
-        metadata={"minLength": MIN_PASSWORD_CHARACTERS, "maxLength": MAX_PASSWORD_BYTES,
-                  "x-minBytes": MIN_PASSWORD_BYTES, "x-maxBytes": MAX_PASSWORD_BYTES,
-                  "pattern": NO_NUL_PATTERN, "description": PASSWORD_DESCRIPTION},
+        metadata={
+            "minLength": MIN_PASSWORD_CHARACTERS,
+            "maxLength": MAX_PASSWORD_BYTES,
+            "x-minBytes": MIN_PASSWORD_BYTES,
+            "x-maxBytes": MAX_PASSWORD_BYTES,
+            "pattern": NO_NUL_PATTERN,
+            "description": PASSWORD_DESCRIPTION,
+        },
         **kwargs,
     )
 

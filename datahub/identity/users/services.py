@@ -1,11 +1,9 @@
 """What can be done to users, shared by the operator CLI and the admin API."""
+
 import sqlalchemy as sa
 from marshmallow import ValidationError
 
-from datahub.web.audit import audit
 from datahub.app.extensions import db
-from datahub.platform.errors import InvalidValues
-from datahub.platform.database import contains_pattern
 from datahub.identity.errors import PasswordManagedByProvider
 from datahub.identity.models import User, normalise_email
 from datahub.identity.passwords import check_password, hash_password
@@ -18,6 +16,9 @@ from datahub.identity.users.errors import (
     UserOwnsResources,
 )
 from datahub.identity.users.schemas import NewUserSchema, PasswordSchema
+from datahub.platform.database import contains_pattern
+from datahub.platform.errors import InvalidValues
+from datahub.web.audit import audit
 
 
 def _keep_an_admin(user):
@@ -84,8 +85,13 @@ def set_roles(user, roles):
     before = list(user.roles or [])
     user.roles = list(dict.fromkeys(values["roles"]))
     db.session.commit()
-    audit("roles_changed", user_id=user.id, email=user.email, roles_before=before,
-          roles_after=user.roles)
+    audit(
+        "roles_changed",
+        user_id=user.id,
+        email=user.email,
+        roles_before=before,
+        roles_after=user.roles,
+    )
     return user
 
 
@@ -103,8 +109,13 @@ def set_password(user, password, keep_session=None):
     user.password_hash = hash_password(values["password"])
     ended = end_all_sessions(user, reason="password_changed", keep=keep_session)
     db.session.commit()
-    audit("password_changed", user_id=user.id, email=user.email, sessions_ended=ended,
-          kept_session_id=keep_session)
+    audit(
+        "password_changed",
+        user_id=user.id,
+        email=user.email,
+        sessions_ended=ended,
+        kept_session_id=keep_session,
+    )
     return user
 
 
@@ -125,8 +136,12 @@ def set_active(user, active):
         ended = end_all_sessions(user, reason="deactivated")
     user.is_active = bool(active)
     db.session.commit()
-    audit("user_activated" if active else "user_deactivated", user_id=user.id,
-          email=user.email, sessions_ended=ended)
+    audit(
+        "user_activated" if active else "user_deactivated",
+        user_id=user.id,
+        email=user.email,
+        sessions_ended=ended,
+    )
     return user
 
 

@@ -12,6 +12,7 @@ also kills it at the deadline, when an output file grows past its bound, or when
 ``check()`` raises (a cancel). A killed process gives its memory back at once. DuckDB's ``memory_limit`` bounds only its buffer manager (a
 ``generate_series`` or a wide JSON value can take gigabytes past it), hence the process.
 """
+
 import json
 import logging
 import os
@@ -34,9 +35,23 @@ POLL_SECONDS = 0.02
 # watch could not see in time.
 ADDRESS_SPACE_EXTRA = 1024 * 2**20
 
-_UNITS = {"": 1, "b": 1, "bytes": 1, "k": 10**3, "kb": 10**3, "m": 10**6, "mb": 10**6,
-          "g": 10**9, "gb": 10**9, "t": 10**12, "tb": 10**12, "kib": 2**10, "mib": 2**20,
-          "gib": 2**30, "tib": 2**40}
+_UNITS = {
+    "": 1,
+    "b": 1,
+    "bytes": 1,
+    "k": 10**3,
+    "kb": 10**3,
+    "m": 10**6,
+    "mb": 10**6,
+    "g": 10**9,
+    "gb": 10**9,
+    "t": 10**12,
+    "tb": 10**12,
+    "kib": 2**10,
+    "mib": 2**20,
+    "gib": 2**30,
+    "tib": 2**40,
+}
 
 
 def parse_size(value):
@@ -50,8 +65,7 @@ def parse_size(value):
         return value
     match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*", str(value))
     if not match or match.group(2).lower() not in _UNITS:
-        raise ValueError(f"not a size: {value!r} (write it as 512MB, 1GiB or a number "
-                         "of bytes)")
+        raise ValueError(f"not a size: {value!r} (write it as 512MB, 1GiB or a number of bytes)")
     return int(float(match.group(1)) * _UNITS[match.group(2).lower()])
 
 
@@ -102,14 +116,17 @@ def start_process():
     """A new child that imports its jobs' modules and waits for one job on stdin."""
     env = dict(os.environ)
     # The datahub this process runs, whatever the child's current directory is.
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (_package_root(), env.get("PYTHONPATH"))
-                                        if p)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (_package_root(), env.get("PYTHONPATH")) if p)
     env.setdefault("MALLOC_ARENA_MAX", "2")  # fewer 64 MiB reservations per thread
     env["DATAHUB_ISOLATION_PARENT"] = str(os.getpid())
     return subprocess.Popen(
         [sys.executable, "-m", "datahub.app.jobs"],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        env=env, close_fds=True)
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        close_fds=True,
+    )
 
 
 class ProcessPool:
@@ -188,8 +205,9 @@ def run_job(pool, job, args, limits, check=None):
     process of ``pool``; its result. Raises :class:`JobError` for what the job reported,
     :class:`JobKilled` when it was stopped, and whatever ``check()`` raised (the process
     killed first)."""
-    request = json.dumps({"job": job, "args": args, "memory": limits.memory,
-                          "address_space": limits.address_space}).encode("utf-8")
+    request = json.dumps(
+        {"job": job, "args": args, "memory": limits.memory, "address_space": limits.address_space}
+    ).encode("utf-8")
     process = pool.take()
     deadline = None if limits.seconds is None else time.monotonic() + limits.seconds
     killed = None
@@ -236,16 +254,20 @@ def _reason_to_kill(process, limits, deadline):
         return "memory"
     if deadline is not None and time.monotonic() > deadline:
         return "timeout"
-    if limits.output_path and limits.output_bytes is not None and \
-            _file_size(limits.output_path) > limits.output_bytes:
+    if (
+        limits.output_path
+        and limits.output_bytes is not None
+        and _file_size(limits.output_path) > limits.output_bytes
+    ):
         return "output"
     return None
 
 
 def _outcome(process, out, err):
     if err:
-        log.warning("isolated job wrote to stderr: %s",
-                    err[-4000:].decode("utf-8", "replace").strip())
+        log.warning(
+            "isolated job wrote to stderr: %s", err[-4000:].decode("utf-8", "replace").strip()
+        )
     try:
         answer = json.loads(out) if out else None
     except ValueError:

@@ -4,6 +4,7 @@ whose memory controller is delegated to this process's cgroup. The kernel then b
 the job's memory exactly (it kills the process at ``memory.limit_in_bytes`` /
 ``memory.max``), below the watch and the address-space backstop of datahub.platform.isolation.
 Where no cgroup can be made, :func:`attach` answers None and those two remain."""
+
 import errno
 import logging
 import os
@@ -33,8 +34,9 @@ def _own_v2_path():
 
 def _parent():
     """``(version, folder)`` to make job cgroups in, or None."""
-    if os.path.isfile(os.path.join(V1_ROOT, "memory.limit_in_bytes")) and \
-            os.access(V1_ROOT, os.W_OK):
+    if os.path.isfile(os.path.join(V1_ROOT, "memory.limit_in_bytes")) and os.access(
+        V1_ROOT, os.W_OK
+    ):
         return 1, V1_ROOT
     own = _own_v2_path()
     if own:

@@ -2,6 +2,7 @@
 own address space, runs the job it names and writes ``{"ok": true, "result": ...}`` or
 ``{"ok": false, "kind": ..., "message": ...}`` to stdout. It exits as soon as the process
 that started it is gone. The program that calls it with the jobs is datahub.app.jobs."""
+
 import json
 import os
 import resource

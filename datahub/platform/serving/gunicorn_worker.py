@@ -36,6 +36,7 @@ when gunicorn changes them, so an upgrade is a visible decision):
   drained for the next request (fallback: gunicorn drains at most 64 KiB for 5 s, then
   closes).
 """
+
 import contextlib
 import errno
 import functools
@@ -61,6 +62,7 @@ CHUNK_SIZE = 1024 * 1024  # large reads: per-chunk Python overhead dominated at 
 
 
 # -- idle timeouts ----------------------------------------------------------------------
+
 
 class ClientIdle(ConnectionResetError):
     """The client sent or read nothing for the idle timeout. A ``ConnectionResetError``,
@@ -136,6 +138,7 @@ class IdleTimeoutSocket(socket.socket):
 
 # -- the worker -------------------------------------------------------------------------
 
+
 class Worker(ThreadWorker):
     """gthread with idle timeouts, accepting only with a free thread, and JSON errors."""
 
@@ -188,8 +191,7 @@ class Worker(ThreadWorker):
         if not graceful:
             return close()
         if self.closer is None:
-            self.closer = futures.ThreadPoolExecutor(max_workers=4,
-                                                     thread_name_prefix="close")
+            self.closer = futures.ThreadPoolExecutor(max_workers=4, thread_name_prefix="close")
         try:
             self.closer.submit(close, graceful=True)
         except RuntimeError:  # shutting down
@@ -295,8 +297,8 @@ class SocketBody:
         buffer = memoryview(bytearray(CHUNK_SIZE))
         pending = reader.unreader.take_buffered()
         if len(pending) > reader.length:
-            reader.unreader.unread(pending[reader.length:])
-            pending = pending[:reader.length]
+            reader.unreader.unread(pending[reader.length :])
+            pending = pending[: reader.length]
         try:
             while reader.length:
                 filled = len(pending)
@@ -327,8 +329,12 @@ def socket_body(environ, content_length):
     from gunicorn.http.body import Body, LengthReader
 
     body = environ.get("wsgi.input")
-    if not (isinstance(body, Body) and isinstance(body.reader, LengthReader)
-            and body.buf.tell() == 0 and hasattr(body.reader.unreader, "take_buffered")
-            and body.reader.length == content_length):
+    if not (
+        isinstance(body, Body)
+        and isinstance(body.reader, LengthReader)
+        and body.buf.tell() == 0
+        and hasattr(body.reader.unreader, "take_buffered")
+        and body.reader.length == content_length
+    ):
         return None
     return SocketBody(sock, body, body.reader)

@@ -1,11 +1,12 @@
 """What every storage backend shares: the key format and the stored file."""
+
 import os
 import re
 from dataclasses import dataclass, field
 
 KEY = re.compile(r"^[0-9a-f]{32}$")
 MIN_PART_SIZE = 5 * 1024 * 1024  # S3's smallest part (but the last)
-MAX_PART_SIZE = 5 * 1024 ** 3  # S3's largest part
+MAX_PART_SIZE = 5 * 1024**3  # S3's largest part
 MAX_PARTS = 10_000  # parts in one S3 multipart upload
 
 

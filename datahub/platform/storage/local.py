@@ -8,6 +8,7 @@ moment the file is created until the row is committed or rolled back, and the ke
 that lock when the process dies, however it dies. ``sweep`` (run when a worker starts)
 removes the temporary and unreferenced files that nobody holds a lock on.
 """
+
 import contextlib
 import errno
 import fcntl

@@ -25,6 +25,7 @@ longer than any upload takes from its start to its commit. A bucket lifecycle ru
 :class:`~datahub.platform.errors.StorageUnavailable`; a missing object is
 :class:`FileNotFoundError`.
 """
+
 import collections
 import contextlib
 import errno
@@ -49,8 +50,17 @@ NOT_FOUND = {"404", "NoSuchKey", "NotFound"}
 
 
 class S3Storage:
-    def __init__(self, bucket, prefix="", *, endpoint_url=None, region=None,
-                 part_size=8 * 1024 * 1024, concurrency=2, sweep_after=86400.0):
+    def __init__(
+        self,
+        bucket,
+        prefix="",
+        *,
+        endpoint_url=None,
+        region=None,
+        part_size=8 * 1024 * 1024,
+        concurrency=2,
+        sweep_after=86400.0,
+    ):
         self.bucket, self.endpoint_url, self.region = bucket, endpoint_url, region
         self.prefix = f"{prefix.strip('/')}/" if prefix.strip("/") else ""
         self.part_size, self.sweep_after = int(part_size), float(sweep_after)
@@ -70,9 +80,13 @@ class S3Storage:
                 from botocore.config import Config
 
                 self._client = boto3.session.Session().client(
-                    "s3", endpoint_url=self.endpoint_url, config=Config(
-                        region_name=self.region, signature_version="s3v4",
-                        connect_timeout=5, read_timeout=60,
+                    "s3",
+                    endpoint_url=self.endpoint_url,
+                    config=Config(
+                        region_name=self.region,
+                        signature_version="s3v4",
+                        connect_timeout=5,
+                        read_timeout=60,
                         retries={"max_attempts": 3, "mode": "standard"},
                         max_pool_connections=64,  # gunicorn.conf.py's threads
                         # MinIO, Ceph and moto want path-style URLs on their own hosts.
@@ -80,7 +94,9 @@ class S3Storage:
                         # botocore >= 1.36 adds CRC trailers by default, which S3-compatible
                         # servers do not all accept; the sha256 is ours anyway.
                         request_checksum_calculation="when_required",
-                        response_checksum_validation="when_required"))
+                        response_checksum_validation="when_required",
+                    ),
+                )
             return self._client
 
     def name(self, key):
@@ -146,8 +162,11 @@ class S3Storage:
 
     def get(self, name, first=0, last=None):
         """The streaming body of bytes ``first``-``last`` (inclusive) of object ``name``."""
-        ranged = {} if first == 0 and last is None else {
-            "Range": f"bytes={first}-{'' if last is None else last}"}
+        ranged = (
+            {}
+            if first == 0 and last is None
+            else {"Range": f"bytes={first}-{'' if last is None else last}"}
+        )
         with self.errors("get"):
             return self.client.get_object(Bucket=self.bucket, Key=name, **ranged)["Body"]
 
@@ -169,8 +188,12 @@ class S3Storage:
             except OSError as exc:
                 if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
                     raise
-                log.error("no space left for a copy of %s in %s: answered 507 (%s)", name,
-                          directory or tempfile.gettempdir(), exc)
+                log.error(
+                    "no space left for a copy of %s in %s: answered 507 (%s)",
+                    name,
+                    directory or tempfile.gettempdir(),
+                    exc,
+                )
                 raise InsufficientStorage() from None
             yield path
         finally:
@@ -186,8 +209,9 @@ class S3Storage:
         if content_disposition:
             params["ResponseContentDisposition"] = content_disposition
         with self.errors("presign"):
-            return self.client.generate_presigned_url("get_object", Params=params,
-                                                      ExpiresIn=int(expires))
+            return self.client.generate_presigned_url(
+                "get_object", Params=params, ExpiresIn=int(expires)
+            )
 
     # -- cleaning up ------------------------------------------------------------------
 
@@ -200,17 +224,23 @@ class S3Storage:
         client = self.client
         with self.errors("sweep"):
             for page in client.get_paginator("list_multipart_uploads").paginate(
-                    Bucket=self.bucket, Prefix=self.prefix):
+                Bucket=self.bucket, Prefix=self.prefix
+            ):
                 for upload in page.get("Uploads", []):
-                    key = upload["Key"][len(self.prefix):]
+                    key = upload["Key"][len(self.prefix) :]
                     if KEY.match(key) and self._abort_if_stale(key, upload, cutoff):
                         removed.append(key)
             for page in client.get_paginator("list_objects_v2").paginate(
-                    Bucket=self.bucket, Prefix=self.prefix):
+                Bucket=self.bucket, Prefix=self.prefix
+            ):
                 for item in page.get("Contents", []):
-                    key = item["Key"][len(self.prefix):]
-                    if KEY.match(key) and item["LastModified"] <= cutoff \
-                            and key_time(key) <= cutoff and not is_referenced(key):
+                    key = item["Key"][len(self.prefix) :]
+                    if (
+                        KEY.match(key)
+                        and item["LastModified"] <= cutoff
+                        and key_time(key) <= cutoff
+                        and not is_referenced(key)
+                    ):
                         client.delete_object(Bucket=self.bucket, Key=item["Key"])
                         removed.append(key)
         return removed
@@ -224,8 +254,9 @@ class S3Storage:
         try:
             if self._last_activity(key, upload) > cutoff:
                 return False
-            self.client.abort_multipart_upload(Bucket=self.bucket, Key=upload["Key"],
-                                               UploadId=upload["UploadId"])
+            self.client.abort_multipart_upload(
+                Bucket=self.bucket, Key=upload["Key"], UploadId=upload["UploadId"]
+            )
             return True
         except ClientError as exc:
             if exc.response.get("Error", {}).get("Code") == "NoSuchUpload":
@@ -241,7 +272,8 @@ class S3Storage:
         if newest > datetime.now(UTC) - timedelta(seconds=self.sweep_after):
             return newest
         for page in self.client.get_paginator("list_parts").paginate(
-                Bucket=self.bucket, Key=upload["Key"], UploadId=upload["UploadId"]):
+            Bucket=self.bucket, Key=upload["Key"], UploadId=upload["UploadId"]
+        ):
             for part in page.get("Parts", []):
                 newest = max(newest, part["LastModified"])
         return newest
@@ -276,14 +308,25 @@ class _Upload:
         client = self.storage.client
         if self.upload_id is None:
             self.upload_id = self._call("upload", client.create_multipart_upload)["UploadId"]
-            self.sender = ThreadPoolExecutor(max_workers=self.storage.concurrency,
-                                             thread_name_prefix="s3-part")
+            self.sender = ThreadPoolExecutor(
+                max_workers=self.storage.concurrency, thread_name_prefix="s3-part"
+            )
         while len(self.pending) >= self.storage.concurrency:
             self._wait_oldest()
         number = len(self.parts) + len(self.pending) + 1
-        self.pending.append((number, self.sender.submit(
-            self._call, "upload", client.upload_part, UploadId=self.upload_id,
-            PartNumber=number, Body=data)))
+        self.pending.append(
+            (
+                number,
+                self.sender.submit(
+                    self._call,
+                    "upload",
+                    client.upload_part,
+                    UploadId=self.upload_id,
+                    PartNumber=number,
+                    Body=data,
+                ),
+            )
+        )
 
     def _wait_oldest(self):
         number, future = self.pending.popleft()
@@ -300,8 +343,12 @@ class _Upload:
         while self.pending:
             self._wait_oldest()
         self.completing = True
-        self._call("upload", client.complete_multipart_upload, UploadId=self.upload_id,
-                   MultipartUpload={"Parts": self.parts})
+        self._call(
+            "upload",
+            client.complete_multipart_upload,
+            UploadId=self.upload_id,
+            MultipartUpload={"Parts": self.parts},
+        )
         self.sender.shutdown()
 
     def abort(self):
@@ -358,8 +405,9 @@ class S3Reader(io.RawIOBase):
 
     def read(self, size=-1):
         stop = self.stop
-        want = stop - self._position if size is None or size < 0 else \
-            min(size, stop - self._position)
+        want = (
+            stop - self._position if size is None or size < 0 else min(size, stop - self._position)
+        )
         if want <= 0:
             return b""
         for attempt in (1, 2):
@@ -381,7 +429,7 @@ class S3Reader(io.RawIOBase):
 
     def readinto(self, buffer):
         data = self.read(len(buffer))
-        buffer[:len(data)] = data
+        buffer[: len(data)] = data
         return len(data)
 
     def _drop_body(self):

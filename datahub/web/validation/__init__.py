@@ -2,6 +2,7 @@
 the validators, and :func:`pydantic_errors`. Every message is an
 :class:`~datahub.web.validation.fields.ErrorMessage` carrying pydantic's ``msg`` and ``type``, so the
 mapping reads which error it is and never parses marshmallow's English."""
+
 import re
 
 import marshmallow
@@ -67,20 +68,28 @@ class Schema(marshmallow.Schema):
 def _check_error_messages(field_name, field):
     for key, message in field.error_messages.items():
         if not isinstance(message, ErrorMessage):
-            raise TypeError(f"{type(field).__module__}.{type(field).__qualname__} "
-                            f"({field_name!r}): error message {key!r} is not an ErrorMessage; "
-                            "declare fields from datahub.web.validation.fields")
-    inner = [getattr(field, "inner", None), getattr(field, "key_field", None),
-             getattr(field, "value_field", None), *getattr(field, "tuple_fields", ())]
+            raise TypeError(
+                f"{type(field).__module__}.{type(field).__qualname__} "
+                f"({field_name!r}): error message {key!r} is not an ErrorMessage; "
+                "declare fields from datahub.web.validation.fields"
+            )
+    inner = [
+        getattr(field, "inner", None),
+        getattr(field, "key_field", None),
+        getattr(field, "value_field", None),
+        *getattr(field, "tuple_fields", ()),
+    ]
     for each in inner:
         if each is not None:
             _check_error_messages(field_name, each)
 
 
-MIN_LENGTH = ErrorMessage("ensure this value has at least {min} characters",
-                          "value_error.any_str.min_length")
-MAX_LENGTH = ErrorMessage("ensure this value has at most {max} characters",
-                          "value_error.any_str.max_length")
+MIN_LENGTH = ErrorMessage(
+    "ensure this value has at least {min} characters", "value_error.any_str.min_length"
+)
+MAX_LENGTH = ErrorMessage(
+    "ensure this value has at most {max} characters", "value_error.any_str.max_length"
+)
 
 
 class _Bounds:
@@ -117,10 +126,12 @@ class Length(_Bounds, validate.Length):
 class Range(_Bounds, validate.Range):
     """Like marshmallow's (inclusive bounds), but names the broken bound."""
 
-    too_small = ErrorMessage("ensure this value is greater than or equal to {min}",
-                             "value_error.number.not_ge")
-    too_large = ErrorMessage("ensure this value is less than or equal to {max}",
-                             "value_error.number.not_le")
+    too_small = ErrorMessage(
+        "ensure this value is greater than or equal to {min}", "value_error.number.not_ge"
+    )
+    too_large = ErrorMessage(
+        "ensure this value is less than or equal to {max}", "value_error.number.not_le"
+    )
 
 
 class ByteLength(_Bounds, validate.Validator):
@@ -129,10 +140,12 @@ class ByteLength(_Bounds, validate.Validator):
     ``x-minimum`` and ``x-maximum``: a field states them in bytes itself (see
     ``datahub.identity.users.schemas.password_field``)."""
 
-    too_small = ErrorMessage("ensure this value has at least {min} bytes",
-                             "value_error.any_str.min_length")
-    too_large = ErrorMessage("ensure this value has at most {max} bytes",
-                             "value_error.any_str.max_length")
+    too_small = ErrorMessage(
+        "ensure this value has at least {min} bytes", "value_error.any_str.min_length"
+    )
+    too_large = ErrorMessage(
+        "ensure this value has at most {max} bytes", "value_error.any_str.max_length"
+    )
 
     def __init__(self, min=None, max=None):
         self.min_bytes, self.max_bytes = min, max
@@ -148,7 +161,8 @@ class OneOf(validate.OneOf):
     """marshmallow's, with pydantic's enumeration message."""
 
     default_message = ErrorMessage(
-        "value is not a valid enumeration member; permitted: {choices}", "type_error.enum")
+        "value is not a valid enumeration member; permitted: {choices}", "type_error.enum"
+    )
 
 
 class StrictBoolean(fields.Boolean):
@@ -231,14 +245,18 @@ def label_field(validate_length, description=None, **kwargs):
     metadata = {"pattern": NO_CONTROL_PATTERN}
     if description:
         metadata["description"] = description
-    return fields.String(validate=[validate_length, NoControlCharacters()], metadata=metadata,
-                         **kwargs)
+    return fields.String(
+        validate=[validate_length, NoControlCharacters()], metadata=metadata, **kwargs
+    )
 
 
 def text_field(max_length, **kwargs):
     """Free text (a description): no control character but TAB, LF and CR."""
-    return fields.String(validate=[Length(max=max_length), NoControlCharacters(text=True)],
-                         metadata={"pattern": TEXT_PATTERN}, **kwargs)
+    return fields.String(
+        validate=[Length(max=max_length), NoControlCharacters(text=True)],
+        metadata={"pattern": TEXT_PATTERN},
+        **kwargs,
+    )
 
 
 def strip_name(data):
@@ -262,8 +280,10 @@ MAX_MEDIA_TYPE = 255
 def media_type_error(value):
     """Why ``value`` cannot be stored as a file's Content-Type (``(msg, type)``), or None."""
     if len(value) > MAX_MEDIA_TYPE:
-        return (f"ensure this value has at most {MAX_MEDIA_TYPE} characters",
-                "value_error.any_str.max_length")
+        return (
+            f"ensure this value has at most {MAX_MEDIA_TYPE} characters",
+            "value_error.any_str.max_length",
+        )
     if not _MEDIA_TYPE.fullmatch(value):
         return "value is not a valid media type (RFC 9110)", "value_error.media_type"
     return None

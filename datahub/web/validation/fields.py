@@ -6,6 +6,7 @@
 key of its ``error_messages`` ("required", "null", "invalid"...). Schemas declare their
 fields from here (``from datahub import fields``), never from marshmallow.
 """
+
 from marshmallow import fields as ma_fields
 
 
@@ -46,19 +47,26 @@ FIELD_ERRORS = {
     ma_fields.String: {"invalid": NOT_A_STRING, "invalid_utf8": NOT_A_STRING},
     ma_fields.Number: {
         "invalid": ErrorMessage("value is not a valid float", "type_error.float"),
-        "too_large": ErrorMessage("ensure this value is a finite number",
-                                  "value_error.number.not_finite_number"),
+        "too_large": ErrorMessage(
+            "ensure this value is a finite number", "value_error.number.not_finite_number"
+        ),
     },
-    ma_fields.Integer: {"invalid": ErrorMessage("value is not a valid integer",
-                                                "type_error.integer")},
-    ma_fields.Boolean: {"invalid": ErrorMessage("value could not be parsed to a boolean",
-                                                "type_error.bool")},
+    ma_fields.Integer: {
+        "invalid": ErrorMessage("value is not a valid integer", "type_error.integer")
+    },
+    ma_fields.Boolean: {
+        "invalid": ErrorMessage("value could not be parsed to a boolean", "type_error.bool")
+    },
     ma_fields.List: {"invalid": ErrorMessage("value is not a valid list", "type_error.list")},
     ma_fields.Mapping: {"invalid": NOT_A_DICT},
-    ma_fields.Email: {"invalid": ErrorMessage("value is not a valid email address",
-                                              "value_error.email")},
-    ma_fields._TemporalField: {"invalid": DATETIME, "invalid_awareness": DATETIME,
-                               "format": DATETIME},
+    ma_fields.Email: {
+        "invalid": ErrorMessage("value is not a valid email address", "value_error.email")
+    },
+    ma_fields._TemporalField: {
+        "invalid": DATETIME,
+        "invalid_awareness": DATETIME,
+        "format": DATETIME,
+    },
     ma_fields.Nested: {"type": NOT_A_DICT},
 }
 
@@ -76,11 +84,15 @@ def error_messages_for(field_class):
 
 
 def _with_pydantic_errors(field_class):
-    return type(field_class.__name__, (field_class,), {
-        "__doc__": f"marshmallow's ``{field_class.__name__}`` with pydantic's error messages.",
-        "__module__": __name__,
-        "default_error_messages": error_messages_for(field_class),
-    })
+    return type(
+        field_class.__name__,
+        (field_class,),
+        {
+            "__doc__": f"marshmallow's ``{field_class.__name__}`` with pydantic's error messages.",
+            "__module__": __name__,
+            "default_error_messages": error_messages_for(field_class),
+        },
+    )
 
 
 Field = _with_pydantic_errors(ma_fields.Field)

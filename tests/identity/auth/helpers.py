@@ -1,4 +1,5 @@
 """Shared helpers of the session tests: the refresh cookie and its claims."""
+
 import jwt
 
 from tests.conftest import TEST_SECRET
@@ -17,8 +18,9 @@ def use_cookie(client, value):
 
 
 def claims(token):
-    return jwt.decode(token, TEST_SECRET, algorithms=["HS256"], audience="datahub-api",
-                      issuer="datahub")
+    return jwt.decode(
+        token, TEST_SECRET, algorithms=["HS256"], audience="datahub-api", issuer="datahub"
+    )
 
 
 def refresh(client, **kwargs):

@@ -1,4 +1,5 @@
 """The audit log (issue 5, part 7) and logins that fail alike whatever the reason."""
+
 import json
 import logging
 import statistics
@@ -6,8 +7,8 @@ import time
 
 import pytest
 
-from tests.identity.auth.helpers import claims, cookie_value
 from tests.conftest import PASSWORD, bearer, login
+from tests.identity.auth.helpers import claims, cookie_value
 
 NEW_PASSWORD = "a brand new password"
 
@@ -36,12 +37,22 @@ def test_every_security_event_is_one_json_line_without_secrets(app, make_user, a
     access = login_response.get_json()["access_token"]
     phone_access = login(phone).get_json()["access_token"]
     phone_sid = claims(cookie_value(phone))["fam"]
-    secrets = [PASSWORD, "wrong password", NEW_PASSWORD, access, phone_access,
-               cookie_value(laptop), cookie_value(phone)]
+    secrets = [
+        PASSWORD,
+        "wrong password",
+        NEW_PASSWORD,
+        access,
+        phone_access,
+        cookie_value(laptop),
+        cookie_value(phone),
+    ]
 
     laptop.delete(f"/api/v1/auth/sessions/{phone_sid}", headers=bearer(access))
-    response = laptop.put("/api/v1/auth/me/password", headers=bearer(access),
-                          json={"current_password": PASSWORD, "new_password": NEW_PASSWORD})
+    response = laptop.put(
+        "/api/v1/auth/me/password",
+        headers=bearer(access),
+        json={"current_password": PASSWORD, "new_password": NEW_PASSWORD},
+    )
     access = response.get_json()["access_token"]
     secrets.append(access)
     with app.app_context():
@@ -64,7 +75,11 @@ def test_every_security_event_is_one_json_line_without_secrets(app, make_user, a
     (changed,) = audit_log("password_changed")
     assert changed["user_id"] == user.id and changed["kept_session_id"] == claims(access)["sid"]
     (roles,) = audit_log("roles_changed")
-    assert (roles["roles_before"], roles["roles_after"], roles["via"]) == (["viewer"], ["editor"], "cli")
+    assert (roles["roles_before"], roles["roles_after"], roles["via"]) == (
+        ["viewer"],
+        ["editor"],
+        "cli",
+    )
     (everywhere,) = audit_log("logout_all")
     assert everywhere["user_id"] == user.id and everywhere["sessions_ended"] == 1
     assert audit_log("logout")[-1]["user_id"] == user.id
@@ -77,12 +92,16 @@ def test_every_security_event_is_one_json_line_without_secrets(app, make_user, a
     assert "password_hash" not in text and "$2b$" not in text
 
 
+@pytest.mark.serial  # compares response times
 @pytest.mark.parametrize("config_overrides", [{"BCRYPT_ROUNDS": 10, "RATELIMIT_ENABLED": False}])
 def test_unknown_email_and_wrong_password_are_indistinguishable(client, make_user):
     make_user()
     timings = {"unknown": [], "wrong": []}
     responses = {}
-    cases = {"unknown": ("nobody@example.com", PASSWORD), "wrong": ("user@example.com", "wrong password")}
+    cases = {
+        "unknown": ("nobody@example.com", PASSWORD),
+        "wrong": ("user@example.com", "wrong password"),
+    }
     login(client, *cases["wrong"])  # warm up (the dummy hash is made once per app)
     login(client, *cases["unknown"])
     for _ in range(25):
@@ -96,8 +115,9 @@ def test_unknown_email_and_wrong_password_are_indistinguishable(client, make_use
     assert unknown.status_code == wrong.status_code == 401
     assert unknown.get_data() == wrong.get_data() == b'{"detail":"Invalid email or password"}\n'
     ignore = {"X-Request-ID", "Date"}
-    assert ({k: v for k, v in unknown.headers if k not in ignore}
-            == {k: v for k, v in wrong.headers if k not in ignore})
+    assert {k: v for k, v in unknown.headers if k not in ignore} == {
+        k: v for k, v in wrong.headers if k not in ignore
+    }
     median_unknown = statistics.median(timings["unknown"])
     median_wrong = statistics.median(timings["wrong"])
     assert median_wrong > 0.01  # the bcrypt check really ran at cost 10

@@ -1,7 +1,8 @@
 """The auth cache (datahub.identity.auth_cache): two apps on one database stand for two
-hosts, with the real Redis on 127.0.0.1:6379 (pub/sub; database 6 is this suite's). A
+hosts, with the real Redis on 127.0.0.1:6379 (pub/sub, on channels of their own). A
 change committed on host A is seen on host B at the very next request; the cache is used
 only while its channel is live. Redis unreachable: the tests fail, they do not skip."""
+
 import shutil
 import socket
 import subprocess
@@ -15,19 +16,23 @@ import redis
 from datahub import create_app
 from datahub.app.extensions import db
 from datahub.identity.users import services
+from tests import workers
 from tests.conftest import PASSWORD, bearer, login
 from tests.processes import popen
 
-REDIS_URL = "redis://127.0.0.1:6379/6"
+REDIS_URL = workers.redis_url(0)
 ME = "/api/v1/auth/me"
 REVOKED = {"detail": "Token has been revoked"}
 
 
 def cache_config(url=REDIS_URL, channel=None):
-    return {"AUTH_CACHE_REDIS_URL": url,
-            "AUTH_CACHE_CHANNEL": channel or f"datahub-test:{uuid.uuid4().hex}",
-            "AUTH_CACHE_PING_SECONDS": 0.2, "AUTH_CACHE_LIVE_SECONDS": 1.0,
-            "AUTH_CACHE_REDIS_TIMEOUT": 1.0}
+    return {
+        "AUTH_CACHE_REDIS_URL": url,
+        "AUTH_CACHE_CHANNEL": channel or f"datahub-test:{uuid.uuid4().hex}",
+        "AUTH_CACHE_PING_SECONDS": 0.2,
+        "AUTH_CACHE_LIVE_SECONDS": 1.0,
+        "AUTH_CACHE_REDIS_TIMEOUT": 1.0,
+    }
 
 
 @pytest.fixture
@@ -128,7 +133,8 @@ def test_logout_on_one_host_is_refused_by_the_other_at_the_next_request(two_host
 
 
 def test_a_logout_published_while_the_other_host_looks_the_token_up_is_not_kept(
-        app, two_hosts, host_b, monkeypatch):
+    app, two_hosts, host_b, monkeypatch
+):
     """B reads the session row; A ends the session and publishes before B keeps what it
     read. The message, drained as B keeps the answer, must void it."""
     a, b, headers, _ = two_hosts
@@ -166,8 +172,9 @@ def test_a_logout_published_while_the_other_host_looks_the_token_up_is_not_kept(
 def test_deactivation_on_one_host_is_seen_by_the_other(two_hosts, host_b):
     a, b, headers, _ = two_hosts
     user_id = b.get(ME, headers=headers).get_json()["id"]
-    response = a.patch(f"/api/v1/users/{user_id}", json={"is_active": False},
-                       headers=admin_headers(a))
+    response = a.patch(
+        f"/api/v1/users/{user_id}", json={"is_active": False}, headers=admin_headers(a)
+    )
     assert response.status_code == 200, response.get_json()
     response = b.get(ME, headers=headers)
     assert response.status_code == 401 and response.get_json() == REVOKED
@@ -177,7 +184,8 @@ def test_demotion_by_the_cli_is_seen_by_the_other_host_at_once(app, two_hosts):
     _, b, headers, _ = two_hosts
     assert b.get(ME, headers=headers).get_json()["roles"] == ["editor"]
     result = app.test_cli_runner().invoke(
-        args=["users", "set-roles", "user@example.com", "--role", "viewer"])
+        args=["users", "set-roles", "user@example.com", "--role", "viewer"]
+    )
     assert result.exit_code == 0, result.output
     assert b.get(ME, headers=headers).get_json()["roles"] == ["viewer"]
     # And B refuses what only an editor may do, at once.
@@ -211,8 +219,11 @@ def test_a_change_inside_a_savepoint_is_published_by_the_outer_commit(app, two_h
 
 def test_a_password_change_voids_the_kept_token_on_the_other_host(two_hosts):
     a, b, headers, _ = two_hosts
-    changed = a.put("/api/v1/auth/me/password", headers=headers,
-                     json={"current_password": PASSWORD, "new_password": "another long one"})
+    changed = a.put(
+        "/api/v1/auth/me/password",
+        headers=headers,
+        json={"current_password": PASSWORD, "new_password": "another long one"},
+    )
     assert changed.status_code == 200, changed.get_json()
     response = b.get(ME, headers=headers)
     assert response.status_code == 401 and response.get_json() == REVOKED
@@ -226,8 +237,10 @@ def test_ending_a_session_through_the_api_is_seen_by_the_other_host(app, two_hos
     laptop_headers = bearer(login(laptop).get_json()["access_token"])
     sessions = laptop.get("/api/v1/auth/sessions", headers=laptop_headers).get_json()["items"]
     (phone,) = [s for s in sessions if not s["current"]]
-    assert laptop.delete(f"/api/v1/auth/sessions/{phone['id']}",
-                         headers=laptop_headers).status_code == 204
+    assert (
+        laptop.delete(f"/api/v1/auth/sessions/{phone['id']}", headers=laptop_headers).status_code
+        == 204
+    )
     response = b.get(ME, headers=headers)
     assert response.status_code == 401 and response.get_json() == REVOKED
     assert b.get(ME, headers=laptop_headers).status_code == 200  # the other session lives
@@ -257,8 +270,9 @@ def test_a_change_on_the_same_host_is_seen_without_the_channel(app, two_hosts, m
     assert a.get(ME, headers=headers).get_json()["roles"] == ["viewer"]
 
 
-def test_a_failed_publish_turns_the_cache_off_until_the_channel_is_back(app, two_hosts,
-                                                                         host_b, monkeypatch):
+def test_a_failed_publish_turns_the_cache_off_until_the_channel_is_back(
+    app, two_hosts, host_b, monkeypatch
+):
     a, b, headers, _ = two_hosts
     channel = app.extensions["datahub.auth_cache"].channel
     # Host A's publisher now talks to a port where nothing listens (a real refusal).
@@ -308,8 +322,10 @@ def own_redis(tmp_path):
     binary = shutil.which("redis-server")
     assert binary, "redis-server is needed (Debian's redis-server package)"
     port = closed_port()
-    process = popen([binary, "--port", str(port), "--save", "", "--appendonly", "no",
-                                "--dir", str(tmp_path)], stdout=subprocess.DEVNULL)
+    process = popen(
+        [binary, "--port", str(port), "--save", "", "--appendonly", "no", "--dir", str(tmp_path)],
+        stdout=subprocess.DEVNULL,
+    )
     client = redis.Redis(port=port)
     deadline = time.monotonic() + 10
     while True:
@@ -336,8 +352,7 @@ def own_redis_hosts(own_redis, base_config, migrated, make_user):
             db.engine.dispose()
 
 
-def test_redis_going_away_turns_every_cache_off(own_redis, own_redis_hosts, make_user,
-                                                 monkeypatch):
+def test_redis_going_away_turns_every_cache_off(own_redis, own_redis_hosts, make_user, monkeypatch):
     process, _ = own_redis
     host_a, host_b_ = own_redis_hosts
     make_user()
@@ -357,8 +372,9 @@ def test_redis_going_away_turns_every_cache_off(own_redis, own_redis_hosts, make
     assert response.status_code == 401 and response.get_json() == REVOKED
 
 
-def test_a_redis_that_stops_answering_turns_the_cache_off(own_redis, own_redis_hosts,
-                                                          make_user, monkeypatch):
+def test_a_redis_that_stops_answering_turns_the_cache_off(
+    own_redis, own_redis_hosts, make_user, monkeypatch
+):
     """No PONG within AUTH_CACHE_LIVE_SECONDS: not live, every request queries; the cache
     comes back (emptied) once Redis answers again."""
     import signal

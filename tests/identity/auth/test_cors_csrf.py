@@ -1,10 +1,11 @@
 """CORS for SPAs and the CSRF defences of the cookie endpoints (issue 5, part 5)."""
+
 import pytest
 
 from datahub import create_app
 from datahub.platform.errors import ConfigurationError
-from tests.identity.auth.helpers import claims, cookie_value, refresh, use_cookie
 from tests.conftest import bearer, login
+from tests.identity.auth.helpers import claims, cookie_value, refresh, use_cookie
 
 SPA = "https://app.example.com"
 EVIL = "https://evil.example.net"
@@ -12,30 +13,48 @@ WITH_SPA = {"CORS_ORIGINS": [SPA, "http://localhost:5173"]}
 
 
 def preflight(client, path, origin, method="POST", headers="content-type, authorization"):
-    return client.options(path, headers={
-        "Origin": origin, "Access-Control-Request-Method": method,
-        "Access-Control-Request-Headers": headers,
-    })
+    return client.options(
+        path,
+        headers={
+            "Origin": origin,
+            "Access-Control-Request-Method": method,
+            "Access-Control-Request-Headers": headers,
+        },
+    )
 
 
 @pytest.mark.parametrize("config_overrides", [WITH_SPA])
-@pytest.mark.parametrize("path", ["/api/v1/auth/refresh", "/api/v1/auth/login",
-                                  "/api/v1/auth/me", "/api/v1/auth/sessions/abc"])
+@pytest.mark.parametrize(
+    "path",
+    ["/api/v1/auth/refresh", "/api/v1/auth/login", "/api/v1/auth/me", "/api/v1/auth/sessions/abc"],
+)
 def test_preflight_from_an_allowed_origin(client, path):
     response = preflight(client, path, SPA, method="DELETE" if "sessions" in path else "POST")
     assert response.status_code == 200
     assert response.headers["Access-Control-Allow-Origin"] == SPA
     assert response.headers["Access-Control-Allow-Credentials"] == "true"
-    assert {"POST", "DELETE", "PUT"} <= set(response.headers["Access-Control-Allow-Methods"].split(", "))
+    assert {"POST", "DELETE", "PUT"} <= set(
+        response.headers["Access-Control-Allow-Methods"].split(", ")
+    )
     assert set(response.headers["Access-Control-Allow-Headers"].split(", ")) == {
-        "authorization", "content-type"}
+        "authorization",
+        "content-type",
+    }
     assert "Origin" in response.headers["Vary"]
 
 
-@pytest.mark.parametrize("config_overrides, origin", [
-    (WITH_SPA, EVIL), (WITH_SPA, "null"), (WITH_SPA, SPA + ".evil.net"),
-    (WITH_SPA, "http://app.example.com"), ({}, EVIL), ({}, SPA),
-], ids=["foreign", "null", "suffix", "other-scheme", "default-foreign", "default-spa"])
+@pytest.mark.parametrize(
+    "config_overrides, origin",
+    [
+        (WITH_SPA, EVIL),
+        (WITH_SPA, "null"),
+        (WITH_SPA, SPA + ".evil.net"),
+        (WITH_SPA, "http://app.example.com"),
+        ({}, EVIL),
+        ({}, SPA),
+    ],
+    ids=["foreign", "null", "suffix", "other-scheme", "default-foreign", "default-spa"],
+)
 def test_preflight_from_any_other_origin_gets_no_cors_headers(client, origin):
     response = preflight(client, "/api/v1/auth/refresh", origin)
     assert not [h for h in response.headers if h[0].lower().startswith("access-control-")]
@@ -56,8 +75,11 @@ def test_responses_and_errors_carry_cors_headers_for_the_spa(client, make_user):
 def test_a_cross_origin_refresh_from_an_allowed_spa_works(client, make_user):
     """What a browser on https://app.example.com sends to the API on another site."""
     make_user()
-    response = client.post("/api/v1/auth/login", json={"email": "user@example.com",
-                           "password": "correct horse battery"}, headers={"Origin": SPA})
+    response = client.post(
+        "/api/v1/auth/login",
+        json={"email": "user@example.com", "password": "correct horse battery"},
+        headers={"Origin": SPA},
+    )
     assert response.headers["Access-Control-Allow-Origin"] == SPA
     browser = {"Origin": SPA, "Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "cors"}
     response = refresh(client, headers=browser)
@@ -69,14 +91,18 @@ def test_a_cross_origin_refresh_from_an_allowed_spa_works(client, make_user):
 
 @pytest.mark.parametrize("config_overrides", [WITH_SPA, {}], ids=["allowlist", "default"])
 @pytest.mark.parametrize("endpoint", ["refresh", "logout"])
-@pytest.mark.parametrize("headers", [
-    {"Origin": EVIL},
-    {"Origin": "null"},
-    {"Origin": "http://localhost.evil.net"},
-    {"Origin": "https://localhost"},  # same host, another scheme: another origin
-    {"Sec-Fetch-Site": "cross-site"},
-    {"Origin": "http://localhost", "Sec-Fetch-Site": "cross-site"},
-], ids=["foreign", "null", "suffix", "scheme", "fetch-site", "fetch-site-with-own-origin"])
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"Origin": EVIL},
+        {"Origin": "null"},
+        {"Origin": "http://localhost.evil.net"},
+        {"Origin": "https://localhost"},  # same host, another scheme: another origin
+        {"Sec-Fetch-Site": "cross-site"},
+        {"Origin": "http://localhost", "Sec-Fetch-Site": "cross-site"},
+    ],
+    ids=["foreign", "null", "suffix", "scheme", "fetch-site", "fetch-site-with-own-origin"],
+)
 def test_a_cross_site_cookie_request_is_forbidden(client, make_user, endpoint, headers):
     make_user()
     access = login(client).get_json()["access_token"]
@@ -92,13 +118,17 @@ def test_a_cross_site_cookie_request_is_forbidden(client, make_user, endpoint, h
 
 
 @pytest.mark.parametrize("endpoint", ["refresh", "logout"])
-@pytest.mark.parametrize("headers", [
-    {},  # curl
-    {"Origin": "http://localhost"},
-    {"Origin": "http://LOCALHOST:80", "Sec-Fetch-Site": "same-origin"},
-    {"Sec-Fetch-Site": "same-origin"},
-    {"Sec-Fetch-Site": "none"},
-], ids=["no-origin", "own-origin", "own-origin-default-port", "same-origin", "user-initiated"])
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {},  # curl
+        {"Origin": "http://localhost"},
+        {"Origin": "http://LOCALHOST:80", "Sec-Fetch-Site": "same-origin"},
+        {"Sec-Fetch-Site": "same-origin"},
+        {"Sec-Fetch-Site": "none"},
+    ],
+    ids=["no-origin", "own-origin", "own-origin-default-port", "same-origin", "user-initiated"],
+)
 def test_same_origin_and_origin_less_cookie_requests_work(client, make_user, endpoint, headers):
     make_user()
     login(client)
@@ -110,12 +140,23 @@ def test_behind_nginx_the_own_origin_is_the_public_one(client, make_user):
     make_user()
     login(client)
     forwarded = {"X-Forwarded-Proto": "https", "X-Forwarded-Host": "datahub.example.com"}
-    assert refresh(client, headers={**forwarded, "Origin": "https://datahub.example.com"}).status_code == 200
+    assert (
+        refresh(client, headers={**forwarded, "Origin": "https://datahub.example.com"}).status_code
+        == 200
+    )
     assert refresh(client, headers={**forwarded, "Origin": "http://localhost"}).status_code == 403
 
 
-@pytest.mark.parametrize("origins", [["*"], ["https://*.example.com"], ["https://app.example.com/path"],
-                                     ["app.example.com"], "https://a.example.com,ftp://b.example.com"])
+@pytest.mark.parametrize(
+    "origins",
+    [
+        ["*"],
+        ["https://*.example.com"],
+        ["https://app.example.com/path"],
+        ["app.example.com"],
+        "https://a.example.com,ftp://b.example.com",
+    ],
+)
 def test_a_cors_origin_that_is_not_an_exact_origin_stops_start_up(base_config, origins):
     with pytest.raises(ConfigurationError, match="CORS_ORIGINS entry"):
         create_app({**base_config, "CORS_ORIGINS": origins})
@@ -197,8 +238,11 @@ def test_double_submit_value_is_also_a_response_header_for_a_cross_site_spa(app,
     login response's header (exposed by CORS) and keeps it, e.g. in localStorage. The value
     belongs to the session, so every tab can use it after any tab has refreshed."""
     make_user()
-    response = client.post("/api/v1/auth/login", headers={"Origin": SPA},
-                           json={"email": "user@example.com", "password": "correct horse battery"})
+    response = client.post(
+        "/api/v1/auth/login",
+        headers={"Origin": SPA},
+        json={"email": "user@example.com", "password": "correct horse battery"},
+    )
     value = response.headers["X-CSRF-TOKEN"]
     assert value == csrf_cookie(client)
     assert "X-CSRF-TOKEN" in response.headers["Access-Control-Expose-Headers"].split(", ")

@@ -17,8 +17,13 @@ def test_login_returns_the_token_response_and_sets_the_refresh_cookie(client, ma
     assert response.headers["Cache-Control"] == "no-store"
     assert response.headers["Content-Type"] == "application/json"
 
-    claims = jwt.decode(body["access_token"], TEST_SECRET, algorithms=["HS256"],
-                        audience="datahub-api", issuer="datahub")
+    claims = jwt.decode(
+        body["access_token"],
+        TEST_SECRET,
+        algorithms=["HS256"],
+        audience="datahub-api",
+        issuer="datahub",
+    )
     assert claims["sub"] == user.id
     assert claims["type"] == "access"
     assert claims["exp"] - claims["iat"] == 1800
@@ -35,8 +40,9 @@ def test_login_returns_the_token_response_and_sets_the_refresh_cookie(client, ma
     assert "Max-Age=604800" in attributes
     assert not any(a.lower().startswith("domain") for a in attributes)
     assert body["access_token"] not in set_cookie
-    refresh = jwt.decode(rest.split(";")[0], TEST_SECRET, algorithms=["HS256"],
-                         audience="datahub-api")
+    refresh = jwt.decode(
+        rest.split(";")[0], TEST_SECRET, algorithms=["HS256"], audience="datahub-api"
+    )
     assert refresh["type"] == "refresh"
     assert refresh["exp"] - refresh["iat"] == 604800
 
@@ -102,14 +108,26 @@ def test_unknown_email_costs_one_bcrypt_check_like_a_wrong_password(client, make
 @pytest.mark.parametrize(
     "body, errors",
     [
-        ({}, [(["body", "email"], "field required", "value_error.missing"),
-              (["body", "password"], "field required", "value_error.missing")]),
+        (
+            {},
+            [
+                (["body", "email"], "field required", "value_error.missing"),
+                (["body", "password"], "field required", "value_error.missing"),
+            ],
+        ),
         ({"email": "a@b.c"}, [(["body", "password"], "field required", "value_error.missing")]),
-        ({"email": 5, "password": "x"}, [(["body", "email"], "str type expected", "type_error.str")]),
-        ({"email": "a@b.c", "password": None},
-         [(["body", "password"], "none is not an allowed value", "type_error.none.not_allowed")]),
-        ({"email": "a@b.c", "password": "x", "admin": True},
-         [(["body", "admin"], "extra fields not permitted", "value_error.extra")]),
+        (
+            {"email": 5, "password": "x"},
+            [(["body", "email"], "str type expected", "type_error.str")],
+        ),
+        (
+            {"email": "a@b.c", "password": None},
+            [(["body", "password"], "none is not an allowed value", "type_error.none.not_allowed")],
+        ),
+        (
+            {"email": "a@b.c", "password": "x", "admin": True},
+            [(["body", "admin"], "extra fields not permitted", "value_error.extra")],
+        ),
         ([], [(["body"], "value is not a valid dict", "type_error.dict")]),
     ],
     ids=["empty", "no-password", "email-int", "password-null", "extra-field", "list"],
@@ -125,10 +143,21 @@ def test_invalid_login_bodies_are_422_in_the_pydantic_shape(client, body, errors
 @pytest.mark.parametrize(
     "raw, loc, msg",
     [
-        ('{"email": "a\\u0000b", "password": "x"}', ["body", "email"], "string contains a NUL character"),
-        ('{"email": "a", "password": "\\ud800"}', ["body", "password"], "string contains a lone surrogate"),
-        ('{"email": "a", "password": "x", "n": [{"\\u0000": 1}]}', ["body", "n", 0, "\x00"],
-         "string contains a NUL character"),
+        (
+            '{"email": "a\\u0000b", "password": "x"}',
+            ["body", "email"],
+            "string contains a NUL character",
+        ),
+        (
+            '{"email": "a", "password": "\\ud800"}',
+            ["body", "password"],
+            "string contains a lone surrogate",
+        ),
+        (
+            '{"email": "a", "password": "x", "n": [{"\\u0000": 1}]}',
+            ["body", "n", 0, "\x00"],
+            "string contains a NUL character",
+        ),
     ],
     ids=["nul", "surrogate", "nested-key"],
 )
@@ -139,13 +168,17 @@ def test_strings_no_database_can_store_are_422(client, raw, loc, msg):
     assert response.get_json()["detail"][0]["msg"] == msg
 
 
-@pytest.mark.parametrize("kwargs", [{}, {"data": "", "content_type": "application/json"}],
-                         ids=["no-content-type", "json-content-type"])
+@pytest.mark.parametrize(
+    "kwargs",
+    [{}, {"data": "", "content_type": "application/json"}],
+    ids=["no-content-type", "json-content-type"],
+)
 def test_no_body_at_all_is_422_body_required(client, kwargs):
     response = client.post("/api/v1/auth/login", **kwargs)
     assert response.status_code == 422
     assert response.get_json() == {
-        "detail": [{"loc": ["body"], "msg": "field required", "type": "value_error.missing"}]}
+        "detail": [{"loc": ["body"], "msg": "field required", "type": "value_error.missing"}]
+    }
 
 
 @pytest.mark.parametrize(
@@ -154,10 +187,16 @@ def test_no_body_at_all_is_422_body_required(client, kwargs):
         ('{"email": ', "application/json", "Request body is not valid JSON"),
         (b"\xff\xfe", "application/json", "Request body is not valid JSON"),
         ("[" * 100000, "application/json", "Request body is not valid JSON"),
-        ("email=a&password=b", "application/x-www-form-urlencoded",
-         "Request body must be JSON (Content-Type: application/json)"),
-        ('{"email": "a", "password": "b"}', "text/plain",
-         "Request body must be JSON (Content-Type: application/json)"),
+        (
+            "email=a&password=b",
+            "application/x-www-form-urlencoded",
+            "Request body must be JSON (Content-Type: application/json)",
+        ),
+        (
+            '{"email": "a", "password": "b"}',
+            "text/plain",
+            "Request body must be JSON (Content-Type: application/json)",
+        ),
     ],
     ids=["truncated", "not-utf8", "deeply-nested", "form", "text-plain"],
 )

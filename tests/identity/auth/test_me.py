@@ -1,15 +1,19 @@
 """GET /api/v1/auth/me and every way an access token can be wrong."""
+
 import time
 
 import pytest
 
-from tests.identity.auth.tokens import alg_none, forge
 from tests.conftest import bearer, login
+from tests.identity.auth.tokens import alg_none, forge
 
 
 def test_me_returns_the_user_exactly(client, make_user):
     user = make_user(email="Ann@Example.com", name="Ann", roles=("editor", "viewer"))
-    response = client.get("/api/v1/auth/me", headers=bearer(login(client, "ann@example.com").get_json()["access_token"]))
+    response = client.get(
+        "/api/v1/auth/me",
+        headers=bearer(login(client, "ann@example.com").get_json()["access_token"]),
+    )
     assert response.status_code == 200
     body = response.get_json()
     assert list(body) == ["id", "email", "name", "is_active", "provider", "roles", "created_at"]
@@ -44,7 +48,10 @@ def test_missing_or_malformed_authorization(client, authorization, detail):
 
 
 FORGERIES = {
-    "expired": (lambda uid: forge(uid, iat=int(time.time()) - 4000, lifetime=1800), "Token has expired"),
+    "expired": (
+        lambda uid: forge(uid, iat=int(time.time()) - 4000, lifetime=1800),
+        "Token has expired",
+    ),
     "bad-signature": (lambda uid: forge(uid, secret="wrong-secret-" + "z" * 40), "Invalid token"),
     "alg-none": (lambda uid: alg_none(uid), "Invalid token"),
     "hs512": (lambda uid: forge(uid, secret="k" * 64, algorithm="HS512"), "Invalid token"),
@@ -140,7 +147,9 @@ def test_me_is_serialised_exactly_as_the_user_schema_documents_it(app, client, m
     from datahub.identity.users.schemas import UserSchema
 
     user = make_user(roles=("viewer", "editor"))
-    response = client.get("/api/v1/auth/me", headers=bearer(login(client).get_json()["access_token"]))
+    response = client.get(
+        "/api/v1/auth/me", headers=bearer(login(client).get_json()["access_token"])
+    )
     with app.app_context():
         assert response.get_json() == UserSchema().dump(db.session.get(User, user.id))
         assert response.data == jsonify(response.get_json()).data  # as every other body

@@ -3,6 +3,7 @@
 instance folder (a fresh folder per test, from the ``app`` fixture);
 tests/e2e/test_rate_limits_workers.py runs them through gunicorn's workers and
 test_rate_limits_redis.py through Redis."""
+
 import json
 import logging
 import os
@@ -13,8 +14,8 @@ import pytest
 from datahub import create_app
 from datahub.app.extensions import limiter
 from datahub.platform.ratelimit_store import SQLiteStorage
-from tests.identity.auth.helpers import refresh
 from tests.conftest import PASSWORD, bearer, login
+from tests.identity.auth.helpers import refresh
 
 LOGIN = "/api/v1/auth/login"
 
@@ -44,7 +45,8 @@ def test_login_per_email_allows_a_few_mistakes_then_429(client, make_user):
 
 
 def test_counts_are_kept_in_the_instance_folder_and_shared_by_every_app_on_it(
-        app, client, make_user, base_config):
+    app, client, make_user, base_config
+):
     """The default storage: one file per instance folder, which every worker process of
     the host opens. A second app on the same folder (another worker) sees the counts."""
     make_user()
@@ -85,6 +87,7 @@ def test_login_per_address_counts_every_email(client, make_user):
     assert attempt(client, email="guess9@example.com", **other).status_code == 401
 
 
+@pytest.mark.serial  # four requests must fit in the one-second window
 @pytest.mark.parametrize("config_overrides", [{"RATE_LIMIT_LOGIN_PER_EMAIL": "3 per 1 second"}])
 def test_a_limit_resets_when_its_window_has_passed(client, make_user):
     make_user()
@@ -125,9 +128,14 @@ def test_password_change_is_limited_per_user(client, make_user):
     assert_too_many(client.put("/api/v1/auth/me/password", headers=headers, json=body))
 
 
-@pytest.mark.parametrize("config_overrides", [
-    {"RATELIMIT_ENABLED": False}, {"RATE_LIMIT_LOGIN_PER_EMAIL": ""},
-], ids=["all-off", "per-email-off"])
+@pytest.mark.parametrize(
+    "config_overrides",
+    [
+        {"RATELIMIT_ENABLED": False},
+        {"RATE_LIMIT_LOGIN_PER_EMAIL": ""},
+    ],
+    ids=["all-off", "per-email-off"],
+)
 def test_limits_can_be_turned_off(client, make_user):
     make_user()
     for _ in range(8):
@@ -151,31 +159,56 @@ def test_an_enabled_app_after_a_disabled_one_is_limited_again(base_config, migra
 def test_a_spoofed_x_forwarded_for_does_not_dodge_the_limit(client):
     """No trusted proxy by default: the header is the client's word, and is ignored."""
     for i in range(3):
-        response = attempt(client, email=f"guess{i}@example.com",
-                           headers={"X-Forwarded-For": f"203.0.113.{i}"})
+        response = attempt(
+            client, email=f"guess{i}@example.com", headers={"X-Forwarded-For": f"203.0.113.{i}"}
+        )
         assert response.status_code == 401
-    assert_too_many(attempt(client, email="guess7@example.com",
-                            headers={"X-Forwarded-For": "198.51.100.99"}))
+    assert_too_many(
+        attempt(client, email="guess7@example.com", headers={"X-Forwarded-For": "198.51.100.99"})
+    )
 
 
-@pytest.mark.parametrize("config_overrides", [
-    {"RATE_LIMIT_LOGIN_PER_ADDRESS": "3/minute", "PROXY_FIX_X_FOR": 1},
-])
+@pytest.mark.parametrize(
+    "config_overrides",
+    [
+        {"RATE_LIMIT_LOGIN_PER_ADDRESS": "3/minute", "PROXY_FIX_X_FOR": 1},
+    ],
+)
 def test_behind_one_proxy_the_last_hop_is_the_client(client, caplog):
     caplog.set_level(logging.INFO, logger="datahub.audit")
     proxy = {"REMOTE_ADDR": "127.0.0.1"}  # nginx on loopback
     for i in range(3):
         # The client prepends whatever it likes; nginx appends the address it saw.
-        response = attempt(client, email=f"guess{i}@example.com", environ_base=proxy,
-                           headers={"X-Forwarded-For": f"10.9.9.{i}, 198.51.100.1"})
+        response = attempt(
+            client,
+            email=f"guess{i}@example.com",
+            environ_base=proxy,
+            headers={"X-Forwarded-For": f"10.9.9.{i}, 198.51.100.1"},
+        )
         assert response.status_code == 401
-    assert_too_many(attempt(client, email="guess7@example.com", environ_base=proxy,
-                            headers={"X-Forwarded-For": "198.51.100.1"}))
+    assert_too_many(
+        attempt(
+            client,
+            email="guess7@example.com",
+            environ_base=proxy,
+            headers={"X-Forwarded-For": "198.51.100.1"},
+        )
+    )
     # Another client behind the same proxy has its own count.
-    assert attempt(client, email="guess7@example.com", environ_base=proxy,
-                   headers={"X-Forwarded-For": "198.51.100.2"}).status_code == 401
-    failures = [json.loads(r.getMessage()) for r in caplog.records
-                if r.name == "datahub.audit" and '"login_failed"' in r.getMessage()]
+    assert (
+        attempt(
+            client,
+            email="guess7@example.com",
+            environ_base=proxy,
+            headers={"X-Forwarded-For": "198.51.100.2"},
+        ).status_code
+        == 401
+    )
+    failures = [
+        json.loads(r.getMessage())
+        for r in caplog.records
+        if r.name == "datahub.audit" and '"login_failed"' in r.getMessage()
+    ]
     assert {f["client_address"] for f in failures} == {"198.51.100.1", "198.51.100.2"}
 
 
@@ -200,9 +233,13 @@ def test_an_unreachable_redis_falls_back_to_counting_in_the_worker(client, make_
     assert "falling back to in-memory storage" in caplog.text
 
 
-@pytest.mark.parametrize("config_overrides", [
-    {"RATELIMIT_APPLICATION": "2/minute"}, {"RATELIMIT_DEFAULT": "2/minute"},
-])
+@pytest.mark.parametrize(
+    "config_overrides",
+    [
+        {"RATELIMIT_APPLICATION": "2/minute"},
+        {"RATELIMIT_DEFAULT": "2/minute"},
+    ],
+)
 def test_request_wide_limits_from_the_configuration_apply(client, make_user, config_overrides):
     """Routes without limits of their own skip Flask-Limiter's before-request pass (it costs
     ~70 µs a request); a configured application-wide or default limit must still count."""

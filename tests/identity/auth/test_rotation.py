@@ -1,5 +1,6 @@
 """Refresh rotation, reuse detection with its grace window, concurrency and the absolute
 lifetime of a login (issue 5, part 1)."""
+
 import json
 import logging
 import time
@@ -9,7 +10,7 @@ import sqlalchemy as sa
 
 from datahub.app.extensions import db
 from datahub.identity.models import AuthSession, RefreshToken
-from tests.resources import at_once
+from tests.conftest import bearer, login
 from tests.identity.auth.helpers import (
     claims,
     cookie_value,
@@ -17,13 +18,14 @@ from tests.identity.auth.helpers import (
     set_cookie_attributes,
     use_cookie,
 )
-from tests.conftest import bearer, login
+from tests.resources import at_once
 
 
 def family_rows(app, family_id):
     with app.app_context():
         return db.session.scalars(
-            sa.select(RefreshToken).where(RefreshToken.family_id == family_id)
+            sa.select(RefreshToken)
+            .where(RefreshToken.family_id == family_id)
             .order_by(RefreshToken.issued_at)
         ).all()
 
@@ -61,7 +63,8 @@ def test_the_access_token_from_a_refresh_is_bound_to_the_session(client, make_us
 
 @pytest.mark.parametrize("config_overrides", [{"REFRESH_REUSE_GRACE_SECONDS": 0.3}])
 def test_a_retired_token_replayed_after_the_grace_window_revokes_the_family(
-        app, client, make_user, caplog):
+    app, client, make_user, caplog
+):
     caplog.set_level(logging.INFO, logger="datahub.audit")
     user = make_user()
     login(client)
@@ -165,9 +168,15 @@ def test_parallel_replays_without_a_grace_window_revoke_the_family(app, client, 
     assert len(family_rows(app, claims(cookie)["fam"])) == 2
 
 
-@pytest.mark.parametrize("config_overrides", [{
-    "JWT_REFRESH_TOKEN_EXPIRES": 3600, "REFRESH_ABSOLUTE_LIFETIME": 3,
-}])
+@pytest.mark.parametrize(
+    "config_overrides",
+    [
+        {
+            "JWT_REFRESH_TOKEN_EXPIRES": 3600,
+            "REFRESH_ABSOLUTE_LIFETIME": 3,
+        }
+    ],
+)
 def test_refresh_never_outlives_the_login(client, make_user):
     make_user()
     response = login(client)
@@ -190,9 +199,15 @@ def test_refresh_never_outlives_the_login(client, make_user):
     assert response.get_json() == {"detail": "Token has expired"}
 
 
-@pytest.mark.parametrize("config_overrides", [{
-    "JWT_REFRESH_TOKEN_EXPIRES": 60, "REFRESH_ABSOLUTE_LIFETIME": 3600,
-}])
+@pytest.mark.parametrize(
+    "config_overrides",
+    [
+        {
+            "JWT_REFRESH_TOKEN_EXPIRES": 60,
+            "REFRESH_ABSOLUTE_LIFETIME": 3600,
+        }
+    ],
+)
 def test_each_refresh_token_lives_the_refresh_lifetime_within_the_login(client, make_user):
     make_user()
     _, attributes = set_cookie_attributes(login(client))

@@ -1,10 +1,11 @@
 """Refresh and logout: the session rows of seed part 3 and DESIGN.md "Tokens and the session"."""
+
 import time
 
 import pytest
 
-from tests.identity.auth.tokens import forge
 from tests.conftest import bearer, login
+from tests.identity.auth.tokens import forge
 
 COOKIE = "__Secure-refresh_token"
 PATH = "/api/v1/auth"
@@ -58,10 +59,15 @@ def test_refresh_ignores_a_refresh_token_in_the_authorization_header(client, mak
     "make_token, detail",
     [
         (lambda uid: "garbage", "Invalid token"),
-        (lambda uid: forge(uid, type_="refresh", secret="another-secret-" + "y" * 40), "Invalid token"),
+        (
+            lambda uid: forge(uid, type_="refresh", secret="another-secret-" + "y" * 40),
+            "Invalid token",
+        ),
         (lambda uid: forge(uid, type_="access"), "Invalid token"),
-        (lambda uid: forge(uid, type_="refresh", iat=int(time.time()) - 100, lifetime=50),
-         "Token has expired"),
+        (
+            lambda uid: forge(uid, type_="refresh", iat=int(time.time()) - 100, lifetime=50),
+            "Token has expired",
+        ),
         (lambda uid: forge(uid, type_="refresh"), "Invalid token"),  # no server record
     ],
     ids=["garbage", "bad-signature", "access-token", "expired", "unrecorded"],

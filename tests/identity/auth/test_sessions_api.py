@@ -1,9 +1,10 @@
 """The caller's sessions: list, delete one, log out everywhere, change the password
 (issue 5, part 2)."""
+
 import pytest
 
-from tests.identity.auth.helpers import claims, cookie_value, refresh, use_cookie
 from tests.conftest import PASSWORD, bearer, login
+from tests.identity.auth.helpers import claims, cookie_value, refresh, use_cookie
 
 BASE = "/api/v1/auth"
 
@@ -11,8 +12,9 @@ BASE = "/api/v1/auth"
 def log_in(app, email="user@example.com", agent="pytest", password=PASSWORD):
     """A separate device: its own client (cookie jar) and access token."""
     client = app.test_client()
-    response = client.post(f"{BASE}/login", json={"email": email, "password": password},
-                           headers={"User-Agent": agent})
+    response = client.post(
+        f"{BASE}/login", json={"email": email, "password": password}, headers={"User-Agent": agent}
+    )
     assert response.status_code == 200, response.get_json()
     return client, bearer(response.get_json()["access_token"])
 
@@ -35,8 +37,15 @@ def test_sessions_lists_the_callers_active_logins(app, make_user):
     assert [s["user_agent"] for s in body["items"]] == ["Phone/2.1", "Laptop/1.0"]
     assert [s["current"] for s in body["items"]] == [False, True]
     for item in body["items"]:
-        assert set(item) == {"id", "created_at", "last_used_at", "expires_at", "user_agent",
-                             "client_address", "current"}
+        assert set(item) == {
+            "id",
+            "created_at",
+            "last_used_at",
+            "expires_at",
+            "user_agent",
+            "client_address",
+            "current",
+        }
         assert item["client_address"] == "127.0.0.1"
     laptop_item = body["items"][1]
     assert laptop_item["id"] == claims(cookie_value(laptop))["fam"]
@@ -47,21 +56,29 @@ def test_sessions_lists_the_callers_active_logins(app, make_user):
     assert [s["user_agent"] for s in page["items"]] == ["Laptop/1.0"] and page["total"] == 2
 
 
-@pytest.mark.parametrize("query, loc, msg", [
-    ("limit=0", ["query", "limit"], "ensure this value is greater than or equal to 1"),
-    ("limit=abc", ["query", "limit"], "value is not a valid integer"),
-    ("offset=-1", ["query", "offset"], "ensure this value is greater than or equal to 0"),
-])
+@pytest.mark.parametrize(
+    "query, loc, msg",
+    [
+        ("limit=0", ["query", "limit"], "ensure this value is greater than or equal to 1"),
+        ("limit=abc", ["query", "limit"], "value is not a valid integer"),
+        ("offset=-1", ["query", "offset"], "ensure this value is greater than or equal to 0"),
+    ],
+)
 def test_sessions_paging_is_validated(client, auth_headers, query, loc, msg):
     response = client.get(f"{BASE}/sessions?{query}", headers=auth_headers())
     assert response.status_code == 422
     assert [(e["loc"], e["msg"]) for e in response.get_json()["detail"]] == [(loc, msg)]
 
 
-@pytest.mark.parametrize("method, path", [
-    ("get", "/sessions"), ("delete", "/sessions/x"), ("post", "/logout-all"),
-    ("put", "/me/password"),
-])
+@pytest.mark.parametrize(
+    "method, path",
+    [
+        ("get", "/sessions"),
+        ("delete", "/sessions/x"),
+        ("post", "/logout-all"),
+        ("put", "/me/password"),
+    ],
+)
 def test_the_session_endpoints_need_a_bearer(client, method, path):
     response = getattr(client, method)(BASE + path)
     assert response.status_code == 401
@@ -128,7 +145,8 @@ def test_logout_all_ends_every_session_of_the_caller_only(app, make_user):
     assert "Max-Age=0" in response.headers["Set-Cookie"]
     for client, headers in ((laptop, laptop_headers), (phone, phone_headers)):
         assert client.get(f"{BASE}/me", headers=headers).get_json() == {
-            "detail": "Token has been revoked"}
+            "detail": "Token has been revoked"
+        }
     assert refresh(phone).get_json() == {"detail": "Token has been revoked"}
     assert cookie_value(laptop) is None
     # Someone else is not affected; and the caller can log in again.
@@ -143,8 +161,11 @@ def test_password_change_ends_every_other_session(app, make_user):
     phone, phone_headers = log_in(app)
     laptop_sid = claims(cookie_value(laptop))["fam"]
 
-    response = laptop.put(f"{BASE}/me/password", headers=laptop_headers,
-                          json={"current_password": PASSWORD, "new_password": "a new password"})
+    response = laptop.put(
+        f"{BASE}/me/password",
+        headers=laptop_headers,
+        json={"current_password": PASSWORD, "new_password": "a new password"},
+    )
     assert response.status_code == 200
     assert response.headers["Cache-Control"] == "no-store"
     body = response.get_json()
@@ -169,25 +190,43 @@ def test_password_change_with_a_wrong_current_password_is_422(app, make_user):
     make_user()
     laptop, headers = log_in(app)
     phone, phone_headers = log_in(app)
-    response = laptop.put(f"{BASE}/me/password", headers=headers,
-                          json={"current_password": "not it at all", "new_password": "a new password"})
+    response = laptop.put(
+        f"{BASE}/me/password",
+        headers=headers,
+        json={"current_password": "not it at all", "new_password": "a new password"},
+    )
     assert response.status_code == 422
-    assert response.get_json() == {"detail": [{
-        "loc": ["body", "current_password"], "msg": "current password is incorrect",
-        "type": "value_error.password.incorrect"}]}
+    assert response.get_json() == {
+        "detail": [
+            {
+                "loc": ["body", "current_password"],
+                "msg": "current password is incorrect",
+                "type": "value_error.password.incorrect",
+            }
+        ]
+    }
     # Nothing changed.
     assert phone.get(f"{BASE}/me", headers=phone_headers).status_code == 200
     log_in(app)
 
 
-@pytest.mark.parametrize("body, loc, msg", [
-    ({"current_password": PASSWORD, "new_password": "short"}, ["body", "new_password"],
-     "ensure this value has at least 8 bytes"),
-    ({"current_password": PASSWORD, "new_password": "x" * 73}, ["body", "new_password"],
-     "ensure this value has at most 72 bytes"),
-    ({"current_password": PASSWORD}, ["body", "new_password"], "field required"),
-    ({"new_password": "a new password"}, ["body", "current_password"], "field required"),
-])
+@pytest.mark.parametrize(
+    "body, loc, msg",
+    [
+        (
+            {"current_password": PASSWORD, "new_password": "short"},
+            ["body", "new_password"],
+            "ensure this value has at least 8 bytes",
+        ),
+        (
+            {"current_password": PASSWORD, "new_password": "x" * 73},
+            ["body", "new_password"],
+            "ensure this value has at most 72 bytes",
+        ),
+        ({"current_password": PASSWORD}, ["body", "new_password"], "field required"),
+        ({"new_password": "a new password"}, ["body", "current_password"], "field required"),
+    ],
+)
 def test_password_change_validates_the_body(client, auth_headers, body, loc, msg):
     response = client.put(f"{BASE}/me/password", headers=auth_headers(), json=body)
     assert response.status_code == 422
@@ -201,6 +240,6 @@ def test_an_access_token_without_a_session_still_works(client, make_user):
 
     user = make_user()
     assert client.get(f"{BASE}/me", headers=bearer(forge(user.id))).status_code == 200
-    assert client.get(f"{BASE}/me", headers=bearer(
-        forge(user.id, sid="00000000-0000-0000-0000-000000000000"))).get_json() == {
-        "detail": "Token has been revoked"}
+    assert client.get(
+        f"{BASE}/me", headers=bearer(forge(user.id, sid="00000000-0000-0000-0000-000000000000"))
+    ).get_json() == {"detail": "Token has been revoked"}

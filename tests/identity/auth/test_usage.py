@@ -1,4 +1,5 @@
 """GET /api/v1/auth/me/usage, and how the quotas are documented."""
+
 import pytest
 
 from datahub.pipelines import worker
@@ -17,12 +18,17 @@ def usage(client, headers):
 def test_usage_of_a_new_user_with_the_default_limits(client, actors):
     for role in ("viewer", "nobody", "editor", "admin"):  # any role
         assert usage(client, actors[role].headers) == {
-            "storage_bytes": 0, "datasets": 0, "queued_runs": 0,
-            "limits": {"storage_bytes": None, "datasets": None, "queued_runs": 5}}
+            "storage_bytes": 0,
+            "datasets": 0,
+            "queued_runs": 0,
+            "limits": {"storage_bytes": None, "datasets": None, "queued_runs": 5},
+        }
 
 
-@pytest.mark.parametrize("config_overrides", [
-    {"QUOTA_STORAGE_BYTES": 10**12, "QUOTA_DATASETS": 7, "QUOTA_QUEUED_RUNS": None}])
+@pytest.mark.parametrize(
+    "config_overrides",
+    [{"QUOTA_STORAGE_BYTES": 10**12, "QUOTA_DATASETS": 7, "QUOTA_QUEUED_RUNS": None}],
+)
 def test_usage_counts_what_the_caller_owns(app, client, actors):
     editor, other = actors["editor"].headers, actors["other_editor"].headers
     first = source(client, editor)
@@ -31,8 +37,9 @@ def test_usage_counts_what_the_caller_owns(app, client, actors):
     assert upload(client, editor, second["id"], b"x" * 1000).status_code == 200
     assert upload(client, editor, second["id"], b"y" * 10).status_code == 200  # replaced
     create_dataset(client, other, "someone else's")
-    pipelines = [create_pipeline(client, editor, first["id"], name=f"p{i}", output=f"o{i}")
-                 for i in range(3)]
+    pipelines = [
+        create_pipeline(client, editor, first["id"], name=f"p{i}", output=f"o{i}") for i in range(3)
+    ]
     for pipeline in pipelines:
         start(client, editor, pipeline["id"])
     assert worker.run_once(app) is not None  # one run done: its output is a new dataset
@@ -41,12 +48,18 @@ def test_usage_counts_what_the_caller_owns(app, client, actors):
     sizes = {d["name"]: d["file"] and d["file"]["size_bytes"] for d in mine}
     assert sizes["people"] == len(PEOPLE.encode("utf-8")) and sizes["second"] == 10
     assert sizes["no file yet"] is None and sizes["o0"] > 0  # the run's output
-    assert body == {"storage_bytes": sizes["people"] + 10 + sizes["o0"], "datasets": 4,
-                    "queued_runs": 2,
-                    "limits": {"storage_bytes": 10**12, "datasets": 7, "queued_runs": None}}
+    assert body == {
+        "storage_bytes": sizes["people"] + 10 + sizes["o0"],
+        "datasets": 4,
+        "queued_runs": 2,
+        "limits": {"storage_bytes": 10**12, "datasets": 7, "queued_runs": None},
+    }
     assert usage(client, other) == {
-        "storage_bytes": 0, "datasets": 1, "queued_runs": 0,
-        "limits": {"storage_bytes": 10**12, "datasets": 7, "queued_runs": None}}
+        "storage_bytes": 0,
+        "datasets": 1,
+        "queued_runs": 0,
+        "limits": {"storage_bytes": 10**12, "datasets": 7, "queued_runs": None},
+    }
 
 
 def test_usage_needs_a_bearer_token(client):
@@ -62,8 +75,7 @@ def test_usage_and_the_quota_answers_are_documented(client):
     assert {"200", "401", "503"} <= set(operation["responses"])
     schema = operation["responses"]["200"]["content"]["application/json"]["schema"]
     usage_schema = spec["components"]["schemas"][schema["$ref"].rsplit("/", 1)[1]]
-    assert set(usage_schema["required"]) == {"storage_bytes", "datasets", "queued_runs",
-                                             "limits"}
+    assert set(usage_schema["required"]) == {"storage_bytes", "datasets", "queued_runs", "limits"}
     limits = spec["components"]["schemas"]["UsageLimits"]["properties"]
     assert all(limits[key]["nullable"] for key in ("storage_bytes", "datasets", "queued_runs"))
 

@@ -1,4 +1,5 @@
 """User administration over HTTP (/api/v1/users), for admins only."""
+
 import pytest
 
 from tests.conftest import PASSWORD, bearer, login
@@ -18,25 +19,44 @@ def test_list_and_get(client, actors, admin):
     page = response.get_json()
     assert page["total"] == 5 and (page["limit"], page["offset"]) == (20, 0)
     assert [u["email"] for u in page["items"]] == [
-        "admin@example.com", "editor@example.com", "other_editor@example.com",
-        "viewer@example.com", "nobody@example.com"]
+        "admin@example.com",
+        "editor@example.com",
+        "other_editor@example.com",
+        "viewer@example.com",
+        "nobody@example.com",
+    ]
     assert "password" not in page["items"][0] and "password_hash" not in page["items"][0]
     assert client.get("/api/v1/users", headers=admin.headers).status_code == 200
     one = client.get(f"{URL}{actors['viewer'].id}", headers=admin.headers).get_json()
-    assert (one["email"], one["roles"], one["is_active"]) == ("viewer@example.com", ["viewer"], True)
+    assert (one["email"], one["roles"], one["is_active"]) == (
+        "viewer@example.com",
+        ["viewer"],
+        True,
+    )
     assert list(one) == ["id", "email", "name", "is_active", "provider", "roles", "created_at"]
     second = client.get(f"{URL}?limit=2&offset=1&q=EDITOR", headers=admin.headers).get_json()
     assert [u["email"] for u in second["items"]] == ["other_editor@example.com"]
     assert second["total"] == 2
 
 
-@pytest.mark.parametrize("query, loc, msg, type_", [
-    ("limit=abc", "limit", "value is not a valid integer", "type_error.integer"),
-    ("limit=1000", "limit", "ensure this value is less than or equal to 100",
-     "value_error.number.not_le"),
-    ("offset=-1", "offset", "ensure this value is greater than or equal to 0",
-     "value_error.number.not_ge"),
-])
+@pytest.mark.parametrize(
+    "query, loc, msg, type_",
+    [
+        ("limit=abc", "limit", "value is not a valid integer", "type_error.integer"),
+        (
+            "limit=1000",
+            "limit",
+            "ensure this value is less than or equal to 100",
+            "value_error.number.not_le",
+        ),
+        (
+            "offset=-1",
+            "offset",
+            "ensure this value is greater than or equal to 0",
+            "value_error.number.not_ge",
+        ),
+    ],
+)
 def test_list_query_validation(client, admin, query, loc, msg, type_):
     response = client.get(f"{URL}?{query}", headers=admin.headers)
     assert response.status_code == 422
@@ -44,41 +64,76 @@ def test_list_query_validation(client, admin, query, loc, msg, type_):
 
 
 def test_create_user_who_can_log_in(client, admin):
-    response = client.post(URL, json={"email": "New@Example.com", "password": PASSWORD,
-                                      "name": "New", "roles": ["editor"]}, headers=admin.headers)
+    response = client.post(
+        URL,
+        json={"email": "New@Example.com", "password": PASSWORD, "name": "New", "roles": ["editor"]},
+        headers=admin.headers,
+    )
     assert response.status_code == 201
     body = response.get_json()
     assert response.headers["Location"] == f"/api/v1/users/{body['id']}"
     assert (body["email"], body["name"], body["roles"], body["provider"]) == (
-        "new@example.com", "New", ["editor"], "local")
+        "new@example.com",
+        "New",
+        ["editor"],
+        "local",
+    )
     assert login(client, "new@example.com").status_code == 200
-    default = client.post(URL, json={"email": "v@example.com", "password": PASSWORD},
-                          headers=admin.headers).get_json()
+    default = client.post(
+        URL, json={"email": "v@example.com", "password": PASSWORD}, headers=admin.headers
+    ).get_json()
     assert default["roles"] == ["viewer"]
 
 
 def test_create_duplicate_email_is_409(client, admin):
-    response = client.post(URL, json={"email": "EDITOR@example.com", "password": PASSWORD},
-                           headers=admin.headers)
+    response = client.post(
+        URL, json={"email": "EDITOR@example.com", "password": PASSWORD}, headers=admin.headers
+    )
     assert (response.status_code, response.get_json()) == (409, {"detail": "Email already exists"})
 
 
-@pytest.mark.parametrize("body, loc, msg, type_", [
-    ({"password": PASSWORD}, ["body", "email"], "field required", "value_error.missing"),
-    ({"email": "nope", "password": PASSWORD}, ["body", "email"],
-     "value is not a valid email address", "value_error.email"),
-    ({"email": "a@example.com", "password": "short"}, ["body", "password"],
-     "ensure this value has at least 8 bytes", "value_error.any_str.min_length"),
-    ({"email": "a@example.com", "password": "é" * 37}, ["body", "password"],
-     "ensure this value has at most 72 bytes", "value_error.any_str.max_length"),
-    ({"email": "a@example.com", "password": PASSWORD, "roles": ["root"]}, ["body", "roles", 0],
-     "value is not a valid enumeration member; permitted: viewer, editor, admin",
-     "type_error.enum"),
-    ({"email": "a@example.com", "password": PASSWORD, "id": "x"}, ["body", "id"],
-     "extra fields not permitted", "value_error.extra"),
-    ({"email": "a@example.com", "password": PASSWORD, "is_active": False}, ["body", "is_active"],
-     "extra fields not permitted", "value_error.extra"),
-])
+@pytest.mark.parametrize(
+    "body, loc, msg, type_",
+    [
+        ({"password": PASSWORD}, ["body", "email"], "field required", "value_error.missing"),
+        (
+            {"email": "nope", "password": PASSWORD},
+            ["body", "email"],
+            "value is not a valid email address",
+            "value_error.email",
+        ),
+        (
+            {"email": "a@example.com", "password": "short"},
+            ["body", "password"],
+            "ensure this value has at least 8 bytes",
+            "value_error.any_str.min_length",
+        ),
+        (
+            {"email": "a@example.com", "password": "é" * 37},
+            ["body", "password"],
+            "ensure this value has at most 72 bytes",
+            "value_error.any_str.max_length",
+        ),
+        (
+            {"email": "a@example.com", "password": PASSWORD, "roles": ["root"]},
+            ["body", "roles", 0],
+            "value is not a valid enumeration member; permitted: viewer, editor, admin",
+            "type_error.enum",
+        ),
+        (
+            {"email": "a@example.com", "password": PASSWORD, "id": "x"},
+            ["body", "id"],
+            "extra fields not permitted",
+            "value_error.extra",
+        ),
+        (
+            {"email": "a@example.com", "password": PASSWORD, "is_active": False},
+            ["body", "is_active"],
+            "extra fields not permitted",
+            "value_error.extra",
+        ),
+    ],
+)
 def test_create_validation(client, admin, body, loc, msg, type_):
     response = client.post(URL, json=body, headers=admin.headers)
     assert response.status_code == 422
@@ -87,26 +142,52 @@ def test_create_validation(client, admin, body, loc, msg, type_):
 
 def test_patch_name_and_roles(client, actors, admin):
     viewer = actors["viewer"]
-    response = client.patch(f"{URL}{viewer.id}", json={"name": "Vera", "roles": ["editor", "editor"]},
-                            headers=admin.headers)
+    response = client.patch(
+        f"{URL}{viewer.id}",
+        json={"name": "Vera", "roles": ["editor", "editor"]},
+        headers=admin.headers,
+    )
     assert response.status_code == 200
     assert (response.get_json()["name"], response.get_json()["roles"]) == ("Vera", ["editor"])
     # The new role takes effect at once, with the token already issued.
-    assert client.post("/api/v1/datasets/", json={"name": "now allowed"},
-                       headers=viewer.headers).status_code == 201
+    assert (
+        client.post(
+            "/api/v1/datasets/", json={"name": "now allowed"}, headers=viewer.headers
+        ).status_code
+        == 201
+    )
 
 
-@pytest.mark.parametrize("body, loc, msg, type_", [
-    ({"roles": "admin"}, ["body", "roles"], "value is not a valid list", "type_error.list"),
-    ({"is_active": "maybe"}, ["body", "is_active"], "value could not be parsed to a boolean",
-     "type_error.bool"),
-    ({"password": "short"}, ["body", "password"], "ensure this value has at least 8 bytes",
-     "value_error.any_str.min_length"),
-    ({"email": "x@example.com"}, ["body", "email"], "extra fields not permitted",
-     "value_error.extra"),
-    ({"created_at": "2024-01-01T00:00:00Z"}, ["body", "created_at"],
-     "extra fields not permitted", "value_error.extra"),
-])
+@pytest.mark.parametrize(
+    "body, loc, msg, type_",
+    [
+        ({"roles": "admin"}, ["body", "roles"], "value is not a valid list", "type_error.list"),
+        (
+            {"is_active": "maybe"},
+            ["body", "is_active"],
+            "value could not be parsed to a boolean",
+            "type_error.bool",
+        ),
+        (
+            {"password": "short"},
+            ["body", "password"],
+            "ensure this value has at least 8 bytes",
+            "value_error.any_str.min_length",
+        ),
+        (
+            {"email": "x@example.com"},
+            ["body", "email"],
+            "extra fields not permitted",
+            "value_error.extra",
+        ),
+        (
+            {"created_at": "2024-01-01T00:00:00Z"},
+            ["body", "created_at"],
+            "extra fields not permitted",
+            "value_error.extra",
+        ),
+    ],
+)
 def test_patch_validation(client, actors, admin, body, loc, msg, type_):
     response = client.patch(f"{URL}{actors['viewer'].id}", json=body, headers=admin.headers)
     assert response.status_code == 422
@@ -143,12 +224,17 @@ def test_new_password_ends_sessions(client, actors, admin):
 
 def test_the_last_admin_cannot_be_demoted_deactivated_or_deleted(client, admin):
     url = f"{URL}{admin.id}"
-    for method, body in (("patch", {"roles": ["editor"]}), ("patch", {"is_active": False}),
-                         ("patch", {"name": "still me", "roles": ["viewer"]}), ("delete", None)):
+    for method, body in (
+        ("patch", {"roles": ["editor"]}),
+        ("patch", {"is_active": False}),
+        ("patch", {"name": "still me", "roles": ["viewer"]}),
+        ("delete", None),
+    ):
         response = getattr(client, method)(url, json=body, headers=admin.headers)
         assert response.status_code == 409
         assert response.get_json() == {
-            "detail": "The last active admin cannot be removed, deactivated or demoted"}
+            "detail": "The last active admin cannot be removed, deactivated or demoted"
+        }
     me = client.get(url, headers=admin.headers).get_json()
     assert (me["roles"], me["is_active"], me["name"]) == (["admin"], True, "A User")
 
@@ -166,7 +252,8 @@ def test_delete_user_ends_sessions(client, actors, admin):
     response = client.delete(f"{URL}{viewer.id}", headers=admin.headers)
     assert (response.status_code, response.data) == (204, b"")
     assert client.get("/api/v1/auth/me", headers=viewer.headers).get_json() == {
-        "detail": "Invalid token"}
+        "detail": "Invalid token"
+    }
     assert client.post("/api/v1/auth/refresh").status_code == 401
     response = client.get(f"{URL}{viewer.id}", headers=admin.headers)
     assert (response.status_code, response.get_json()) == (404, {"detail": "User not found"})
@@ -174,8 +261,14 @@ def test_delete_user_ends_sessions(client, actors, admin):
     from datahub.identity.models import RefreshToken
 
     with client.application.app_context():
-        assert db.session.scalar(db.select(db.func.count()).select_from(RefreshToken).where(
-            RefreshToken.user_id == viewer.id)) == 0
+        assert (
+            db.session.scalar(
+                db.select(db.func.count())
+                .select_from(RefreshToken)
+                .where(RefreshToken.user_id == viewer.id)
+            )
+            == 0
+        )
 
 
 @pytest.mark.parametrize("owns", ["dataset", "collection"])
@@ -187,12 +280,18 @@ def test_delete_user_who_owns_resources_is_409(client, actors, admin, owns):
         create_collection(client, editor.headers, "mine")
     response = client.delete(f"{URL}{editor.id}", headers=admin.headers)
     assert response.status_code == 409
-    assert response.get_json() == {"detail": "The user owns datasets, collections or pipelines; "
-                                             "delete them or deactivate the user instead"}
+    assert response.get_json() == {
+        "detail": "The user owns datasets, collections or pipelines; "
+        "delete them or deactivate the user instead"
+    }
     assert client.get(f"{URL}{editor.id}", headers=admin.headers).status_code == 200
     # Deactivating keeps the user's data.
-    assert client.patch(f"{URL}{editor.id}", json={"is_active": False},
-                        headers=admin.headers).status_code == 200
+    assert (
+        client.patch(
+            f"{URL}{editor.id}", json={"is_active": False}, headers=admin.headers
+        ).status_code
+        == 200
+    )
 
 
 @pytest.mark.parametrize("method", ["get", "patch", "delete"])
@@ -206,16 +305,19 @@ def test_unknown_user_is_404(client, admin, method):
 def test_non_admins_are_403(client, actors, actor):
     headers = actors[actor].headers
     target = actors["viewer"].id
-    for method, url, body in (("get", URL, None), ("post", URL, {"email": "z@example.com",
-                                                                 "password": PASSWORD}),
-                              ("get", f"{URL}{target}", None),
-                              ("patch", f"{URL}{target}", {"roles": ["admin"]}),
-                              ("delete", f"{URL}{target}", None),
-                              ("get", f"{URL}unknown", None)):
+    for method, url, body in (
+        ("get", URL, None),
+        ("post", URL, {"email": "z@example.com", "password": PASSWORD}),
+        ("get", f"{URL}{target}", None),
+        ("patch", f"{URL}{target}", {"roles": ["admin"]}),
+        ("delete", f"{URL}{target}", None),
+        ("get", f"{URL}unknown", None),
+    ):
         response = getattr(client, method)(url, json=body, headers=headers)
         assert (response.status_code, response.get_json()) == (403, {"detail": "Forbidden"})
     assert client.get(f"{URL}{target}", headers=actors["admin"].headers).get_json()["roles"] == [
-        "viewer"]
+        "viewer"
+    ]
 
 
 def test_without_a_token_is_401(client):

@@ -1,4 +1,5 @@
 """flask --app datahub users ... (DESIGN.md "Users and roles")."""
+
 import pytest
 from alembic.script import ScriptDirectory
 
@@ -17,8 +18,20 @@ def get_user(app, email):
 
 
 def test_create_with_roles_and_login(app, runner, client):
-    result = invoke(runner, "create", "--email", "Ops@Example.com", "--password", PASSWORD,
-                    "--name", "Ops", "--role", "editor", "--role", "admin")
+    result = invoke(
+        runner,
+        "create",
+        "--email",
+        "Ops@Example.com",
+        "--password",
+        PASSWORD,
+        "--name",
+        "Ops",
+        "--role",
+        "editor",
+        "--role",
+        "admin",
+    )
     assert result.exit_code == 0, result.output
     user = get_user(app, "ops@example.com")
     assert user.roles == ["editor", "admin"] and user.name == "Ops" and user.provider == "local"
@@ -32,18 +45,24 @@ UNSET = {"DATAHUB_PASSWORD": None}
 NOT_SET = "Error: DATAHUB_PASSWORD is not set or empty (--password-from-env reads it)"
 
 
-def test_create_defaults_to_viewer_and_reads_the_password_from_env_when_asked(app, runner,
-                                                                               client):
-    result = invoke(runner, "create", "--email", "v@example.com", "--password-from-env",
-                    env={"DATAHUB_PASSWORD": PASSWORD})
+def test_create_defaults_to_viewer_and_reads_the_password_from_env_when_asked(app, runner, client):
+    result = invoke(
+        runner,
+        "create",
+        "--email",
+        "v@example.com",
+        "--password-from-env",
+        env={"DATAHUB_PASSWORD": PASSWORD},
+    )
     assert result.exit_code == 0, result.output
     assert get_user(app, "v@example.com").roles == ["viewer"]
     assert login(client, "v@example.com").status_code == 200
 
 
 def test_create_prompts_for_the_password(app, runner, client):
-    result = invoke(runner, "create", "--email", "p@example.com", input=f"{PASSWORD}\n{PASSWORD}\n",
-                    env=UNSET)
+    result = invoke(
+        runner, "create", "--email", "p@example.com", input=f"{PASSWORD}\n{PASSWORD}\n", env=UNSET
+    )
     assert result.exit_code == 0, result.output
     assert PASSWORD not in result.output
     assert login(client, "p@example.com").status_code == 200
@@ -53,8 +72,9 @@ def test_an_exported_password_is_not_used_without_the_flag(app, runner, client, 
     """DATAHUB_PASSWORD exported for the client CLI is no one's password here: without
     --password or --password-from-env the commands prompt, and the answer is the password."""
     env = {"DATAHUB_PASSWORD": CLIENT_PASSWORD}
-    result = invoke(runner, "create", "--email", "n@example.com", env=env,
-                    input=f"{PASSWORD}\n{PASSWORD}\n")
+    result = invoke(
+        runner, "create", "--email", "n@example.com", env=env, input=f"{PASSWORD}\n{PASSWORD}\n"
+    )
     assert result.exit_code == 0, result.output
     assert "Password: " in result.output and "Repeat for confirmation: " in result.output
     assert PASSWORD not in result.output and CLIENT_PASSWORD not in result.output
@@ -62,8 +82,9 @@ def test_an_exported_password_is_not_used_without_the_flag(app, runner, client, 
     assert login(client, "n@example.com", CLIENT_PASSWORD).status_code == 401
 
     make_user()
-    result = invoke(runner, "set-password", "user@example.com", env=env,
-                    input="brand new pw\nbrand new pw\n")
+    result = invoke(
+        runner, "set-password", "user@example.com", env=env, input="brand new pw\nbrand new pw\n"
+    )
     assert result.exit_code == 0, result.output
     assert "Password: " in result.output
     assert login(client, password="brand new pw").status_code == 200
@@ -71,17 +92,29 @@ def test_an_exported_password_is_not_used_without_the_flag(app, runner, client, 
 
 
 def test_without_an_answer_to_the_prompt_nothing_is_created(app, runner):
-    result = invoke(runner, "create", "--email", "n@example.com",
-                    env={"DATAHUB_PASSWORD": CLIENT_PASSWORD}, input="")
+    result = invoke(
+        runner,
+        "create",
+        "--email",
+        "n@example.com",
+        env={"DATAHUB_PASSWORD": CLIENT_PASSWORD},
+        input="",
+    )
     assert result.exit_code == 1
     assert get_user(app, "n@example.com") is None
 
 
 @pytest.mark.parametrize("env", [UNSET, {"DATAHUB_PASSWORD": ""}], ids=["unset", "empty"])
-def test_password_from_env_without_the_variable_is_an_error(app, runner, client, make_user,
-                                                            env):
-    result = invoke(runner, "create", "--email", "n@example.com", "--password-from-env",
-                    env=env, input=f"{PASSWORD}\n{PASSWORD}\n")
+def test_password_from_env_without_the_variable_is_an_error(app, runner, client, make_user, env):
+    result = invoke(
+        runner,
+        "create",
+        "--email",
+        "n@example.com",
+        "--password-from-env",
+        env=env,
+        input=f"{PASSWORD}\n{PASSWORD}\n",
+    )
     assert result.exit_code == 1
     assert result.output == NOT_SET + "\n"  # one line, no prompt
     assert get_user(app, "n@example.com") is None
@@ -98,16 +131,27 @@ def test_password_from_env_goes_to_stderr_when_unset(app):
 
     from datahub.identity.users.commands import users_cli
 
-    result = CliRunner().invoke(users_cli, ["create", "--email", "n@example.com",
-                                            "--password-from-env"],
-                                env=UNSET, obj=ScriptInfo(create_app=lambda: app))
+    result = CliRunner().invoke(
+        users_cli,
+        ["create", "--email", "n@example.com", "--password-from-env"],
+        env=UNSET,
+        obj=ScriptInfo(create_app=lambda: app),
+    )
     assert result.exit_code == 1
     assert (result.stdout, result.stderr) == ("", NOT_SET + "\n")
 
 
 def test_password_and_password_from_env_exclude_each_other(app, runner):
-    result = invoke(runner, "create", "--email", "n@example.com", "--password", PASSWORD,
-                    "--password-from-env", env={"DATAHUB_PASSWORD": PASSWORD})
+    result = invoke(
+        runner,
+        "create",
+        "--email",
+        "n@example.com",
+        "--password",
+        PASSWORD,
+        "--password-from-env",
+        env={"DATAHUB_PASSWORD": PASSWORD},
+    )
     assert result.exit_code == 2
     assert "--password and --password-from-env exclude each other" in result.output
     assert get_user(app, "n@example.com") is None
@@ -118,18 +162,39 @@ def test_password_and_password_from_env_exclude_each_other(app, runner):
     [
         (["--email", "dup@example.com", "--password", PASSWORD], 1, "Email already exists"),
         (["--email", "DUP@example.com", "--password", PASSWORD], 1, "Email already exists"),
-        (["--email", "x@example.com", "--password", "short"], 1,
-         "password: ensure this value has at least 8 bytes"),
-        (["--email", "x@example.com", "--password", "x" * 73], 1,
-         "password: ensure this value has at most 72 bytes"),
-        (["--email", "not-an-email", "--password", PASSWORD], 1,
-         "email: value is not a valid email address"),
-        (["--email", "x@example.com", "--password", PASSWORD, "--role", "god"], 2, "'god' is not one of"),
+        (
+            ["--email", "x@example.com", "--password", "short"],
+            1,
+            "password: ensure this value has at least 8 bytes",
+        ),
+        (
+            ["--email", "x@example.com", "--password", "x" * 73],
+            1,
+            "password: ensure this value has at most 72 bytes",
+        ),
+        (
+            ["--email", "not-an-email", "--password", PASSWORD],
+            1,
+            "email: value is not a valid email address",
+        ),
+        (
+            ["--email", "x@example.com", "--password", PASSWORD, "--role", "god"],
+            2,
+            "'god' is not one of",
+        ),
     ],
-    ids=["duplicate", "duplicate-case", "short-password", "long-password", "bad-email", "unknown-role"],
+    ids=[
+        "duplicate",
+        "duplicate-case",
+        "short-password",
+        "long-password",
+        "bad-email",
+        "unknown-role",
+    ],
 )
-def test_create_refuses_bad_input_with_a_message_and_nonzero_exit(app, runner, make_user, args,
-                                                                  exit_code, message):
+def test_create_refuses_bad_input_with_a_message_and_nonzero_exit(
+    app, runner, make_user, args, exit_code, message
+):
     make_user(email="dup@example.com")
     result = invoke(runner, "create", *args)
     assert result.exit_code == exit_code
@@ -146,8 +211,11 @@ def test_errors_go_to_stderr(app, make_user):
     from datahub.identity.users.commands import users_cli
 
     runner = CliRunner()
-    result = runner.invoke(users_cli, ["create", "--email", "dup@example.com", "--password", PASSWORD],
-                           obj=ScriptInfo(create_app=lambda: app))
+    result = runner.invoke(
+        users_cli,
+        ["create", "--email", "dup@example.com", "--password", PASSWORD],
+        obj=ScriptInfo(create_app=lambda: app),
+    )
     assert result.exit_code == 1
     assert "Error: Email already exists" in result.stderr
     assert result.stdout == ""
@@ -184,8 +252,12 @@ def test_the_last_active_admin_cannot_be_demoted_or_deactivated(app, runner, mak
 
 
 def test_unknown_email_is_an_error(runner):
-    for args in (["set-roles", "no@example.com", "--role", "viewer"], ["deactivate", "no@example.com"],
-                 ["activate", "no@example.com"], ["set-password", "no@example.com", "--password", PASSWORD]):
+    for args in (
+        ["set-roles", "no@example.com", "--role", "viewer"],
+        ["deactivate", "no@example.com"],
+        ["activate", "no@example.com"],
+        ["set-password", "no@example.com", "--password", PASSWORD],
+    ):
         result = invoke(runner, *args)
         assert result.exit_code == 1
         assert "User not found" in result.output
@@ -205,8 +277,13 @@ def test_deactivate_ends_sessions_and_activate_restores_login(app, runner, clien
 def test_set_password_ends_sessions(app, runner, client, make_user):
     make_user()
     login(client)
-    result = invoke(runner, "set-password", "user@example.com", "--password-from-env",
-                    env={"DATAHUB_PASSWORD": "brand new pw"})
+    result = invoke(
+        runner,
+        "set-password",
+        "user@example.com",
+        "--password-from-env",
+        env={"DATAHUB_PASSWORD": "brand new pw"},
+    )
     assert result.exit_code == 0, result.output
     assert client.post("/api/v1/auth/refresh").get_json() == {"detail": "Token has been revoked"}
     assert login(client).status_code == 401

@@ -1,6 +1,7 @@
 """What datahub.platform.serving.gunicorn_worker relies on in gunicorn. Each test fails when an
 upgrade of gunicorn changes that shape, naming the setting that turns the use off, so the
 upgrade is a visible decision (the pinned version is in requirements.txt)."""
+
 import inspect
 import io
 import pathlib
@@ -21,12 +22,18 @@ from gunicorn.workers.gthread import TConn, ThreadWorker
 from datahub.platform.serving import gunicorn_worker
 from datahub.platform.serving.gunicorn_worker import IdleTimeoutSocket, Worker
 
-WORKER = ("gunicorn changed what datahub's worker relies on: set DATAHUB_WORKER_CLASS=gthread "
-          "(docs/contributing/internals.rst) until datahub/platform/serving/gunicorn_worker.py is updated")
-SOCKET_UPLOADS = ("gunicorn changed its body readers: set SOCKET_UPLOADS=false "
-                  "(docs/contributing/internals.rst) until SocketBody is updated")
-FAILED_BODY = ("gunicorn changed Body.failed: close_connection now does nothing (no setting: "
-               "gunicorn drains instead); update it")
+WORKER = (
+    "gunicorn changed what datahub's worker relies on: set DATAHUB_WORKER_CLASS=gthread "
+    "(docs/contributing/internals.rst) until datahub/platform/serving/gunicorn_worker.py is updated"
+)
+SOCKET_UPLOADS = (
+    "gunicorn changed its body readers: set SOCKET_UPLOADS=false "
+    "(docs/contributing/internals.rst) until SocketBody is updated"
+)
+FAILED_BODY = (
+    "gunicorn changed Body.failed: close_connection now does nothing (no setting: "
+    "gunicorn drains instead); update it"
+)
 
 
 def parameters(function):
@@ -81,8 +88,10 @@ def test_a_connection_keeps_the_socket_the_worker_gives_it():
 
 
 def test_a_failed_body_closes_the_connection_instead_of_draining():
-    raw = (b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n0123456789"
-           b"GET /next HTTP/1.1\r\nHost: x\r\n\r\n")
+    raw = (
+        b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n0123456789"
+        b"GET /next HTTP/1.1\r\nHost: x\r\n\r\n"
+    )
     parser = RequestParser(_config(), iter([raw]), ("127.0.0.1", 1))
     message = next(parser)
     gunicorn_worker.close_connection({"wsgi.input": message.body})
@@ -101,7 +110,10 @@ def test_the_socket_body_shapes():
 def test_the_worker_class_falls_back_to_gunicorns_own(monkeypatch):
     conf = pathlib.Path(__file__).resolve().parents[3] / "gunicorn.conf.py"
     monkeypatch.delenv("DATAHUB_WORKER_CLASS", raising=False)
-    assert runpy.run_path(str(conf))["worker_class"] == "datahub.platform.serving.gunicorn_worker.Worker"
+    assert (
+        runpy.run_path(str(conf))["worker_class"]
+        == "datahub.platform.serving.gunicorn_worker.Worker"
+    )
     monkeypatch.setenv("DATAHUB_WORKER_CLASS", "gthread")
     assert runpy.run_path(str(conf))["worker_class"] == "gthread"
 
