@@ -1,9 +1,9 @@
 """``python -m tests [pytest arguments]``: the whole suite, in two parts.
 
 1. Every test not marked ``serial``, on DATAHUB_TEST_WORKERS (default 4) pytest-xdist
-   workers, each test file on one worker (``--dist loadfile``: a file's module fixtures,
-   such as a started cluster, are set up once). tests/workers.py gives each worker its own
-   databases.
+   workers (``--dist loadgroup``: tests are spread one by one, except that the tests of
+   one ``xdist_group``, such as the modules that open many connections at once, run on
+   one worker). tests/workers.py gives each worker its own databases.
 2. The tests marked ``serial`` (their subject is timing: rate-limit windows, load), alone.
 
 The arguments are pytest's and go to both parts (a ``-m`` expression is combined with each

@@ -1,1 +1,6 @@
-from tests.e2e.conftest import gunicorn_env, gunicorn_server, gunicorn_workers  # noqa: F401  (shared fixtures)
+from tests.e2e.conftest import (  # noqa: F401  (shared fixtures)
+    gunicorn_env,
+    gunicorn_server,
+    gunicorn_workers,
+    pipeline_worker,
+)

@@ -20,6 +20,11 @@ pytestmark = pytest.mark.e2e
 
 
 @pytest.fixture
+def pipeline_worker():
+    return True  # `datahub pipelines run --wait`
+
+
+@pytest.fixture
 def session_file(tmp_path):
     return tmp_path / "config" / "session.json"
 

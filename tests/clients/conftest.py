@@ -16,7 +16,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import gunicorn_env, gunicorn_server, gunicorn_workers  # noqa: F401
+from tests.e2e.conftest import (  # noqa: F401
+    gunicorn_env,
+    gunicorn_server,
+    gunicorn_workers,
+    pipeline_worker,
+)
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]

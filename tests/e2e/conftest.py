@@ -50,6 +50,14 @@ def gunicorn_env():
     return {}
 
 
+@pytest.fixture
+def pipeline_worker():
+    """Whether ``gunicorn_server`` starts its supervised pipeline worker process; override
+    with True in a module whose tests run pipelines. Off by default: that process is a
+    second interpreter importing the whole app (about 1 s of CPU per server)."""
+    return False
+
+
 def wait_until_ready(url, process, log, what, timeout=30):
     """Wait until ``url`` answers 200; fail the test with ``log()`` when ``process`` ends
     or ``timeout`` seconds pass first."""
@@ -113,8 +121,9 @@ def stop_gunicorn(server, quick=True):
 
 
 @pytest.fixture
-def gunicorn_server(app, database_url, tmp_path, gunicorn_workers, gunicorn_env):
+def gunicorn_server(app, database_url, tmp_path, gunicorn_workers, gunicorn_env, pipeline_worker):
     """Start gunicorn against the test database (emptied by ``app``)."""
-    server = start_gunicorn(database_url, tmp_path, gunicorn_workers, gunicorn_env)
+    env = {"DATAHUB_PIPELINE_EMBEDDED_WORKER": str(pipeline_worker).lower(), **gunicorn_env}
+    server = start_gunicorn(database_url, tmp_path, gunicorn_workers, env)
     yield server
     stop_gunicorn(server)

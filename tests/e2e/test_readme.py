@@ -25,6 +25,11 @@ from tests.e2e.docs_examples import (
 pytestmark = pytest.mark.e2e
 
 
+@pytest.fixture
+def pipeline_worker():
+    return True  # the walk-through runs a pipeline
+
+
 def test_every_runnable_example_is_in_the_walkthrough():
     """A bash or python block on another page would never run: such pages show commands
     as literal blocks (``::``) instead."""

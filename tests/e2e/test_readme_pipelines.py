@@ -13,6 +13,11 @@ from tests.e2e.docs_examples import named_block, script
 pytestmark = pytest.mark.e2e
 
 
+@pytest.fixture
+def pipeline_worker():
+    return True  # the walk-through runs a pipeline
+
+
 def test_the_pipeline_walkthrough_runs(gunicorn_server, tmp_path):
     for tool in ("curl", "bash", "seq", "python3"):
         assert shutil.which(tool), f"{tool} is needed for this test"

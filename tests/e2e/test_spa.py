@@ -22,6 +22,12 @@ from tests.e2e.conftest import ROOT
 
 pytestmark = pytest.mark.e2e
 
+
+@pytest.fixture
+def pipeline_worker():
+    return True  # a run's output is previewed
+
+
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--headless",

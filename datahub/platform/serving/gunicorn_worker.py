@@ -42,9 +42,10 @@ import errno
 import functools
 import json
 import logging
+import queue
 import socket
+import threading
 import time
-from concurrent import futures
 from http import HTTPStatus
 
 from gunicorn import util as gunicorn_util
@@ -191,11 +192,36 @@ class Worker(ThreadWorker):
         if not graceful:
             return close()
         if self.closer is None:
-            self.closer = futures.ThreadPoolExecutor(max_workers=4, thread_name_prefix="close")
-        try:
-            self.closer.submit(close, graceful=True)
-        except RuntimeError:  # shutting down
-            close()
+            self.closer = GracefulCloser()
+        self.closer.submit(close)
+
+
+class GracefulCloser:
+    """Runs graceful closes on ``size`` daemon threads. Daemon threads: at exit a close
+    still waiting for its client is dropped (the process's end closes the socket). The
+    threads of a ``ThreadPoolExecutor`` are joined at exit instead, and after a SIGQUIT
+    that join was seen to wait forever (the worker outliving its master).
+    Only the worker's main loop submits."""
+
+    def __init__(self, size=4):
+        self.size = size
+        self.closes = queue.SimpleQueue()
+        self.threads = []
+
+    def submit(self, close):
+        self.closes.put(close)
+        while len(self.threads) < self.size:
+            thread = threading.Thread(target=self._run, name="close", daemon=True)
+            thread.start()
+            self.threads.append(thread)
+
+    def _run(self):
+        while True:
+            close = self.closes.get()
+            try:
+                close(graceful=True)
+            except Exception:  # a socket already gone: nothing more to close
+                log.debug("graceful close failed", exc_info=True)
 
 
 # -- JSON error pages -------------------------------------------------------------------
