@@ -21,7 +21,9 @@ PASSWORD = "correct horse battery"
 TEST_SECRET = "test-secret-" + "x" * 40
 
 # Tests whose subject does not touch the database's dialect: the client package's own tests,
-# generated clients, the browser, nginx and gunicorn facing slow clients. With
+# generated clients, the browser, nginx in front of gunicorn, gunicorn facing slow clients,
+# curl's cookie jar, gunicorn's metrics, workers and shutdown, the rate-limit counts (kept
+# in the instance folder, not the database). With
 # DATAHUB_TEST_SKIP_DATABASE_INDEPENDENT=1 they are deselected: CI's second pass (on
 # PostgreSQL) does so to stay within its time budget, the first pass having run them.
 DATABASE_INDEPENDENT = (
@@ -29,8 +31,14 @@ DATABASE_INDEPENDENT = (
     "tests/clients/",
     "tests/e2e/test_docs_javascript.py",
     "tests/e2e/test_docs_offline.py",
+    "tests/e2e/test_gunicorn_curl.py",
+    "tests/e2e/test_metrics_gunicorn.py",
+    "tests/e2e/test_nginx.py",
     "tests/e2e/test_nginx_slow_clients.py",
+    "tests/e2e/test_rate_limits_workers.py",
+    "tests/e2e/test_shutdown.py",
     "tests/e2e/test_slow_clients.py",
+    "tests/e2e/test_unauthenticated_uploads.py",
     "tests/e2e/test_spa.py",
     "tests/e2e/test_spa_oidc.py",
     "tests/test_docs_site.py",
