@@ -22,7 +22,7 @@ in a thread of a pool (``threads`` per process). What it adds:
 when gunicorn changes them, so an upgrade is a visible decision):
 
 * :class:`Worker` overrides ``ThreadWorker.enqueue_req``, ``finish_request``,
-  ``set_accept_enabled`` and ``handle_quit`` and replaces a connection's ``sock`` and
+  ``set_accept_enabled``, ``run`` (extended, not replaced) and ``handle_quit`` and replaces a connection's ``sock`` and
   ``close``
   (fallback: ``DATAHUB_WORKER_CLASS=gthread`` in gunicorn.conf.py, gunicorn's own threaded
   worker: no idle timeouts, accepting while busy, closes in the main loop, HTML errors).
@@ -59,6 +59,7 @@ from datahub.platform.errors import IncompleteBody
 log = logging.getLogger("gunicorn.error")  # gunicorn's error log: where operators look
 
 DEFAULT_IDLE_TIMEOUT = 60.0
+CLOSE_WAIT = 5.0  # at a graceful stop, for the closes under way (each waits at most 2 s)
 CHUNK_SIZE = 1024 * 1024  # large reads: per-chunk Python overhead dominated at 64 KiB
 
 
@@ -168,6 +169,13 @@ class Worker(ThreadWorker):
         ones in a request, as after ``shutdown(wait=False)``."""
         Base.handle_quit(self, sig, frame)
 
+    def run(self):
+        super().run()
+        # A graceful stop (SIGTERM) ends here: the closes under way may finish, as they
+        # would in gthread's main loop. A quick one (SIGQUIT) exits without waiting.
+        if self.closer is not None:
+            self.closer.wait(timeout=CLOSE_WAIT)
+
     def enqueue_req(self, conn):
         if not isinstance(conn.sock, IdleTimeoutSocket):
             conn.sock = IdleTimeoutSocket.wrap(conn.sock, self.idle_timeout)
@@ -207,13 +215,23 @@ class GracefulCloser:
         self.size = size
         self.closes = queue.SimpleQueue()
         self.threads = []
+        self.pending = 0
+        self.done = threading.Condition()
 
     def submit(self, close):
+        with self.done:
+            self.pending += 1
         self.closes.put(close)
         while len(self.threads) < self.size:
             thread = threading.Thread(target=self._run, name="close", daemon=True)
             thread.start()
             self.threads.append(thread)
+
+    def wait(self, timeout):
+        """Wait up to ``timeout`` seconds for the submitted closes to finish; True if
+        they all did."""
+        with self.done:
+            return self.done.wait_for(lambda: self.pending == 0, timeout)
 
     def _run(self):
         while True:
@@ -222,6 +240,10 @@ class GracefulCloser:
                 close(graceful=True)
             except Exception:  # a socket already gone: nothing more to close
                 log.debug("graceful close failed", exc_info=True)
+            finally:
+                with self.done:
+                    self.pending -= 1
+                    self.done.notify_all()
 
 
 # -- JSON error pages -------------------------------------------------------------------

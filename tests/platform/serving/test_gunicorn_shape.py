@@ -75,6 +75,21 @@ def test_the_threaded_worker_hooks_used():
     assert "setblocking" in ThreadWorker.handle.__code__.co_names, WORKER
     assert "close" in ThreadWorker.finish_request.__code__.co_names, WORKER
     assert issubclass(Worker, ThreadWorker)
+    assert parameters(ThreadWorker.run) == ["self"], WORKER
+
+
+def test_the_closer_waits_for_a_close_under_way_and_no_longer_than_told():
+    closer = gunicorn_worker.GracefulCloser(size=1)
+    release, closed = threading.Event(), []
+
+    def close(graceful):
+        release.wait(5)
+        closed.append(graceful)
+
+    closer.submit(close)
+    assert closer.wait(timeout=0.2) is False  # bounded: the close is still under way
+    release.set()
+    assert closer.wait(timeout=5) is True and closed == [True]
 
 
 def test_a_connection_keeps_the_socket_the_worker_gives_it():
