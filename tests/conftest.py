@@ -38,9 +38,9 @@ DATABASE_INDEPENDENT = (
     "tests/e2e/test_rate_limits_workers.py",
     "tests/e2e/test_shutdown.py",
     "tests/e2e/test_slow_clients.py",
-    "tests/e2e/test_unauthenticated_uploads.py",
     "tests/e2e/test_spa.py",
     "tests/e2e/test_spa_oidc.py",
+    "tests/e2e/test_unauthenticated_uploads.py",
     "tests/test_docs_site.py",
 )
 

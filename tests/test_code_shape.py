@@ -1,6 +1,7 @@
 """The shape of the code: no view, service or schema is found through a name built as a
 string (every caller of a function names it, so a search for the function finds its
-callers), and what an app keeps one of is made in one place (datahub.app.registry)."""
+callers), what an app keeps one of is made in one place (datahub.app.registry), and no
+module is longer than a reader can take in (docs: contributing/layout)."""
 
 import ast
 import pathlib
@@ -13,6 +14,16 @@ from datahub.app.registry import per_app
 PACKAGE = pathlib.Path(__file__).resolve().parents[1] / "datahub"
 # Functions that look a name up: a built name there is a call nobody can find.
 LOOKUPS = {"getattr", "hasattr", "import_module", "__import__"}
+MAX_MODULE_LINES = 400
+
+
+def test_no_module_is_over_400_lines():
+    long = {
+        str(path.relative_to(PACKAGE)): lines
+        for path in PACKAGE.rglob("*.py")
+        if (lines := len(path.read_text().splitlines())) > MAX_MODULE_LINES
+    }
+    assert long == {}
 
 
 def built(node):

@@ -2,10 +2,9 @@
 
 The folders are the layers (docs: contributing/layout), from the bottom:
 
-1. settings and platform: ``datahub/app/config.py``, ``secrets.py``, ``registry.py`` (what an
-   app keeps one of) and ``datahub/platform/``
-   (database, storage, rate-limit storage, isolated processes, serving, the domain errors).
-   Knows no request.
+1. settings and platform: ``datahub/app/config.py``, ``config_checks.py``, ``secrets.py``,
+   ``registry.py`` (what an app keeps one of) and ``datahub/platform/`` (database, storage,
+   rate-limit storage, isolated processes, serving, the domain errors). Knows no request.
 2. web: ``datahub/web/`` (the HTTP contract: errors and their handlers, bodies, validation,
    the smorest glue, OpenAPI parts), with the extension objects (``app/extensions.py``) and
    the Flask subclass (``app/flask_app.py``).
@@ -29,6 +28,7 @@ PACKAGE = pathlib.Path(__file__).resolve().parents[1] / "datahub"
 
 LAYERS = {
     "datahub.app.config": 1,
+    "datahub.app.config_checks": 1,
     "datahub.app.secrets": 1,
     "datahub.app.registry": 1,
     "datahub.platform": 1,

@@ -10,7 +10,8 @@ READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 
 def create_app(test_config=None):
-    from datahub.app.config import DefaultConfig, finish_config
+    from datahub.app.config import DefaultConfig
+    from datahub.app.config_checks import finish_config
     from datahub.app.flask_app import DataHub, NoSessions
     from datahub.app.secrets import configure_secrets
 

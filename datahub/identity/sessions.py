@@ -23,7 +23,7 @@ from datetime import datetime, timedelta, timezone
 import sqlalchemy as sa
 from flask import current_app, has_request_context, request
 
-from datahub.app.config import as_timedelta
+from datahub.app.config_checks import as_timedelta
 from datahub.app.extensions import db
 from datahub.identity import tokens
 from datahub.identity.errors import InvalidToken, TokenExpired, TokenRevoked

@@ -16,15 +16,8 @@ import re
 
 import duckdb
 
-from datahub.datasets.tabular import (
-    DATA_ERRORS,
-    NODE_KIND,
-    clean_error,
-    describe,
-    json_nodes,
-    quote,
-    unreadable,
-)
+from datahub.datasets.sql_check import NODE_KIND, json_nodes
+from datahub.datasets.tabular import DATA_ERRORS, clean_error, describe, quote, unreadable
 
 SHOWN_NAMES = 20  # column names quoted in an error message
 SHOWN_NAME_CHARS = 100  # characters of one name quoted in an error message

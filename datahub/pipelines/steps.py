@@ -3,7 +3,7 @@ schema by ``op`` so each error keeps its place (``["body", "steps", 0, "value"]`
 
 from marshmallow import ValidationError, validate
 
-from datahub.datasets.tabular import check_select
+from datahub.datasets.sql_check import check_select
 from datahub.web.validation import (
     MAX_LENGTH,
     NO_NUL_PATTERN,

@@ -5,7 +5,7 @@ import subprocess
 
 import pytest
 
-from tests.e2e.conftest import start_gunicorn
+from tests.e2e.conftest import start_gunicorn, stop_gunicorn
 
 pytestmark = pytest.mark.e2e
 
@@ -30,5 +30,4 @@ def test_sigquit_right_after_a_request_ends_the_service_within_seconds(tmp_path)
             except subprocess.TimeoutExpired:
                 pytest.fail(f"gunicorn still running 5 s after SIGQUIT:\n{server.log()}")
         finally:
-            server.process.kill()
-            server.process.wait()
+            stop_gunicorn(server)  # every process of its group, had it hung

@@ -4,7 +4,7 @@ the generators range and generate_series are the only table functions allowed.""
 
 import pytest
 
-from datahub.datasets import tabular
+from datahub.datasets import sql_check
 from tests.pipelines.helpers import PIPELINES, create_pipeline, output_rows, run_now, source
 from tests.resources import validation_error
 
@@ -81,9 +81,9 @@ def test_nesting_within_the_bound_runs(app, client, actors):
 
 
 def test_json_depth_is_found_without_recursion():
-    assert tabular.json_depth("[" * 100000 + "]" * 100000) == 100000
-    assert tabular.json_depth('{"a": "[[[{", "b": ["x\\"]]"]}') == 2
-    assert tabular.json_depth("1") == 0
+    assert sql_check.json_depth("[" * 100000 + "]" * 100000) == 100000
+    assert sql_check.json_depth('{"a": "[[[{", "b": ["x\\"]]"]}') == 2
+    assert sql_check.json_depth("1") == 0
 
 
 DENIED = [

@@ -17,7 +17,7 @@ import hmac
 
 from flask import current_app, request
 
-from datahub.app.config import normalise_origin
+from datahub.app.config_checks import normalise_origin
 from datahub.web.errors import Forbidden
 from datahub.web.validation import has_control_character
 

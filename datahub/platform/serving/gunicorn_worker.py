@@ -148,7 +148,7 @@ class Worker(ThreadWorker):
         super().__init__(*args, **kwargs)
         self.idle_timeout = DEFAULT_IDLE_TIMEOUT
         self.busy = 0  # connections handed to the thread pool and not finished yet
-        self.closer = None
+        self.closer = None  # a GracefulCloser, made after the fork (init_process)
 
     def load_wsgi(self):
         super().load_wsgi()
@@ -157,6 +157,7 @@ class Worker(ThreadWorker):
 
     def init_process(self):
         install_json_errors()
+        self.closer = GracefulCloser()
         super().init_process()
 
     def handle_quit(self, sig, frame):
@@ -173,8 +174,7 @@ class Worker(ThreadWorker):
         super().run()
         # A graceful stop (SIGTERM) ends here: the closes under way may finish, as they
         # would in gthread's main loop. A quick one (SIGQUIT) exits without waiting.
-        if self.closer is not None:
-            self.closer.wait(timeout=CLOSE_WAIT)
+        self.closer.wait(timeout=CLOSE_WAIT)
 
     def enqueue_req(self, conn):
         if not isinstance(conn.sock, IdleTimeoutSocket):
@@ -199,8 +199,6 @@ class Worker(ThreadWorker):
         thread of its own instead."""
         if not graceful:
             return close()
-        if self.closer is None:
-            self.closer = GracefulCloser()
         self.closer.submit(close)
 
 
@@ -212,20 +210,16 @@ class GracefulCloser:
     Only the worker's main loop submits."""
 
     def __init__(self, size=4):
-        self.size = size
         self.closes = queue.SimpleQueue()
-        self.threads = []
         self.pending = 0
         self.done = threading.Condition()
+        for _ in range(size):
+            threading.Thread(target=self._run, name="close", daemon=True).start()
 
     def submit(self, close):
         with self.done:
             self.pending += 1
         self.closes.put(close)
-        while len(self.threads) < self.size:
-            thread = threading.Thread(target=self._run, name="close", daemon=True)
-            thread.start()
-            self.threads.append(thread)
 
     def wait(self, timeout):
         """Wait up to ``timeout`` seconds for the submitted closes to finish; True if

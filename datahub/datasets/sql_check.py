@@ -1,0 +1,184 @@
+"""The sql step's parse check: whether a query is one read-only SELECT over ``input``,
+decided on DuckDB's own parse tree (docs/reference/pipelines.rst, "Steps")."""
+
+import itertools
+import json
+import re
+
+import duckdb
+
+# Functions a sql step may not call (docs/reference/pipelines.rst, "Steps"): they tell about the server, not
+# the data.
+DENIED_FUNCTIONS = frozenset(
+    {
+        # settings (which name server paths), variables, the environment
+        "current_setting",
+        "getvariable",
+        "getenv",
+        # the query's own text, which names the run's files and folders
+        "current_query",
+        # the engine: its version, and its process's counters of connections, queries and
+        # transactions (how much else it ran)
+        "version",
+        "current_connection_id",
+        "current_query_id",
+        "current_transaction_id",
+        "txid_current",
+        # the databases and their catalog (macros that read the catalog's table functions
+        # included); json_serialize_plan binds a query given as text, past this check
+        "current_database",
+        "current_catalog",
+        "current_schema",
+        "current_schemas",
+        "in_search_path",
+        "get_block_size",
+        "pg_get_viewdef",
+        "pg_get_constraintdef",
+        "format_type",
+        "json_serialize_plan",
+    }
+)
+# Of those, the ones an unqualified name without parentheses calls when no column has it.
+BARE_FUNCTIONS = frozenset({"current_catalog", "current_schema"})
+# The table functions a sql step may call: they generate rows and read nothing.
+GENERATORS = frozenset({"range", "generate_series"})
+# How deep a query's parse tree (as JSON) may nest: deeper, json.loads would recurse past
+# Python's limit. 300 levels hold about 100 nested function calls or 90 nested subqueries.
+MAX_TREE_DEPTH = 300
+TOO_DEEP = (
+    "the query nests too deeply (parentheses, function calls, CASE or subqueries within each other)"
+)
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+_NOT_BRACKET = re.compile(r"[^\[\]{}]")
+
+
+def json_depth(text):
+    """How deeply the JSON ``text`` nests, found without recursion."""
+    brackets = _NOT_BRACKET.sub("", _JSON_STRING.sub("", text))
+    return max(itertools.accumulate(1 if char in "[{" else -1 for char in brackets), default=0)
+
+
+def check_select(query):
+    """Why ``query`` is not one read-only SELECT over ``input`` (a message), or None.
+
+    DuckDB's own parser decides what the query is: exactly one statement, a SELECT (a
+    set operation of SELECTs included), whose tables are ``input`` or the query's own
+    common table expressions, and which calls no table function but ``GENERATORS`` and
+    none of ``DENIED_FUNCTIONS``. The run's connection is sandboxed as well.
+    """
+    if "\x00" in query:
+        return "the query must not contain NUL characters"
+    con = duckdb.connect(
+        ":memory:",
+        config={"autoinstall_known_extensions": False, "autoload_known_extensions": False},
+    )
+    try:
+        text = con.execute("SELECT json_serialize_sql(?)", [query]).fetchone()[0]
+    finally:
+        con.close()
+    if json_depth(text) > MAX_TREE_DEPTH:
+        return TOO_DEEP
+    parsed = json.loads(text)
+    if parsed.get("error"):
+        message = str(parsed.get("error_message", ""))
+        if "Only SELECT statements" in message:
+            return "the query must be a single SELECT statement"
+        if "Max expression depth" in message:
+            return TOO_DEEP
+        return f"the query does not parse: {message.splitlines()[0][:300] if message else ''}"
+    statements = parsed.get("statements", [])
+    if len(statements) != 1:
+        return "the query must be a single SELECT statement"
+    ctes = {name.lower() for name in _cte_names(statements[0])}
+    # A WITH name applies to its own scope only; one that is also a system view's name
+    # (pg_settings, duckdb_settings, ...) would let another scope read that view.
+    shadowed = sorted(ctes & system_views())
+    if shadowed:
+        return f"the query must not name a WITH table {shadowed[0]!r} (a system view)"
+    for node in json_nodes(statements[0]):
+        problem = _check_node(node, ctes)
+        if problem:
+            return problem
+    return None
+
+
+def _check_node(node, ctes):
+    kind = node.get(NODE_KIND)
+    if kind == "SHOW_REF":
+        return "the query must not SHOW or DESCRIBE tables"
+    if kind == "TABLE_FUNCTION":
+        function = node.get("function") or {}
+        if str(function.get("function_name", "")).lower() not in GENERATORS:
+            return (
+                "the query must not call table functions other than range and "
+                "generate_series; it can read only input"
+            )
+    if kind == "BASE_TABLE":
+        table = str(node.get("table_name", "")).lower()
+        if (
+            node.get("schema_name")
+            or node.get("catalog_name")
+            or (table != "input" and table not in ctes)
+        ):
+            return (
+                f"the query can read only the table input (and its own WITH "
+                f"names), not {node.get('table_name')!r}"
+            )
+    if node.get("class") == "PARAMETER" or kind == "VALUE_PARAMETER":
+        return "the query must not have parameters (? or $1); write values in it"
+    if (
+        node.get("class") == "FUNCTION"
+        and str(node.get("function_name", "")).lower() in DENIED_FUNCTIONS
+    ):
+        return f"the query must not call {node.get('function_name')}()"
+    if node.get("class") == "COLUMN_REF":
+        names = node.get("column_names") or []
+        if len(names) == 1 and str(names[0]).lower() in BARE_FUNCTIONS:
+            return (
+                f"the query must not call {names[0]} (for a column of that name, "
+                f"write input.{names[0]})"
+            )
+    return None
+
+
+# A parse-tree node's kind, in json_serialize_sql's output.
+NODE_KIND = "type"
+
+_system_views = None
+
+
+def system_views():
+    """The lower-cased names of the views and tables of an empty DuckDB database."""
+    global _system_views
+    if _system_views is None:
+        con = duckdb.connect(":memory:")
+        try:
+            _system_views = frozenset(
+                name.lower()
+                for (name,) in con.execute(
+                    "SELECT view_name FROM duckdb_views() UNION SELECT table_name FROM "
+                    "duckdb_tables()"
+                ).fetchall()
+            )
+        finally:
+            con.close()
+    return _system_views
+
+
+def json_nodes(tree):
+    """Every JSON object in ``tree``, depth first."""
+    stack = [tree]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            yield item
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+
+
+def _cte_names(tree):
+    for node in json_nodes(tree):
+        for entry in (node.get("cte_map") or {}).get("map") or []:
+            if isinstance(entry, dict) and "key" in entry:
+                yield str(entry["key"])

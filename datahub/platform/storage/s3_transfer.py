@@ -1,0 +1,166 @@
+"""An S3 object's transfers: an upload in parts sent while the next is gathered, and a
+seekable reader of ranged GETs (see :mod:`datahub.platform.storage.s3`)."""
+
+import collections
+import contextlib
+import io
+import logging
+from concurrent.futures import ThreadPoolExecutor
+
+from datahub.platform.errors import StorageUnavailable
+
+log = logging.getLogger("datahub.storage")
+
+
+class Upload:
+    """One object being written: a PutObject, or a multipart upload once a part is full.
+    Parts are sent by threads of their own (at most ``storage.concurrency`` at a time)
+    while the next one is gathered."""
+
+    def __init__(self, storage, name):
+        self.storage, self.name = storage, name
+        self.upload_id = None
+        self.parts, self.pending, self.sender = [], collections.deque(), None
+        self.completing = False
+
+    def _call(self, what, method, **kwargs):
+        with self.storage.errors(what):
+            return method(Bucket=self.storage.bucket, Key=self.name, **kwargs)
+
+    def send_part(self, data):
+        client = self.storage.client
+        if self.upload_id is None:
+            self.upload_id = self._call("upload", client.create_multipart_upload)["UploadId"]
+            self.sender = ThreadPoolExecutor(
+                max_workers=self.storage.concurrency, thread_name_prefix="s3-part"
+            )
+        while len(self.pending) >= self.storage.concurrency:
+            self._wait_oldest()
+        number = len(self.parts) + len(self.pending) + 1
+        self.pending.append(
+            (
+                number,
+                self.sender.submit(
+                    self._call,
+                    "upload",
+                    client.upload_part,
+                    UploadId=self.upload_id,
+                    PartNumber=number,
+                    Body=data,
+                ),
+            )
+        )
+
+    def _wait_oldest(self):
+        number, future = self.pending.popleft()
+        self.parts.append({"PartNumber": number, "ETag": future.result()["ETag"]})
+
+    def finish(self, rest):
+        client = self.storage.client
+        if self.upload_id is None:
+            self.completing = True  # stored even if the answer is lost: abort deletes it
+            self._call("upload", client.put_object, Body=rest)
+            return
+        if rest:
+            self.send_part(rest)
+        while self.pending:
+            self._wait_oldest()
+        self.completing = True
+        self._call(
+            "upload",
+            client.complete_multipart_upload,
+            UploadId=self.upload_id,
+            MultipartUpload={"Parts": self.parts},
+        )
+        self.sender.shutdown()
+
+    def abort(self):
+        """Leave nothing: no stored part, no object. A failure here is logged; the sweep
+        removes what stays once it is older than S3_SWEEP_AFTER_SECONDS."""
+        if self.sender is not None:
+            self.sender.shutdown(wait=True, cancel_futures=True)  # no part after the abort
+        client = self.storage.client
+        steps = []
+        if self.upload_id is not None:
+            steps.append((client.abort_multipart_upload, {"UploadId": self.upload_id}))
+        if self.completing:  # it may have completed even though the answer was lost
+            steps.append((client.delete_object, {}))
+        for method, kwargs in steps:  # each on its own: the upload gone must not skip the delete
+            try:
+                self._call("abort", method, **kwargs)
+            except FileNotFoundError:
+                pass  # already gone
+            except StorageUnavailable:  # also NoSuchUpload: the upload completed after all
+                log.warning("could not abort the upload of %s; the sweep will", self.name)
+
+
+class S3Reader(io.RawIOBase):
+    """A read-only, seekable file over one object (see :meth:`S3Storage.open`)."""
+
+    def __init__(self, storage, name, size):
+        super().__init__()
+        self.storage, self.name, self.size = storage, name, size
+        self.stop = size  # see limit()
+        self._position = 0
+        self._body = None
+
+    def readable(self):
+        return True
+
+    def seekable(self):
+        return True
+
+    def tell(self):
+        return self._position
+
+    def limit(self, stop):
+        """Nothing from offset ``stop`` on will be read: a ranged GET can end there."""
+        self.stop = min(int(stop), self.size)
+
+    def seek(self, offset, whence=io.SEEK_SET):
+        base = {io.SEEK_SET: 0, io.SEEK_CUR: self._position, io.SEEK_END: self.size}[whence]
+        if base + offset < 0:
+            raise ValueError("negative seek position")
+        if base + offset != self._position:
+            self._drop_body()
+            self._position = base + offset
+        return self._position
+
+    def read(self, size=-1):
+        stop = self.stop
+        want = (
+            stop - self._position if size is None or size < 0 else min(size, stop - self._position)
+        )
+        if want <= 0:
+            return b""
+        for attempt in (1, 2):
+            if self._body is None:
+                self._body = self.storage.get(self.name, self._position, stop - 1)
+            try:
+                with self.storage.errors("read"):
+                    data = self._body.read(want)
+            except StorageUnavailable:
+                self._drop_body()
+                if attempt == 2:
+                    raise
+                continue  # an idle connection the server closed: reopen here, once
+            if not data:
+                self._drop_body()
+                raise StorageUnavailable("Storage unavailable: the object ended early")
+            self._position += len(data)
+            return data
+
+    def readinto(self, buffer):
+        data = self.read(len(buffer))
+        buffer[: len(data)] = data
+        return len(data)
+
+    def _drop_body(self):
+        if self._body is not None:
+            with contextlib.suppress(Exception):
+                self._body.close()
+            self._body = None
+
+    def close(self):
+        self._drop_body()
+        super().close()
