@@ -8,7 +8,7 @@ from flask import Blueprint, Response, request
 from prometheus_client.core import GaugeMetricFamily
 
 from datahub.app.extensions import db
-from datahub.datasets.models import Dataset
+from datahub.datasets.models import DatasetVersion
 from datahub.pipelines.models import Run
 from datahub.web import metrics as counters
 from datahub.web.errors import NotFound, ServiceUnavailable
@@ -51,11 +51,12 @@ def database_gauges():
         queued = db.session.scalar(
             sa.select(sa.func.count()).select_from(Run).where(Run.status == "queued")
         )
-        stored = db.session.scalar(
-            sa.select(sa.func.coalesce(sa.func.sum(Dataset.file_size), 0)).where(
-                Dataset.file_key.is_not(None)
-            )
+        objects = (
+            sa.select(sa.func.max(DatasetVersion.size_bytes).label("size"))
+            .group_by(DatasetVersion.file_key)
+            .subquery()
         )
+        stored = db.session.scalar(sa.select(sa.func.coalesce(sa.func.sum(objects.c.size), 0)))
     except sa.exc.SQLAlchemyError as exc:
         db.session.rollback()
         log.warning("metrics: the database gauges are left out: %s", exc)
@@ -65,6 +66,8 @@ def database_gauges():
             "datahub_runs_queued", "Pipeline runs waiting for a worker", value=queued
         ),
         GaugeMetricFamily(
-            "datahub_storage_bytes", "Bytes of the stored dataset files", value=int(stored or 0)
+            "datahub_storage_bytes",
+            "Bytes of the stored dataset files (every kept version's object, once)",
+            value=int(stored or 0),
         ),
     ]

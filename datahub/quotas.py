@@ -13,7 +13,7 @@ import sqlalchemy as sa
 from flask import current_app
 
 from datahub.app.extensions import db
-from datahub.datasets.models import Dataset
+from datahub.datasets.models import Dataset, DatasetVersion
 from datahub.identity.models import User
 from datahub.pipelines.models import ACTIVE_STATUSES, Pipeline, Run
 from datahub.platform.errors import NoRoom, Refused, Throttled
@@ -65,12 +65,16 @@ def lock_user(user_id):
 
 
 def stored_bytes(user_id):
-    """The bytes of every stored file of the datasets ``user_id`` owns."""
-    total = db.session.scalar(
-        sa.select(sa.func.coalesce(sa.func.sum(Dataset.file_size), 0)).where(
-            Dataset.owner_id == user_id, Dataset.file_key.is_not(None)
-        )
+    """The bytes of every stored object of the versions of the datasets ``user_id`` owns
+    (versions with the same bytes share one object, counted once)."""
+    objects = (
+        sa.select(sa.func.max(DatasetVersion.size_bytes).label("size"))
+        .join(Dataset, Dataset.id == DatasetVersion.dataset_id)
+        .where(Dataset.owner_id == user_id)
+        .group_by(DatasetVersion.file_key)
+        .subquery()
     )
+    total = db.session.scalar(sa.select(sa.func.coalesce(sa.func.sum(objects.c.size), 0)))
     return int(total)  # PostgreSQL's sum of a bigint is a numeric (a Decimal)
 
 
@@ -100,19 +104,19 @@ def usage(user_id):
     }
 
 
-def storage_room(owner_id, freeing_bytes=0):
-    """Bytes the owner may still add (``freeing_bytes`` being freed meanwhile), or None
-    without a storage quota. Negative once over it (the quota was lowered)."""
+def storage_room(owner_id):
+    """Bytes the owner may still add, or None without a storage quota. Negative once over
+    it (the quota was lowered)."""
     quota = limits()["storage_bytes"]
     if quota is None:
         return None
-    return quota - stored_bytes(owner_id) + freeing_bytes
+    return quota - stored_bytes(owner_id)
 
 
-def check_storage(owner_id, adding_bytes, freeing_bytes=0):
-    """Raise :class:`StorageQuotaExceeded` if storing ``adding_bytes`` (while dropping
-    ``freeing_bytes`` of the owner's) would go over the quota. Call after :func:`lock_user`."""
-    room = storage_room(owner_id, freeing_bytes)
+def check_storage(owner_id, adding_bytes):
+    """Raise :class:`StorageQuotaExceeded` if storing ``adding_bytes`` would go over the
+    quota. Call after :func:`lock_user`."""
+    room = storage_room(owner_id)
     if room is not None and adding_bytes > room:
         raise StorageQuotaExceeded()
 

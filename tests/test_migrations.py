@@ -100,7 +100,7 @@ def _snapshot(conn):
     inspector = sa.inspect(conn)
     rows, schema = {}, {}
     for name in KEPT_TABLES:
-        table = db.metadata.tables[name]
+        table = sa.Table(name, sa.MetaData(), autoload_with=conn)  # as it is at this revision
         rows[name] = conn.execute(sa.select(table).order_by(*table.primary_key.columns)).all()
         schema[name] = {
             "columns": [
@@ -214,7 +214,7 @@ def test_0008_keeps_every_row_and_deleted_ids_are_never_given_again(app, client,
                 )
                 before = _snapshot(conn)
         finally:
-            flask_migrate.upgrade()
+            flask_migrate.upgrade(revision="0008")
         with db.engine.connect() as conn:
             after = _snapshot(conn)
             if sqlite:
@@ -235,6 +235,7 @@ def test_0008_keeps_every_row_and_deleted_ids_are_never_given_again(app, client,
                 )
                 sequence = dict(conn.exec_driver_sql("SELECT name, seq FROM sqlite_sequence").all())
                 assert sequence["datasets"] == newest
+        flask_migrate.upgrade()
         db.session.remove()
 
     assert after == before
@@ -267,6 +268,7 @@ def test_0008_downgrade_and_upgrade_again_keep_the_rows(app, client, actors):
         for name in ("a", "b")
     ]
     with app.app_context():
+        flask_migrate.downgrade(revision="0008")
         with db.engine.connect() as conn:
             before = _snapshot(conn)[0]
         flask_migrate.downgrade(revision="0007")
@@ -281,9 +283,10 @@ def test_0008_downgrade_and_upgrade_again_keep_the_rows(app, client, actors):
                         for name in RESOURCE_TABLES
                     )
         finally:
-            flask_migrate.upgrade()
+            flask_migrate.upgrade(revision="0008")
         with db.engine.connect() as conn:
             assert _snapshot(conn)[0] == before
+        flask_migrate.upgrade()
         db.session.remove()
     assert client.delete(f"{url}{ids[1]}", headers=editor.headers).status_code == 204
     assert client.post(url, json={"name": "c"}, headers=editor.headers).get_json()["id"] > ids[1]
@@ -299,3 +302,49 @@ def test_models_and_migrations_agree(app):
         )
         differences = compare_metadata(context, db.metadata)
     assert differences == [], pprint.pformat(differences)
+
+
+def test_0009_makes_each_existing_file_version_1(app, client, actors):
+    """A database from before versions: each dataset's file becomes its version 1 (made by
+    its owner at its upload time, format not known), downloadable as such; a dataset
+    without a file has no version."""
+    from tests.resources import upload
+
+    editor = actors["editor"]
+    url = "/api/v1/datasets/"
+    with_file, without = (
+        client.post(url, json={"name": name}, headers=editor.headers).get_json()["id"]
+        for name in ("with file", "without")
+    )
+    assert upload(client, editor.headers, with_file, b"a,b\n1,2\n").status_code == 200
+    uploaded = client.get(f"{url}{with_file}", headers=editor.headers).get_json()["file"]
+    with app.app_context():
+        flask_migrate.downgrade(revision="0008")
+        try:
+            with db.engine.connect() as conn:
+                assert "dataset_versions" not in sa.inspect(conn).get_table_names()
+        finally:
+            flask_migrate.upgrade()
+        db.session.remove()
+    dataset = client.get(f"{url}{with_file}", headers=editor.headers).get_json()
+    assert (dataset["current_version"], dataset["file"]) == (1, uploaded)
+    [version] = client.get(f"{url}{with_file}/versions", headers=editor.headers).get_json()["items"]
+    assert version == {
+        "version": 1,
+        "sha256": uploaded["sha256"],
+        "size_bytes": 8,
+        "filename": uploaded["filename"],
+        "content_type": uploaded["content_type"],
+        "format": None,
+        "created_at": uploaded["uploaded_at"],
+        "created_by": editor.id,
+        "run_id": None,
+        "message": None,
+        "pinned": False,
+    }
+    download = client.get(f"{url}{with_file}/versions/1/file", headers=editor.headers)
+    assert (download.status_code, download.data) == (200, b"a,b\n1,2\n")
+    empty = client.get(f"{url}{without}", headers=editor.headers).get_json()
+    assert (empty["current_version"], empty["file"]) == (None, None)
+    versions = client.get(f"{url}{without}/versions", headers=editor.headers).get_json()
+    assert (versions["items"], versions["total"]) == ([], 0)

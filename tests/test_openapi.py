@@ -87,6 +87,7 @@ def test_list_parameters_and_envelope(spec):
         "created_at",
         "updated_at",
         "file",
+        "current_version",
     }
 
 
@@ -394,7 +395,7 @@ def test_the_dataset_file_is_a_nullable_reference(spec):
     schemas = spec["components"]["schemas"]
     assert "File" not in schemas  # a generated Python client has a File type of its own
     assert schemas["Dataset"]["properties"]["file"] == {
-        "description": "null until a file is uploaded",
+        "description": "The current version's file; null until a file is uploaded",
         "allOf": [{"$ref": "#/components/schemas/DatasetFile"}],
         "nullable": True,
     }
@@ -535,14 +536,16 @@ def test_every_request_body_has_an_example(spec):
 def test_every_request_body_example_is_accepted(client, spec, actors):
     """Each example sent as it is (ids in the path are resources of the test's own; a
     pipeline's source is an existing dataset): well-formed, never a 400 or 422."""
-    from tests.resources import create_collection, create_dataset
+    from tests.resources import create_collection, create_dataset, upload
 
     admin = actors["admin"]
     ids = {
         "dataset_id": create_dataset(client, admin.headers, "Example source")["id"],
         "collection_id": create_collection(client, admin.headers, "Example")["id"],
         "user_id": actors["viewer"].id,
+        "version": 1,
     }
+    assert upload(client, admin.headers, ids["dataset_id"], b"a,b\n1,2\n").status_code == 200
     pipeline = client.post(
         "/api/v1/pipelines/",
         headers=admin.headers,

@@ -245,6 +245,16 @@ class DefaultConfig:
     STORAGE_PRESIGNED_DOWNLOADS = False  # S3: downloads answer 302 to a presigned URL
     STORAGE_PRESIGNED_EXPIRES = 300  # seconds a presigned URL stays valid
 
+    # -- Dataset versions --------------------------------------------------------------
+    # Every upload, run output and restore is a new version of its dataset
+    # (docs/guides/versions.rst).
+
+    # How many of a dataset's newest versions are kept; None → all. The current version,
+    # pinned ones and any a run read are kept besides; the others are removed (and their
+    # bytes, once no version refers to them) by a pipeline worker's periodic sweep.
+    VERSIONS_KEEP = None
+    VERSIONS_PRUNE_SECONDS = 300  # how often a pipeline worker applies VERSIONS_KEEP
+
     # -- OpenAPI document --------------------------------------------------------------
     # flask-smorest's names.
 

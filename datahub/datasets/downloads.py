@@ -1,8 +1,9 @@
-"""A dataset's file as a response: preconditions, one range, or a redirect to a presigned
+"""A stored file (a dataset's current file or a version's) as a response: preconditions, one range, or a redirect to a presigned
 URL (S3), with the Content-Type, name and ETag it was uploaded with."""
 
 import io
 import unicodedata
+from dataclasses import dataclass
 from urllib.parse import quote
 
 from flask import current_app, redirect, request, send_file
@@ -20,21 +21,58 @@ from datahub.web.validation import media_type_error
 CHUNK_BYTES = 1024 * 1024
 
 
-def file_response(dataset):
-    """The response to ``GET /datasets/<id>/file`` for ``dataset``: 404 ``File not
-    found`` without a file, 412 or 304 by the preconditions, else 302 to a presigned URL
+@dataclass(frozen=True)
+class Download:
+    """A stored file as a download: the dataset's current file or one of its versions."""
+
+    key: str | None
+    size: int | None
+    sha256: str | None
+    content_type: str | None
+    filename: str | None
+    modified: object
+    fallback_name: str
+
+    @classmethod
+    def of_dataset(cls, dataset):
+        return cls(
+            dataset.file_key,
+            dataset.file_size,
+            dataset.file_sha256,
+            dataset.file_content_type,
+            dataset.file_name,
+            dataset.file_uploaded_at,
+            f"dataset-{dataset.id}",
+        )
+
+    @classmethod
+    def of_version(cls, version):
+        return cls(
+            version.file_key,
+            version.size_bytes,
+            version.sha256,
+            version.content_type,
+            version.filename,
+            version.created_at,
+            f"dataset-{version.dataset_id}-v{version.version}",
+        )
+
+
+def file_response(download):
+    """The response to a download of ``download``: 404 ``File not found`` without a
+    file, 412 or 304 by the preconditions, else 302 to a presigned URL
     (``STORAGE_PRESIGNED_DOWNLOADS``), 206 for one range, or 200 with the whole file."""
-    if dataset.file_key is None:
+    if download.key is None:
         raise FileNotFound()
     # A row stored before content types and names were checked must not become a
     # response header that fails (or splits) the response.
-    mimetype = dataset.file_content_type
+    mimetype = download.content_type
     if media_type_error(mimetype or "") is not None:
         mimetype = DEFAULT_CONTENT_TYPE
-    download_name = clean_filename(dataset.file_name, f"dataset-{dataset.id}")
+    download_name = clean_filename(download.filename, download.fallback_name)
     storage = get_storage()
     config = current_app.config
-    etag, modified = dataset.file_sha256, dataset.file_uploaded_at
+    etag, modified = download.sha256, download.modified
     # Preconditions first (RFC 9110 13.2.2). A 412 or 304 needs neither the storage nor
     # a redirect: the row has the ETag and date (and a 304 still works while S3 is down).
     status = conditional.precondition_status(request, etag, modified)
@@ -43,7 +81,7 @@ def file_response(dataset):
     unchanged = status == 304
     if config["STORAGE_PRESIGNED_DOWNLOADS"] and not unchanged:
         url = storage.presigned_url(
-            dataset.file_key,
+            download.key,
             config["STORAGE_PRESIGNED_EXPIRES"],
             content_type=mimetype,
             content_disposition=attachment_disposition(download_name),
@@ -53,7 +91,7 @@ def file_response(dataset):
             response.headers["Cache-Control"] = "no-store"  # the URL expires
             return response
     try:
-        handle = io.BytesIO() if unchanged else storage.open(dataset.file_key)
+        handle = io.BytesIO() if unchanged else storage.open(download.key)
     except FileNotFoundError:
         raise FileNotFound() from None
     response = send_file(
@@ -67,7 +105,7 @@ def file_response(dataset):
     )
     # The stored type unchanged: send_file would add "; charset=utf-8" to a text/* one.
     response.content_type = mimetype
-    response.content_length = dataset.file_size
+    response.content_length = download.size
     environ = conditional.range_environ(request, etag, modified)
     if unchanged:
         environ.pop("HTTP_RANGE", None)
@@ -79,7 +117,7 @@ def file_response(dataset):
         response.response = FileWrapper(handle, CHUNK_BYTES)
     try:
         response = response.make_conditional(
-            environ, accept_ranges=True, complete_length=dataset.file_size
+            environ, accept_ranges=True, complete_length=download.size
         )
     except RequestedRangeNotSatisfiable:
         handle.close()

@@ -1,7 +1,7 @@
 """The datasets feature's errors: what its services raise (domain errors, which know no
 HTTP) and what its upload and download answer (the HTTP contract's own)."""
 
-from datahub.platform.errors import NotFound, Unprocessable
+from datahub.platform.errors import Conflict, NotFound, Unprocessable
 from datahub.web.errors import APIError, BadRequest
 
 
@@ -54,3 +54,15 @@ class FormEncodedUpload(APIError):
         "Send the file raw (curl --data-binary with its Content-Type) or as "
         "multipart/form-data, not form-encoded"
     )
+
+
+class VersionNotFound(NotFound):
+    message = "Version not found"
+
+
+class VersionIsCurrent(Conflict):
+    message = "Version is current"
+
+
+class VersionUsedByRun(Conflict):
+    message = "Version is used by a run"

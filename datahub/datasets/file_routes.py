@@ -45,37 +45,40 @@ class DatasetFile(MethodView):
         STORAGE_UNAVAILABLE,
         (
             507,
-            "`Storage quota exceeded` (the owner's files would pass `QUOTA_STORAGE_BYTES`; "
-            "the file replaced counts as freed), or `Insufficient storage` (the storage "
-            "is full); the previous file stays",
+            "`Storage quota exceeded` (the owner's stored versions would pass "
+            "`QUOTA_STORAGE_BYTES`), or `Insufficient storage` (the storage is full); "
+            "nothing is stored",
         ),
         security=BEARER,
         requestBody=UPLOAD_BODY,
     )
     @blp.arguments(schemas.UploadArgsSchema, location="query")
-    @blp.response(200, schemas.DatasetSchema, description="The dataset with its new file")
+    @blp.response(200, schemas.DatasetSchema, description="The dataset with its new version")
     def put(self, args, dataset_id):
         """Upload a dataset's file
 
-        Upload (or replace) the file: the raw body, or the multipart part ``file``. The
+        Upload a new version of the file: the raw body, or the multipart part ``file``.
+        It becomes the current version (``current_version``, ``file``); earlier versions
+        stay (``/versions``), and bytes equal to an earlier version's are not stored
+        again. ``message`` is kept with the version. The
         stored ``content_type`` is the one the client sent (the request's Content-Type, or
         the part's; application/octet-stream when there is none), and downloads answer
         with it.
 
-        The file is streamed to storage and replaces the previous one only when it has
-        arrived completely, is not empty and is within ``MAX_CONTENT_LENGTH`` bytes (else
-        400 ``File is empty`` or ``File too large``, the previous file untouched). A
+        The file is streamed to storage and becomes a version only when it has arrived
+        completely, is not empty and is within ``MAX_CONTENT_LENGTH`` bytes (else 400
+        ``File is empty`` or ``File too large``, nothing stored). A
         form-encoded body (``curl -d @file``, which drops the file's line breaks) is
         refused with 415 before it is read. The owner, if an editor, or an admin.
 
-        A file that would bring the dataset owner's stored bytes over
-        ``QUOTA_STORAGE_BYTES`` (the file it replaces counting as freed) is refused with
-        507 ``Storage quota exceeded``, cut off as soon as it passes the room left.
+        A file that would bring the dataset owner's stored bytes (every kept version,
+        each stored object once) over ``QUOTA_STORAGE_BYTES`` is refused with 507
+        ``Storage quota exceeded``, cut off as soon as it passes the room left.
         """
         dataset = changeable(services.get_dataset(dataset_id))
         limit = services.upload_limit(dataset, current_app.config.get("MAX_CONTENT_LENGTH"))
         upload = Upload(limit.size, default_name=f"dataset-{dataset.id}")
-        return services.store_file(dataset_id, upload, limit)
+        return services.store_file(dataset_id, upload, limit, current_user.id, args.get("message"))
 
     @operation(
         blp,
@@ -102,7 +105,9 @@ class DatasetFile(MethodView):
         ``STORAGE_PRESIGNED_DOWNLOADS`` (S3 storage), 302 to a presigned URL of the
         object instead. Any role."""
         permissions.require_read(current_user)
-        return downloads.file_response(services.get_dataset(dataset_id))
+        return downloads.file_response(
+            downloads.Download.of_dataset(services.get_dataset(dataset_id))
+        )
 
 
 @blp.route("/<id:dataset_id>/preview")

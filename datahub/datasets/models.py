@@ -1,4 +1,4 @@
-"""The dataset, its tags, and the metadata of its stored file."""
+"""The dataset, its tags, its versions (docs/guides/versions.rst) and which versions runs read."""
 
 import sqlalchemy as sa
 from sqlalchemy.orm import Mapped, mapped_column, relationship
@@ -11,7 +11,9 @@ from datahub.resources.services import OwnedNamed
 class Dataset(OwnedNamed, db.Model):
     __tablename__ = "datasets"
 
-    # The stored file: a server-generated storage key plus what the client told us.
+    # The current version's number (None before the first) and a copy of its file's
+    # metadata, so that lists and downloads read one row (datasets.versions.make_current).
+    current_version: Mapped[int | None] = mapped_column(sa.Integer)
     file_key: Mapped[str | None] = mapped_column(sa.String(64))
     file_name: Mapped[str | None] = mapped_column(sa.String(255))
     file_content_type: Mapped[str | None] = mapped_column(sa.String(255))
@@ -70,3 +72,53 @@ class DatasetTag(db.Model):
     position: Mapped[int] = mapped_column(sa.Integer, default=0)
 
     dataset: Mapped[Dataset] = relationship(back_populates="tag_rows")
+
+
+class DatasetVersion(db.Model):
+    """One immutable version of a dataset's file (docs/guides/versions.rst). Its bytes are
+    the stored object ``file_key``, which versions of one dataset with the same content
+    share; a row is never changed but for ``pinned`` and ``message``."""
+
+    __tablename__ = "dataset_versions"
+    __table_args__ = (
+        sa.Index("ix_dataset_versions_file_key", "file_key"),
+        sa.Index("ix_dataset_versions_dataset_id_sha256", "dataset_id", "sha256"),
+        sa.Index("ix_dataset_versions_run_id", "run_id"),
+    )
+
+    dataset_id: Mapped[int] = mapped_column(
+        sa.ForeignKey("datasets.id", ondelete="CASCADE"), primary_key=True
+    )
+    version: Mapped[int] = mapped_column(sa.Integer, primary_key=True, autoincrement=False)
+    file_key: Mapped[str] = mapped_column(sa.String(64))
+    sha256: Mapped[str] = mapped_column(sa.String(64))
+    size_bytes: Mapped[int] = mapped_column(sa.BigInteger)
+    filename: Mapped[str] = mapped_column(sa.String(255))
+    content_type: Mapped[str] = mapped_column(sa.String(255))
+    format: Mapped[str | None] = mapped_column(sa.String(16))  # csv, parquet, jsonl or None
+    created_at: Mapped[object] = mapped_column(UTCDateTime)
+    created_by: Mapped[str | None] = mapped_column(sa.ForeignKey("users.id", ondelete="SET NULL"))
+    run_id: Mapped[int | None] = mapped_column(sa.ForeignKey("runs.id", ondelete="SET NULL"))
+    message: Mapped[str | None] = mapped_column(sa.Text)
+    pinned: Mapped[bool] = mapped_column(sa.Boolean, default=False, server_default=sa.false())
+
+
+class VersionRead(db.Model):
+    """A run read this version: it is kept (retention passes it by, and deleting it is
+    409 ``Version is used by a run``) as long as the run is."""
+
+    __tablename__ = "dataset_version_reads"
+    __table_args__ = (
+        sa.ForeignKeyConstraint(
+            ["dataset_id", "version"],
+            ["dataset_versions.dataset_id", "dataset_versions.version"],
+            ondelete="CASCADE",
+        ),
+        sa.Index("ix_dataset_version_reads_dataset_id_version", "dataset_id", "version"),
+    )
+
+    run_id: Mapped[int] = mapped_column(
+        sa.ForeignKey("runs.id", ondelete="CASCADE"), primary_key=True
+    )
+    dataset_id: Mapped[int] = mapped_column(sa.Integer, primary_key=True)
+    version: Mapped[int] = mapped_column(sa.Integer, primary_key=True)

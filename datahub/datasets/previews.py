@@ -39,9 +39,15 @@ def _pool_and_turns(config):
 def preview_dataset(dataset, limit, config):
     """The first ``limit`` rows of the dataset's file as a table: 404 ``Dataset has no
     file`` (also when it is replaced or deleted meanwhile), else as :func:`preview_file`."""
-    key, name = dataset.file_key, dataset.name
-    if key is None:
+    if dataset.file_key is None:
         raise DatasetHasNoFile()
+    return preview_stored(dataset.file_key, dataset.name, limit, config)
+
+
+def preview_stored(key, name, limit, config):
+    """The first ``limit`` rows of the stored file ``key`` (of the dataset called
+    ``name``) as a table, as :func:`preview_file`; 404 ``Dataset has no file`` when it is
+    gone."""
     # End the transaction before reading the file: nothing is held while DuckDB works.
     db.session.commit()
     with contextlib.ExitStack() as stack:

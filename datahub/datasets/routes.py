@@ -82,4 +82,4 @@ class DatasetById(MethodView):
         services.delete_dataset(changeable(services.get_dataset(dataset_id, for_update=True)))
 
 
-from datahub.datasets import file_routes  # noqa: E402, F401  (documented after the above)
+from datahub.datasets import file_routes, version_routes  # noqa: E402, F401  (documented after the above)

@@ -66,7 +66,12 @@ class DatasetSchema(Schema):
         DatasetFileSchema,
         allow_none=True,
         required=True,
-        metadata={"description": "null until a file is uploaded"},
+        metadata={"description": "The current version's file; null until a file is uploaded"},
+    )
+    current_version = fields.Integer(
+        required=True,
+        allow_none=True,
+        metadata={"description": "The current version's number; null until a file is uploaded"},
     )
 
 
@@ -108,6 +113,7 @@ class UploadArgsSchema(Schema):
         "For a raw body: the file name to keep as metadata (a multipart upload takes the "
         "part's filename)",
     )
+    message = label_field(Length(min=1, max=1000), "A note kept with the new version")
 
 
 class PreviewRows(Range):
@@ -162,3 +168,54 @@ class PreviewSchema(Schema):
 
 
 DatasetPageSchema = page_schema(DatasetSchema, "DatasetPage")
+
+
+class VersionSchema(Schema):
+    version = fields.Integer(required=True, metadata={"minimum": 1})
+    sha256 = fields.String(
+        required=True, metadata={"description": "Hex digest of the bytes; the download's ETag"}
+    )
+    size_bytes = fields.Integer(required=True, metadata={"minimum": 0})
+    filename = fields.String(required=True)
+    content_type = fields.String(required=True)
+    format = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={
+            **FILE_FORMAT,
+            "description": "csv, parquet or jsonl, recognised from the bytes when stored; "
+            "null for a file that is not tabular (or stored before versions)",
+        },
+    )
+    created_at = fields.DateTime(required=True, format="iso")
+    created_by = fields.String(
+        required=True, allow_none=True, metadata={"description": "The user id; null once deleted"}
+    )
+    run_id = fields.Integer(
+        required=True,
+        allow_none=True,
+        metadata={"description": "The run whose output this is; null for an upload or restore"},
+    )
+    message = fields.String(required=True, allow_none=True)
+    pinned = fields.Boolean(
+        required=True, metadata={"description": "Kept whatever VERSIONS_KEEP says"}
+    )
+
+
+class VersionUpdateSchema(Schema):
+    pinned = fields.Boolean(metadata={"description": "Keep it whatever VERSIONS_KEEP says"})
+    message = text_field(1000, allow_none=True)
+
+
+class VersionMessageArgsSchema(Schema):
+    message = label_field(Length(min=1, max=1000), "A note kept with the new version")
+
+
+class VersionDeleteArgsSchema(Schema):
+    force = fields.Boolean(
+        load_default=False,
+        metadata={"description": "Admins: delete it even though a run read it"},
+    )
+
+
+VersionPageSchema = page_schema(VersionSchema, "VersionPage")

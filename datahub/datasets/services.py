@@ -6,10 +6,10 @@ import sqlalchemy as sa
 
 from datahub import quotas
 from datahub.app.extensions import db
+from datahub.datasets import tabular, versions
 from datahub.datasets.errors import DatasetNotFound
-from datahub.datasets.models import Dataset, DatasetTag
+from datahub.datasets.models import Dataset, DatasetTag, DatasetVersion
 from datahub.datasets.storage import delete_quietly
-from datahub.platform.database import utcnow
 from datahub.platform.errors import FileTooLarge
 from datahub.platform.storage import get_storage
 from datahub.resources.services import create_named, filter_named, get_or_raise, update_named
@@ -47,11 +47,14 @@ def update_dataset(dataset, values):
 
 
 def delete_dataset(dataset):
-    """Delete the row (its collection memberships go with it), then its file."""
-    key = dataset.file_key
+    """Delete the row (its versions and collection memberships go with it), then the
+    stored objects of its versions."""
+    keys = db.session.scalars(
+        sa.select(DatasetVersion.file_key).where(DatasetVersion.dataset_id == dataset.id)
+    ).all()
     db.session.delete(dataset)
     db.session.commit()
-    delete_quietly(key)
+    versions.drop_unreferenced([*keys, dataset.file_key])
 
 
 @dataclass(frozen=True)
@@ -65,39 +68,82 @@ class UploadLimit:
 
 def upload_limit(dataset, max_content_length):
     """The limit of an upload to ``dataset``: ``max_content_length``, or the room left in
-    the owner's storage quota when that is less (the file replaced counting as freed)."""
-    room = quotas.storage_room(dataset.owner_id, replaced_bytes(dataset))
+    the owner's storage quota when that is less (earlier versions stay, and count)."""
+    room = quotas.storage_room(dataset.owner_id)
     if room is not None and (max_content_length is None or room < max_content_length):
         return UploadLimit(max(room, 0), by_quota=True)
     return UploadLimit(max_content_length, by_quota=False)
 
 
-def store_file(dataset_id, upload, limit):
+class Sniffed:
+    """The chunks of an upload passed on, its format told from the first
+    ``tabular.SNIFF_BYTES`` (copied: a chunk may be a view of a buffer that is reused)."""
+
+    def __init__(self, chunks):
+        self.chunks, self.head, self.format = chunks, bytearray(), None
+
+    def __iter__(self):
+        for chunk in self.chunks:
+            if self.head is not None:
+                self.head += chunk[: tabular.SNIFF_BYTES - len(self.head)]
+                if len(self.head) >= tabular.SNIFF_BYTES:
+                    self._tell()
+            yield chunk
+        if self.head is not None:
+            self._tell()
+
+    def _tell(self):
+        try:
+            self.format = tabular.sniff_format(bytes(self.head))
+        except tabular.NotTabular:
+            self.format = None
+        self.head = None
+
+
+def store_file(dataset_id, upload, limit, user_id, message=None):
     """Stream ``upload`` (``chunks()``, then its ``filename`` and ``content_type``) to
-    storage within ``limit`` and make it the dataset's file; the dataset.
+    storage within ``limit`` and make it the dataset's new, current version; the dataset.
 
     The transaction ends first: no lock is held while the body arrives. Past the limit:
     :class:`~datahub.platform.errors.FileTooLarge`, or
     :class:`~datahub.quotas.StorageQuotaExceeded` when the quota set the limit."""
     db.session.commit()
+    sniffed = Sniffed(upload.chunks())
     try:
-        stored = get_storage().save(upload.chunks(), max_size=limit.size)
+        stored = get_storage().save(iter(sniffed), max_size=limit.size)
     except FileTooLarge:
         if not limit.by_quota:
             raise
         raise quotas.StorageQuotaExceeded() from None
     try:
-        return attach_file(dataset_id, stored, upload.filename, upload.content_type)
+        return attach_file(
+            dataset_id,
+            stored,
+            NewFile(upload.filename, upload.content_type, sniffed.format),
+            created_by=user_id,
+            message=message,
+        )
     finally:
         stored.release()  # until here a storage sweep leaves the new file alone
 
 
-def attach_file(dataset_id, stored, filename, content_type):
-    """Point the dataset at a newly stored file and drop the one it replaces.
+@dataclass(frozen=True)
+class NewFile:
+    """What is known of a stored file besides its bytes."""
+
+    filename: str
+    content_type: str
+    format: str | None
+
+
+def attach_file(dataset_id, stored, new_file, **made):
+    """Make the newly ``stored`` file the dataset's new, current version (``made``: as
+    :func:`~datahub.datasets.versions.add_version`); the dataset.
 
     The row is re-read under a lock: the upload was streamed outside any transaction, and
-    the dataset may have been deleted or given another file meanwhile. The owner's storage
-    quota is checked under the owner's lock (the file replaced counts as freed):
+    the dataset may have been deleted or given another version meanwhile. When a version
+    of the dataset has the same bytes, the new version refers to its object and the new
+    copy is deleted. The owner's storage quota is checked under the owner's lock:
     :class:`~datahub.quotas.StorageQuotaExceeded`, the new file deleted.
     """
     try:
@@ -106,41 +152,45 @@ def attach_file(dataset_id, stored, filename, content_type):
             raise DatasetNotFound()
         quotas.lock_user(owner_id)  # the owner first, then the dataset: one lock order
         dataset = get_dataset(dataset_id, for_update=True)
-        quotas.check_storage(owner_id, stored.size, freeing_bytes=replaced_bytes(dataset))
-        previous = set_file(dataset, stored, filename, content_type, utcnow())
+        key = add_stored_version(dataset, stored, new_file, **made)
         db.session.commit()
     except BaseException:
         discard(stored)
         raise
-    drop_replaced(previous, stored)
+    drop_duplicate(key, stored)
     return dataset
 
 
-def replaced_bytes(dataset):
-    """The bytes an upload to ``dataset`` frees: those of the file it replaces."""
-    return (dataset.file_size or 0) if dataset.file_key else 0
-
-
-def set_file(dataset, stored, filename, content_type, now):
-    """Point ``dataset`` at the ``stored`` file (uncommitted); the key it had, or None."""
-    previous = dataset.file_key
-    dataset.file_key = stored.key
-    dataset.file_name = filename
-    dataset.file_content_type = content_type
-    dataset.file_size = stored.size
-    dataset.file_sha256 = stored.sha256
-    dataset.file_uploaded_at = dataset.updated_at = now
-    return previous
+def add_stored_version(dataset, stored, new_file, **made):
+    """The version of the ``stored`` bytes, added to the (locked) ``dataset`` once the
+    owner's quota has room (:class:`~datahub.quotas.StorageQuotaExceeded`); the key it
+    refers to: an earlier version's with the same bytes, or ``stored``'s."""
+    existing = dataset.id is not None and versions.same_content(
+        dataset.id, stored.sha256, stored.size
+    )
+    quotas.check_storage(dataset.owner_id, 0 if existing else stored.size)
+    key = existing or stored.key
+    versions.add_version(
+        dataset,
+        key,
+        stored.sha256,
+        stored.size,
+        new_file.filename,
+        new_file.content_type,
+        new_file.format,
+        **made,
+    )
+    return key
 
 
 def discard(stored):
-    """The transaction that was to point at ``stored`` failed: roll it back, delete the
+    """The transaction that was to refer to ``stored`` failed: roll it back, delete the
     file (a failure to delete it is logged, and the original error goes on)."""
     db.session.rollback()
     delete_quietly(stored.key)
 
 
-def drop_replaced(previous, stored):
-    """After the commit: delete the file a dataset pointed at before ``stored``."""
-    if previous and previous != stored.key:
-        delete_quietly(previous)
+def drop_duplicate(key, stored):
+    """After the commit: the new copy, when the version refers to an earlier object."""
+    if key != stored.key:
+        delete_quietly(stored.key)

@@ -1,5 +1,5 @@
 """The datasets' side of storage (datahub.platform.storage): removing files whose rows are gone,
-and the sweep run at worker start, which asks the database which keys rows refer to.
+and the sweep run at worker start, which asks the database which keys versions refer to.
 The backends themselves live in :mod:`datahub.platform.storage`."""
 
 import logging
@@ -26,20 +26,20 @@ def sweep_storage(app):
     """Remove what killed workers left in storage (see datahub.platform.storage.local and
     datahub.platform.storage.s3); run at worker start. Never fails the start: a failure is logged and the files stay."""
     from datahub.app.extensions import db
-    from datahub.datasets.models import Dataset
+    from datahub.datasets.models import DatasetVersion
 
     with app.app_context():
         try:
-            referenced = set(
-                db.session.scalars(sa.select(Dataset.file_key).where(Dataset.file_key.is_not(None)))
-            )
+            referenced = set(db.session.scalars(sa.select(DatasetVersion.file_key).distinct()))
             db.session.rollback()
 
             def is_referenced(key):
                 # The candidates are few (orphans); each is looked up again while locked,
                 # as its upload may have committed since the list above was read.
                 if key not in referenced:
-                    found = db.session.scalar(sa.select(Dataset.id).where(Dataset.file_key == key))
+                    found = db.session.scalar(
+                        sa.select(DatasetVersion.dataset_id).where(DatasetVersion.file_key == key)
+                    )
                     db.session.rollback()
                     return found is not None
                 return True

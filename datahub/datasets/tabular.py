@@ -69,7 +69,12 @@ def detect_format(path):
     """``csv``, ``parquet`` or ``jsonl`` for the file at ``path``; :class:`NotTabular`
     for an empty or binary file."""
     with open(path, "rb") as handle:
-        head = handle.read(SNIFF_BYTES)
+        return sniff_format(handle.read(SNIFF_BYTES))
+
+
+def sniff_format(head):
+    """``csv``, ``parquet`` or ``jsonl`` for a file that begins with ``head`` (its first
+    ``SNIFF_BYTES``); :class:`NotTabular` for an empty or binary file."""
     if head.startswith(b"PAR1"):
         return "parquet"
     if not head:

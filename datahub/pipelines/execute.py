@@ -22,9 +22,9 @@ from flask import current_app
 
 from datahub import quotas
 from datahub.app.extensions import db
-from datahub.datasets import tabular
+from datahub.datasets import tabular, versions
 from datahub.datasets.models import Dataset
-from datahub.datasets.services import discard, drop_replaced, set_file
+from datahub.datasets.services import NewFile, add_stored_version, discard, drop_duplicate
 from datahub.identity import permissions
 from datahub.identity.models import User
 from datahub.pipelines.engine import PipelineError
@@ -85,6 +85,7 @@ class RunPlan:
     source_key: str
     joins: dict = field(default_factory=dict)  # dataset id → its file's storage key
     names: dict = field(default_factory=dict)  # storage key → what a user calls the file
+    reads: list = field(default_factory=list)  # (dataset id, version) of every input
 
 
 def _mark(run_id, name, **values):
@@ -114,9 +115,7 @@ def _plan(pipeline):
     owner = db.session.get(User, pipeline.owner_id)
     if not _may_run(owner):
         raise PipelineError(OWNER_MAY_NOT_RUN)
-    source = (
-        db.session.get(Dataset, pipeline.source_dataset_id) if pipeline.source_dataset_id else None
-    )
+    source = _input(pipeline.source_dataset_id) if pipeline.source_dataset_id else None
     if source is None:
         raise PipelineError("the source dataset no longer exists")
     if source.file_key is None:
@@ -129,11 +128,12 @@ def _plan(pipeline):
         output_format=pipeline.output_format or "csv",
         source_key=source.file_key,
         names={source.file_key: "the source file"},
+        reads=[(source.id, source.current_version)],
     )
     for position, step in enumerate(plan.steps):
         if step.get("op") != "join":
             continue
-        other = db.session.get(Dataset, step["dataset_id"])
+        other = _input(step["dataset_id"])
         where = f"step {position} (join)"
         if other is None:
             raise PipelineError(f"{where}: dataset {step['dataset_id']} does not exist")
@@ -141,7 +141,14 @@ def _plan(pipeline):
             raise PipelineError(f"{where}: dataset {step['dataset_id']} has no file")
         plan.joins[other.id] = other.file_key
         plan.names[other.file_key] = f"dataset {other.id}'s file"
+        plan.reads.append((other.id, other.current_version))
     return plan
+
+
+def _input(dataset_id):
+    """An input dataset, its row share-locked until the run's reads are recorded: its
+    current version cannot be deleted in between (datasets.versions.delete_version)."""
+    return db.session.get(Dataset, dataset_id, with_for_update={"read": True})
 
 
 def execute_run(app, run_id, name, check, pool=None):
@@ -155,6 +162,7 @@ def execute_run(app, run_id, name, check, pool=None):
         return
     try:
         plan = _plan(pipeline)
+        versions.record_reads(run_id, plan.reads)
     except PipelineError as exc:
         db.session.rollback()
         _mark(run_id, name, status="failed", error=str(exc))
@@ -280,14 +288,12 @@ def _run_query(config, plan, local, output, spill, check, pool):
     return result
 
 
-def _check_quotas(owner_id, dataset, stored):
-    """PipelineError when the output would take the owner over a quota."""
+@contextlib.contextmanager
+def _quota_errors():
+    """A quota's error as the run's PipelineError."""
     config = current_app.config
     try:
-        if dataset is None:
-            quotas.check_datasets(owner_id)
-        replaced = (dataset.file_size or 0) if dataset is not None else 0
-        quotas.check_storage(owner_id, stored.size, freeing_bytes=replaced)
+        yield
     except quotas.DatasetQuotaExceeded:
         raise PipelineError(
             f"Dataset quota exceeded (QUOTA_DATASETS is {config['QUOTA_DATASETS']})"
@@ -299,8 +305,8 @@ def _check_quotas(owner_id, dataset, stored):
 
 
 def _publish(run_id, name, plan, stored, rows_in, rows_out):
-    """In one transaction: point the output dataset at the new file and mark the run
-    succeeded. If the run is no longer ours, the name belongs to someone else's dataset,
+    """In one transaction: add the new file as the output dataset's new version and mark
+    the run succeeded. If the run is no longer ours, the name belongs to someone else's dataset,
     or the owner's quotas (datahub.quotas, checked under the owner's lock) have no room,
     the new file is removed and the previous output stays."""
     try:
@@ -314,8 +320,9 @@ def _publish(run_id, name, plan, stored, rows_in, rows_out):
             sa.select(Dataset).where(Dataset.name_key == name_key(output_name)).with_for_update()
         )
         now = utcnow()
-        _check_quotas(plan.owner_id, dataset, stored)
         if dataset is None:
+            with _quota_errors():
+                quotas.check_datasets(plan.owner_id)
             dataset = Dataset(
                 name=output_name,
                 name_key=name_key(output_name),
@@ -325,6 +332,7 @@ def _publish(run_id, name, plan, stored, rows_in, rows_out):
             )
             dataset.tags = []
             db.session.add(dataset)
+            db.session.flush()
         elif dataset.owner_id != plan.owner_id:
             raise PipelineError(
                 f"the output dataset name {output_name!r} belongs to another "
@@ -332,18 +340,17 @@ def _publish(run_id, name, plan, stored, rows_in, rows_out):
             )
         fmt = plan.output_format
         suffix = tabular.SUFFIXES[fmt]
-        previous = set_file(
-            dataset,
-            stored,
-            output_name[: 255 - len(suffix)] + suffix,
-            tabular.CONTENT_TYPES[fmt],
-            now,
-        )
+        output = NewFile(output_name[: 255 - len(suffix)] + suffix, tabular.CONTENT_TYPES[fmt], fmt)
+        with _quota_errors():
+            key = add_stored_version(
+                dataset, stored, output, created_by=plan.owner_id, run_id=run_id
+            )
         db.session.flush()
         run.status = "succeeded"
         run.finished_at = now
         run.rows_in, run.rows_out = rows_in, rows_out
         run.output_dataset_id = dataset.id
+        run.output_version = dataset.current_version
         run.error = None
         db.session.commit()
     except PipelineError as exc:
@@ -363,4 +370,4 @@ def _publish(run_id, name, plan, stored, rows_in, rows_out):
     except BaseException:
         discard(stored)
         raise
-    drop_replaced(previous, stored)
+    drop_duplicate(key, stored)

@@ -1,7 +1,7 @@
 """A pipeline and its runs."""
 
 import sqlalchemy as sa
-from sqlalchemy.orm import Mapped, mapped_column
+from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from datahub.app.extensions import db
 from datahub.platform.database import UTCDateTime, utcnow
@@ -55,6 +55,23 @@ class Run(db.Model):
     output_dataset_id: Mapped[int | None] = mapped_column(
         sa.ForeignKey("datasets.id", ondelete="SET NULL")
     )
+    output_version: Mapped[int | None] = mapped_column(sa.Integer)
+    # The versions the run read (datasets.models.VersionRead), recorded as it started.
+    reads: Mapped[list["VersionRead"]] = relationship(  # noqa: F821  (datasets.models)
+        lazy="selectin",
+        order_by="[VersionRead.dataset_id, VersionRead.version]",
+        viewonly=True,
+    )
     # Which worker holds a running run, and when it last said it is alive.
     worker: Mapped[str | None] = mapped_column(sa.String(255))
     heartbeat_at: Mapped[object | None] = mapped_column(UTCDateTime)
+
+    @property
+    def inputs(self):
+        return [{"dataset_id": row.dataset_id, "version": row.version} for row in self.reads]
+
+    @property
+    def output(self):
+        if self.output_dataset_id is None or self.output_version is None:
+            return None
+        return {"dataset_id": self.output_dataset_id, "version": self.output_version}

@@ -136,6 +136,11 @@ class PipelineListArgsSchema(NamedListArgsSchema):
     )
 
 
+class DatasetVersionRefSchema(Schema):
+    dataset_id = fields.Integer(required=True)
+    version = fields.Integer(required=True)
+
+
 class RunSchema(Schema):
     id = fields.Integer(required=True)
     pipeline_id = fields.Integer(required=True)
@@ -156,6 +161,17 @@ class RunSchema(Schema):
     )
     output_dataset_id = fields.Integer(
         required=True, allow_none=True, metadata={"description": "Set when the run succeeded"}
+    )
+    inputs = fields.List(
+        fields.Nested(DatasetVersionRefSchema),
+        required=True,
+        metadata={"description": "The versions the run read, recorded as it started"},
+    )
+    output = fields.Nested(
+        DatasetVersionRefSchema,
+        required=True,
+        allow_none=True,
+        metadata={"description": "The version the run made; null until it succeeds"},
     )
 
 

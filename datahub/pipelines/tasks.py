@@ -24,6 +24,7 @@ import sqlalchemy as sa
 from celery import Celery, Task, signals
 
 from datahub.app.extensions import db
+from datahub.datasets.versions import prune_versions
 from datahub.pipelines.models import Run
 from datahub.pipelines.worker import Worker, reap_stale
 from datahub.platform.database import utcnow
@@ -192,6 +193,7 @@ class Sweeper:
                 try:
                     reap_stale(self.app)
                     redispatch(self.app)
+                    prune_versions(self.app.config["VERSIONS_KEEP"])
                 except Exception as exc:  # noqa: BLE001  the next sweep tries again
                     log.warning(
                         "sweep failed, retrying in %g s: %s: %s",

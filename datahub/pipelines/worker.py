@@ -26,6 +26,7 @@ from datetime import datetime, timedelta
 import sqlalchemy as sa
 
 from datahub.app.extensions import db
+from datahub.datasets.versions import prune_versions
 from datahub.pipelines import wakeups
 from datahub.pipelines.execute import RunStopped, execute_run
 from datahub.pipelines.models import Pipeline, Run
@@ -188,7 +189,7 @@ class Worker:
         self.name = name or worker_name()
         self.shutdown = shutdown or threading.Event()
         self.pool = pool or isolation.ProcessPool(spares=0)
-        self._last_reap = 0.0
+        self._last_reap = self._last_prune = 0.0
         self._reap_lock = threading.Lock()
 
     def run_once(self, name=None):
@@ -197,6 +198,7 @@ class Worker:
         with self.app.app_context():
             try:
                 self._maybe_reap()
+                self._maybe_prune()
                 run_id = claim(name)
                 if run_id is None:
                     return None
@@ -230,6 +232,16 @@ class Worker:
                 return
             self._last_reap = time.monotonic()
         reap_stale(self.app)
+
+    def _maybe_prune(self):
+        """Retention of dataset versions (``VERSIONS_KEEP``), every
+        ``VERSIONS_PRUNE_SECONDS``."""
+        every = float(self.app.config["VERSIONS_PRUNE_SECONDS"])
+        with self._reap_lock:
+            if time.monotonic() - self._last_prune < every:
+                return
+            self._last_prune = time.monotonic()
+        prune_versions(self.app.config["VERSIONS_KEEP"])
 
     def run_forever(self, concurrency=1):
         """Work in ``concurrency`` threads until ``shutdown`` is set."""

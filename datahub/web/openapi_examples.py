@@ -28,6 +28,7 @@ EXAMPLES = {
         "tags": ["weather", "daily"],
     },
     "DatasetUpdate": {"description": "Daily temperatures in Oslo, 2024", "tags": ["weather"]},
+    "VersionUpdate": {"pinned": True, "message": "As published in the 2024 report"},
     "CollectionCreate": {
         "name": "Nordic weather",
         "description": "Weather datasets of the Nordic capitals",

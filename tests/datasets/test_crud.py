@@ -40,7 +40,9 @@ def test_create_returns_201_with_location_and_the_dataset(client, actors):
         "created_at",
         "updated_at",
         "file",
+        "current_version",
     ]
+    assert body["current_version"] is None
     assert client.get(response.headers["Location"], headers=editor.headers).get_json() == body
 
 

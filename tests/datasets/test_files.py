@@ -335,13 +335,16 @@ def test_other_content_types_are_stored_raw_with_their_type(client, editor, data
     assert download.headers["Content-Type"].split(";")[0] == content_type
 
 
-def test_replacing_removes_the_previous_file(client, editor, dataset, storage):
+def test_a_new_upload_keeps_the_previous_file_as_a_version(client, editor, dataset, storage):
     assert upload(client, editor.headers, dataset["id"], b"one").status_code == 200
     [first] = storage()
-    assert upload(client, editor.headers, dataset["id"], b"two").status_code == 200
-    [second] = storage()
-    assert first != second
+    response = upload(client, editor.headers, dataset["id"], b"two")
+    assert (response.status_code, response.get_json()["current_version"]) == (200, 2)
+    assert sorted(storage()) == sorted([first, *(set(storage()) - {first})])
+    assert len(storage()) == 2
     assert client.get(file_url(dataset), headers=editor.headers).data == b"two"
+    old = client.get(f"/api/v1/datasets/{dataset['id']}/versions/1/file", headers=editor.headers)
+    assert (old.status_code, old.data) == (200, b"one")
 
 
 def test_download_without_a_file_is_404(client, editor, dataset):

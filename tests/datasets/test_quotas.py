@@ -52,18 +52,30 @@ def test_uploads_fill_the_quota_exactly_and_not_a_byte_more(client, editor, stor
     assert usage(client, editor.headers)["storage_bytes"] == QUOTA
 
 
-def test_the_file_replaced_counts_as_freed(client, editor, stored):
+def test_kept_versions_count_once_per_stored_object(client, editor, stored):
     dataset = create_dataset(client, editor.headers)
-    assert upload(client, editor.headers, dataset["id"], b"o" * QUOTA).status_code == 200
-    # Replacing the full quota's file with another as large fits: the old one goes.
-    assert upload(client, editor.headers, dataset["id"], b"n" * QUOTA).status_code == 200
+    versions = f"{URL}{dataset['id']}/versions/"
+    half = b"o" * (QUOTA // 2)
+    assert upload(client, editor.headers, dataset["id"], half).status_code == 200
+    # The same bytes again: a new version, no new object, no more bytes counted.
+    again = upload(client, editor.headers, dataset["id"], half)
+    assert (again.status_code, again.get_json()["current_version"]) == (200, 2)
+    assert len(stored()) == 1
+    assert usage(client, editor.headers)["storage_bytes"] == QUOTA // 2
+    assert upload(client, editor.headers, dataset["id"], b"n" * (QUOTA // 2)).status_code == 200
+    # Earlier versions stay, and count: the quota is full.
     files = stored()
-    assert len(files) == 1
-    response = upload(client, editor.headers, dataset["id"], b"m" * (QUOTA + 1))
+    response = upload(client, editor.headers, dataset["id"], b"m")
     assert (response.status_code, response.get_json()) == (507, OVER_STORAGE)
-    assert client.get(file_url(dataset), headers=editor.headers).data == b"n" * QUOTA
     assert stored() == files
-    assert usage(client, editor.headers)["storage_bytes"] == QUOTA
+    # Deleting version 1 frees nothing (version 2 has its bytes); deleting 2 as well does.
+    assert client.delete(f"{versions}1", headers=editor.headers).status_code == 204
+    assert (stored(), usage(client, editor.headers)["storage_bytes"]) == (files, QUOTA)
+    assert client.delete(f"{versions}2", headers=editor.headers).status_code == 204
+    assert usage(client, editor.headers)["storage_bytes"] == QUOTA // 2
+    assert len(stored()) == 1
+    assert upload(client, editor.headers, dataset["id"], b"m").status_code == 200
+    assert client.get(file_url(dataset), headers=editor.headers).data == b"m"
 
 
 @pytest.mark.parametrize("how", ["raw", "multipart", "chunked", "declared length"])
@@ -75,7 +87,7 @@ def test_an_upload_over_the_quota_is_cut_early_and_leaves_nothing(client, editor
     before = client.get(f"{URL}{dataset['id']}", headers=editor.headers).get_json()
     files = stored()
     stream = None
-    content = b"z" * (QUOTA + 1)  # one byte over: the old file (3 bytes) is freed
+    content = b"z" * (QUOTA + 1)  # over the quota even without the old file's 3 bytes
     if how == "raw":
         response = upload(client, editor.headers, dataset["id"], content)
     elif how == "multipart":

@@ -12,7 +12,13 @@ import re
 from tests.e2e.conftest import ROOT
 
 DOCS = ROOT / "docs"
-WALKTHROUGH = ("quickstart.rst", "guides/curl.rst", "guides/command.rst", "guides/python.rst")
+WALKTHROUGH = (
+    "quickstart.rst",
+    "guides/versions.rst",  # before curl.rst, which ends with a logout
+    "guides/curl.rst",
+    "guides/command.rst",
+    "guides/python.rst",
+)
 RUNNABLE = ("bash", "python")
 DOCUMENTED_URL = "http://127.0.0.1:8000"
 BLOCK = re.compile(

@@ -103,17 +103,23 @@ def test_walkthrough_examples_run(app, gunicorn_server, tmp_path):
     assert not (home / ".config/datahub/session.json").exists()  # logged out
     assert "Uploading" not in result.stderr  # progress only on a terminal, not into a pipe
     # The Python client.
+    # Versions: three uploads, the list, version 1's sha256 and file.
+    listed = lines.index("[(3, 'corrected'), (2, None), (1, 'first')]")
+    assert lines[listed - 3 : listed] == ["1", "2", "3"]
+    assert re.fullmatch("[0-9a-f]{64}", lines[listed + 1])
+    assert lines[listed + 2 : listed + 4] == ["date,mm", "2024-01-01,3"]
+    assert "True" in lines and "(4, 'Restored from version 1')" in lines
+    assert "deleted version 3: 204" in lines
+    assert "deleting the current version: 409" in lines
     assert "409 Name already exists" in lines
     assert (work / "tromso-copy.csv").read_text() == "date,temp\n2024-01-01,-8\n"
     # Every stored file belongs to a dataset still there (the pipeline walk-through keeps
     # its source and output); the datasets deleted on the way took their files along.
     from datahub.app.extensions import db
-    from datahub.datasets.models import Dataset
+    from datahub.datasets.models import DatasetVersion
 
     with app.app_context():
-        keys = set(
-            db.session.scalars(db.select(Dataset.file_key).where(Dataset.file_key.is_not(None)))
-        )
+        keys = set(db.session.scalars(db.select(DatasetVersion.file_key)))
     stored = {path.name for path in (gunicorn_server.instance_path / "storage").iterdir()}
     assert stored == keys
 

@@ -172,6 +172,8 @@ def test_runs_queue_conflict_list_and_cancel(app, client, actors):
         "rows_out",
         "error",
         "output_dataset_id",
+        "inputs",
+        "output",
     ]
     assert (queued["status"], queued["started_at"], queued["rows_in"]) == ("queued", None, None)
     response = client.post(runs_url, headers=editor)
