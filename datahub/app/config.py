@@ -254,6 +254,10 @@ class DefaultConfig:
     # bytes, once no version refers to them) by a pipeline worker's periodic sweep.
     VERSIONS_KEEP = None
     VERSIONS_PRUNE_SECONDS = 300  # how often a pipeline worker applies VERSIONS_KEEP
+    # A diff between two versions still working after this long (waiting for one of the
+    # PREVIEW_CONCURRENCY turns included): 422 ``Diff timed out``. Its memory is bounded
+    # as a run's (PIPELINE_MEMORY_LIMIT).
+    DIFF_TIMEOUT_SECONDS = 60
 
     # -- OpenAPI document --------------------------------------------------------------
     # flask-smorest's names.

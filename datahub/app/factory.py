@@ -115,6 +115,7 @@ def register_blueprints(app):
     from datahub.identity.auth.routes import blp as auth_blp
     from datahub.identity.users.routes import blp as users_blp
     from datahub.ops import blp as ops_blp
+    from datahub.pipelines.lineage_routes import blp as lineage_blp
     from datahub.pipelines.routes import blp as pipelines_blp
     from datahub.pipelines.steps import register_openapi_schemas
     from datahub.spa import blp as spa_blp
@@ -126,6 +127,7 @@ def register_blueprints(app):
     api.register_blueprint(users_blp)
     register_openapi_schemas(api.spec)
     api.register_blueprint(pipelines_blp)
+    api.register_blueprint(lineage_blp)
     app.register_blueprint(ops_blp)
     app.register_blueprint(spa_blp)
     app.register_blueprint(docs_blp)

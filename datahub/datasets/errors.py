@@ -66,3 +66,18 @@ class VersionIsCurrent(Conflict):
 
 class VersionUsedByRun(Conflict):
     message = "Version is used by a run"
+
+
+class DiffKeyInvalid(Unprocessable):
+    """A diff's key is not a column of both versions, or not unique in one of them; the
+    message says which."""
+
+    message = "Diff key is not valid"
+
+
+class DiffTooLarge(Unprocessable):
+    message = "Diff is too large"
+
+
+class DiffTimedOut(Unprocessable):
+    message = "Diff timed out"

@@ -71,42 +71,50 @@ def preview_stored(key, name, limit, config):
 def preview_file(path, limit, name, config):
     """The preview of the file at ``path``; 422 ``Dataset file is not tabular``,
     ``Preview is too large`` or ``Preview timed out``."""
-    seconds = float(config["PREVIEW_TIMEOUT_SECONDS"])
+    args = {
+        "path": path,
+        "limit": int(limit),
+        "name": name,
+        "memory_limit": str(config["PIPELINE_MEMORY_LIMIT"]),
+        "threads": config.get("PIPELINE_THREADS"),
+        "temp_dir": config.get("PIPELINE_TEMP_DIR"),
+        "max_line_size": int(config["PIPELINE_MAX_LINE_SIZE"]),
+        "max_bytes": int(config["PREVIEW_MAX_BYTES"]),
+    }
+    try:
+        return run_isolated(
+            "preview", args, config, float(config["PREVIEW_TIMEOUT_SECONDS"]), PreviewTimedOut
+        )
+    except isolation.JobError as exc:
+        if exc.kind == "not_tabular":
+            raise DatasetNotTabular() from None
+        if exc.kind == "missing":
+            raise DatasetHasNoFile() from None
+        if exc.kind == "too_large":
+            raise PreviewTooLarge() from None
+        raise
+    except isolation.JobKilled as exc:
+        if exc.reason == "timeout":
+            raise PreviewTimedOut() from None
+        if exc.reason in ("memory", "output"):
+            raise PreviewTooLarge() from None
+        raise
+
+
+def run_isolated(job, args, config, seconds, timed_out):
+    """Run ``job`` in a process of this web process's pool, within ``seconds`` (waiting
+    for one of its ``PREVIEW_CONCURRENCY`` turns included: else ``timed_out``) and the
+    pipelines' memory limit; as :func:`datahub.platform.isolation.run_job`."""
     started = time.monotonic()
     pool, turns = _pool_and_turns(config)
     if not turns.acquire(timeout=seconds):
-        raise PreviewTimedOut()
+        raise timed_out()
     try:
         limits = isolation.Limits(
             memory=isolation.parse_size(config["PIPELINE_MEMORY_LIMIT"]),
             margin=isolation.parse_size(config["PIPELINE_MEMORY_MARGIN"]),
             seconds=max(0.0, seconds - (time.monotonic() - started)),
         )
-        args = {
-            "path": path,
-            "limit": int(limit),
-            "name": name,
-            "memory_limit": str(config["PIPELINE_MEMORY_LIMIT"]),
-            "threads": config.get("PIPELINE_THREADS"),
-            "temp_dir": config.get("PIPELINE_TEMP_DIR"),
-            "max_line_size": int(config["PIPELINE_MAX_LINE_SIZE"]),
-            "max_bytes": int(config["PREVIEW_MAX_BYTES"]),
-        }
-        try:
-            return isolation.run_job(pool, "preview", args, limits)
-        except isolation.JobError as exc:
-            if exc.kind == "not_tabular":
-                raise DatasetNotTabular() from None
-            if exc.kind == "missing":
-                raise DatasetHasNoFile() from None
-            if exc.kind == "too_large":
-                raise PreviewTooLarge() from None
-            raise
-        except isolation.JobKilled as exc:
-            if exc.reason == "timeout":
-                raise PreviewTimedOut() from None
-            if exc.reason in ("memory", "output"):
-                raise PreviewTooLarge() from None
-            raise
+        return isolation.run_job(pool, job, args, limits)
     finally:
         turns.release()

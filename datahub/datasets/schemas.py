@@ -12,6 +12,7 @@ from datahub.web.validation import (
     Length,
     Range,
     Schema,
+    StrictBoolean,
     fields,
     label_field,
     name_field,
@@ -170,6 +171,96 @@ class PreviewSchema(Schema):
 DatasetPageSchema = page_schema(DatasetSchema, "DatasetPage")
 
 
+class DiffArgsSchema(Schema):
+    from_ = fields.Integer(
+        required=True,
+        data_key="from",
+        validate=Range(min=1),
+        metadata={"description": "The version compared from"},
+    )
+    to = fields.Integer(
+        required=True, validate=Range(min=1), metadata={"description": "The version compared to"}
+    )
+    key = label_field(
+        Length(min=1, max=10000),
+        "Columns that identify a row, comma-separated (`id` or `city,date`): rows are "
+        "matched by them (a key value twice in one version is 422). Without: the versions "
+        "are compared as multisets of rows, and nothing is `changed`.",
+    )
+
+    @post_load
+    def _key_columns(self, data, **_):
+        data["key"] = [name.strip() for name in data.get("key", "").split(",") if data.get("key")]
+        return data
+
+
+class ColumnTypeSchema(Schema):
+    name = fields.String(required=True)
+    type = fields.String(required=True, metadata={"description": "DuckDB's type name"})
+
+
+class ColumnChangeSchema(Schema):
+    name = fields.String(required=True)
+    from_ = fields.String(required=True, data_key="from", attribute="from")
+    to = fields.String(required=True)
+
+
+class SchemaChangesSchema(Schema):
+    added = fields.List(fields.Nested(ColumnTypeSchema), required=True)
+    removed = fields.List(fields.Nested(ColumnTypeSchema), required=True)
+    changed = fields.List(fields.Nested(ColumnChangeSchema), required=True)
+
+
+class RowCountsSchema(Schema):
+    added = fields.Integer(required=True)
+    removed = fields.Integer(required=True)
+    changed = fields.Integer(required=True)
+    unchanged = fields.Integer(required=True)
+
+
+class ChangedRowSchema(Schema):
+    key = fields.List(fields.Raw(allow_none=True), required=True)
+    from_ = fields.List(
+        fields.Raw(allow_none=True), required=True, data_key="from", attribute="from"
+    )
+    to = fields.List(fields.Raw(allow_none=True), required=True)
+
+
+class DiffSampleSchema(Schema):
+    added = fields.List(fields.List(fields.Raw(allow_none=True)), required=True)
+    removed = fields.List(fields.List(fields.Raw(allow_none=True)), required=True)
+    changed = fields.List(fields.Nested(ChangedRowSchema), required=True)
+
+
+class DiffSchema(Schema):
+    from_ = fields.Integer(required=True, data_key="from", attribute="from")
+    to = fields.Integer(required=True)
+    schema_changes = fields.Nested(
+        SchemaChangesSchema,
+        required=True,
+        data_key="schema",
+        attribute="schema",
+        metadata={"description": "Columns added, removed, and whose type changed"},
+    )
+    rows = fields.Nested(RowCountsSchema, required=True)
+    sample = fields.Nested(
+        DiffSampleSchema,
+        required=True,
+        metadata={
+            "description": "Up to 20 rows of each kind (those with the smallest keys), "
+            "their values in the order of `columns`; long text cut as in previews"
+        },
+    )
+    columns = fields.List(
+        fields.String(),
+        required=True,
+        metadata={
+            "description": "The columns rows are compared on: those of both versions, in "
+            "the order of `to` (a column whose type changed is compared as text)"
+        },
+    )
+
+
 class VersionSchema(Schema):
     version = fields.Integer(required=True, metadata={"minimum": 1})
     sha256 = fields.String(
@@ -203,7 +294,7 @@ class VersionSchema(Schema):
 
 
 class VersionUpdateSchema(Schema):
-    pinned = fields.Boolean(metadata={"description": "Keep it whatever VERSIONS_KEEP says"})
+    pinned = StrictBoolean(metadata={"description": "Keep it whatever VERSIONS_KEEP says"})
     message = text_field(1000, allow_none=True)
 
 

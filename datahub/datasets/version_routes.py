@@ -4,7 +4,7 @@ pinning, restore and delete (docs/guides/versions.rst)."""
 from flask import current_app, url_for
 from flask.views import MethodView
 
-from datahub.datasets import downloads, previews, schemas, services, versions
+from datahub.datasets import diffs, downloads, previews, schemas, services, versions
 from datahub.datasets.blueprint import blp
 from datahub.datasets.openapi import (
     DOWNLOAD_PARAMETERS,
@@ -167,3 +167,37 @@ class DatasetVersionRestore(MethodView):
             "datasets.DatasetVersionById", dataset_id=dataset.id, version=restored.version
         )
         return restored, 201, {"Location": location}
+
+
+@blp.route("/<id:dataset_id>/diff")
+class DatasetDiff(MethodView):
+    @operation(
+        blp,
+        "diff_dataset_versions",
+        401,
+        403,
+        NOT_FOUND,
+        (
+            422,
+            "Validation error, `Dataset file is not tabular`, a key that is not a column of "
+            "both versions or not unique in one, `Diff is too large` or `Diff timed out`",
+        ),
+        STORAGE_UNAVAILABLE,
+        security=BEARER,
+    )
+    @blp.arguments(schemas.DiffArgsSchema, location="query")
+    @blp.response(200, schemas.DiffSchema)
+    def get(self, args, dataset_id):
+        """Compare two versions
+
+        What changed from version ``from`` to version ``to`` of a tabular dataset: the
+        columns added, removed and retyped; how many rows were added, removed, changed
+        and unchanged; and up to 20 rows of each kind. With ``key``, rows are matched by
+        those columns; without, the versions are compared as multisets of rows. Computed
+        by DuckDB in a process of its own, within ``DIFF_TIMEOUT_SECONDS`` and the
+        pipelines' memory limit. Any role."""
+        permissions.require_read(current_user)
+        dataset = services.get_dataset(dataset_id)
+        old = versions.get_version(dataset.id, args["from_"])
+        new = versions.get_version(dataset.id, args["to"])
+        return diffs.diff_versions(dataset, old, new, args["key"], current_app.config)

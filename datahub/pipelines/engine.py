@@ -19,6 +19,9 @@ import duckdb
 from datahub.datasets.sql_check import NODE_KIND, json_nodes
 from datahub.datasets.tabular import DATA_ERRORS, clean_error, describe, quote, unreadable
 
+# Part of every run's fingerprint (datahub.pipelines.execute.fingerprint): raise it when
+# the SQL the steps compile to changes, so that no run reuses an output made otherwise.
+ENGINE_VERSION = 1
 SHOWN_NAMES = 20  # column names quoted in an error message
 SHOWN_NAME_CHARS = 100  # characters of one name quoted in an error message
 ORDINAL = "__datahub_row"

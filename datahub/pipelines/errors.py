@@ -32,3 +32,15 @@ class JoinedDatasetNotFound(InvalidValues):
                 }
             }
         )
+
+
+class PinnedVersionNotFound(InvalidValues):
+    """A pinned version (``source_version``, or step ``position``'s ``version``) that its
+    dataset does not have: a 422 that points at it."""
+
+    def __init__(self, position=None):
+        problem = [ErrorMessage("version not found", "value_error.version_not_found")]
+        if position is None:
+            super().__init__({"source_version": problem})
+        else:
+            super().__init__({"steps": {position: {"version": problem}}})

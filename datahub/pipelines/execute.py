@@ -15,7 +15,6 @@ import logging
 import os
 import shutil
 import tempfile
-from dataclasses import dataclass, field
 
 import sqlalchemy as sa
 from flask import current_app
@@ -25,10 +24,9 @@ from datahub.app.extensions import db
 from datahub.datasets import tabular, versions
 from datahub.datasets.models import Dataset
 from datahub.datasets.services import NewFile, add_stored_version, discard, drop_duplicate
-from datahub.identity import permissions
-from datahub.identity.models import User
 from datahub.pipelines.engine import PipelineError
 from datahub.pipelines.models import Pipeline, Run
+from datahub.pipelines.plans import fingerprint, plan_run, reusable
 from datahub.platform import isolation
 from datahub.platform.database import utcnow
 from datahub.platform.errors import InsufficientStorage, StorageUnavailable
@@ -42,7 +40,6 @@ INTERNAL_ERROR = "internal error while executing the run (see the worker's log)"
 NO_ROOM_FOR_INPUTS = (
     "the worker's temporary folder (PIPELINE_TEMP_DIR) has no room for a copy of the inputs"
 )
-OWNER_MAY_NOT_RUN = "Owner may no longer run this pipeline"
 
 
 class RunStopped(Exception):
@@ -73,21 +70,6 @@ def max_output_bytes(config):
     return int(limit if limit is not None else config["MAX_CONTENT_LENGTH"])
 
 
-@dataclass
-class RunPlan:
-    """What a run needs from the database, read in one short transaction."""
-
-    steps: list
-    owner_id: str
-    pipeline_name: str
-    output_name: str
-    output_format: str
-    source_key: str
-    joins: dict = field(default_factory=dict)  # dataset id → its file's storage key
-    names: dict = field(default_factory=dict)  # storage key → what a user calls the file
-    reads: list = field(default_factory=list)  # (dataset id, version) of every input
-
-
 def _mark(run_id, name, **values):
     """Set the outcome of a run this worker still holds; False if it no longer does."""
     result = db.session.execute(
@@ -100,57 +82,6 @@ def _mark(run_id, name, **values):
     return bool(result.rowcount)
 
 
-def _may_run(owner):
-    return (
-        owner is not None
-        and owner.is_active
-        and bool(set(owner.roles or []) & permissions.CREATE_ROLES)
-    )
-
-
-def _plan(pipeline):
-    """The :class:`RunPlan`, its owner re-authorised as the run starts: an owner who is
-    inactive, no longer an editor or admin, or can no longer read an input fails the run
-    (``OWNER_MAY_NOT_RUN``). A missing input → PipelineError."""
-    owner = db.session.get(User, pipeline.owner_id)
-    if not _may_run(owner):
-        raise PipelineError(OWNER_MAY_NOT_RUN)
-    source = _input(pipeline.source_dataset_id) if pipeline.source_dataset_id else None
-    if source is None:
-        raise PipelineError("the source dataset no longer exists")
-    if source.file_key is None:
-        raise PipelineError("the source dataset has no file")
-    plan = RunPlan(
-        steps=list(pipeline.steps or []),
-        owner_id=pipeline.owner_id,
-        pipeline_name=pipeline.name,
-        output_name=pipeline.output_dataset_name,
-        output_format=pipeline.output_format or "csv",
-        source_key=source.file_key,
-        names={source.file_key: "the source file"},
-        reads=[(source.id, source.current_version)],
-    )
-    for position, step in enumerate(plan.steps):
-        if step.get("op") != "join":
-            continue
-        other = _input(step["dataset_id"])
-        where = f"step {position} (join)"
-        if other is None:
-            raise PipelineError(f"{where}: dataset {step['dataset_id']} does not exist")
-        if other.file_key is None:
-            raise PipelineError(f"{where}: dataset {step['dataset_id']} has no file")
-        plan.joins[other.id] = other.file_key
-        plan.names[other.file_key] = f"dataset {other.id}'s file"
-        plan.reads.append((other.id, other.current_version))
-    return plan
-
-
-def _input(dataset_id):
-    """An input dataset, its row share-locked until the run's reads are recorded: its
-    current version cannot be deleted in between (datasets.versions.delete_version)."""
-    return db.session.get(Dataset, dataset_id, with_for_update={"read": True})
-
-
 def execute_run(app, run_id, name, check, pool=None):
     """Execute run ``run_id``, which worker ``name`` has claimed. ``check()`` raises
     :class:`RunStopped` once the run is no longer ours; ``pool`` is the
@@ -161,14 +92,28 @@ def execute_run(app, run_id, name, check, pool=None):
         db.session.rollback()
         return
     try:
-        plan = _plan(pipeline)
+        plan = plan_run(pipeline)
         versions.record_reads(run_id, plan.reads)
+        digest = fingerprint(plan)
+        run.fingerprint = digest
+        earlier = reusable(plan, run_id, digest)
+        reused = earlier and {
+            "reused_run_id": earlier.reused_run_id or earlier.id,
+            "rows_in": earlier.rows_in,
+            "rows_out": earlier.rows_out,
+            "output_dataset_id": earlier.output_dataset_id,
+            "output_version": earlier.output_version,
+        }
     except PipelineError as exc:
         db.session.rollback()
         _mark(run_id, name, status="failed", error=str(exc))
         return
     finally:
         db.session.commit()  # no transaction stays open while the run works
+    if reused:
+        _mark(run_id, name, status="succeeded", error=None, **reused)
+        log.info("run %s reused run %s", run_id, reused["reused_run_id"])
+        return
     rows = {}
     try:
         check()  # a run that is already stopped does not start

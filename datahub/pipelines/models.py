@@ -23,6 +23,7 @@ class Pipeline(OwnedNamed, db.Model):
     steps: Mapped[list] = mapped_column(sa.JSON, default=list)
     output_dataset_name: Mapped[str] = mapped_column(sa.String(255))
     output_format: Mapped[str] = mapped_column(sa.String(16), default="csv", server_default="csv")
+    source_version: Mapped[int | None] = mapped_column(sa.Integer)  # None: the current one
 
 
 class Run(db.Model):
@@ -33,6 +34,7 @@ class Run(db.Model):
     __table_args__ = (
         sa.Index("ix_runs_pipeline_id_id", "pipeline_id", "id"),
         sa.Index("ix_runs_status_id", "status", "id"),
+        sa.Index("ix_runs_fingerprint_id", "fingerprint", "id"),
         sa.Index(
             "ux_runs_active_pipeline",
             "pipeline_id",
@@ -56,6 +58,10 @@ class Run(db.Model):
         sa.ForeignKey("datasets.id", ondelete="SET NULL")
     )
     output_version: Mapped[int | None] = mapped_column(sa.Integer)
+    # What the run computes (datahub.pipelines.execute.fingerprint), and the earlier run
+    # whose output it reused instead (no foreign key: that run may be deleted since).
+    fingerprint: Mapped[str | None] = mapped_column(sa.String(64))
+    reused_run_id: Mapped[int | None] = mapped_column(sa.Integer)
     # The versions the run read (datasets.models.VersionRead), recorded as it started.
     reads: Mapped[list["VersionRead"]] = relationship(  # noqa: F821  (datasets.models)
         lazy="selectin",

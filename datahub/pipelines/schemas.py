@@ -83,6 +83,11 @@ class PipelineSchema(Schema):
         allow_none=True,
         metadata={"description": "null once the source dataset has been deleted"},
     )
+    source_version = fields.Integer(
+        required=True,
+        allow_none=True,
+        metadata={"description": "The source's version runs read; null: its current one"},
+    )
     steps = _steps(required=True)
     output_dataset_name = fields.String(required=True)
     output_format = fields.String(required=True, metadata=FILE_FORMAT)
@@ -100,6 +105,16 @@ class PipelineCreateSchema(Schema):
         strict=True,
         validate=Range(min=1),
         metadata={"description": "The dataset whose file (CSV, Parquet or JSON lines) is read"},
+    )
+    source_version = fields.Integer(
+        strict=True,
+        allow_none=True,
+        load_default=None,
+        validate=Range(min=1, max=2**31 - 1),
+        metadata={
+            "description": "Read this version of the source (pinned); null: the current "
+            "version when each run starts"
+        },
     )
     steps = _steps(load_default=list)
     output_dataset_name = name_field(
@@ -125,6 +140,9 @@ class PipelineUpdateSchema(PipelineCreateSchema):
         super().__init__(partial=True, **kwargs)
 
     description = text_field(10000)
+    source_version = fields.Integer(
+        strict=True, allow_none=True, validate=Range(min=1, max=2**31 - 1)
+    )
     steps = _steps()
     output_format = fields.String(validate=OneOf(FORMATS), metadata=FILE_FORMAT)
 
@@ -173,8 +191,62 @@ class RunSchema(Schema):
         allow_none=True,
         metadata={"description": "The version the run made; null until it succeeds"},
     )
+    reused_run_id = fields.Integer(
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "Set when the run was answered by an earlier run with the same "
+            "pipeline definition, engine and input versions: its output version is that "
+            "run's, and nothing was computed"
+        },
+    )
 
 
 RunListArgsSchema = ListArgsSchema
 PipelinePageSchema = page_schema(PipelineSchema, "PipelinePage")
 RunPageSchema = page_schema(RunSchema, "RunPage")
+
+
+class LineageArgsSchema(Schema):
+    version = fields.Integer(
+        validate=Range(min=1), metadata={"description": "The version; default: the current one"}
+    )
+    direction = fields.String(
+        load_default="both",
+        validate=OneOf(["upstream", "downstream", "both"]),
+        metadata={"description": "upstream, downstream or both"},
+    )
+    depth = fields.Integer(
+        load_default=3,
+        validate=Range(min=1, max=10),
+        metadata={"description": "How many runs away, 1 to 10"},
+    )
+
+
+class LineageNodeSchema(Schema):
+    id = fields.String(
+        required=True,
+        metadata={"description": "`dataset:<id>@<version>` or `run:<id>`"},
+    )
+    type = fields.String(required=True, metadata={"enum": ["version", "run"]})
+    dataset_id = fields.Integer(metadata={"description": "A version's dataset"})
+    version = fields.Integer(metadata={"description": "A version's number"})
+    name = fields.String(allow_none=True, metadata={"description": "A version's dataset's name"})
+    run_id = fields.Integer(metadata={"description": "A run's id"})
+    pipeline_id = fields.Integer(metadata={"description": "A run's pipeline"})
+
+
+class LineageEdgeSchema(Schema):
+    from_ = fields.String(required=True, data_key="from", attribute="from")
+    to = fields.String(required=True)
+
+
+class LineageSchema(Schema):
+    nodes = fields.List(fields.Nested(LineageNodeSchema), required=True)
+    edges = fields.List(
+        fields.Nested(LineageEdgeSchema),
+        required=True,
+        metadata={
+            "description": "From a version to a run that read it, from a run to a version it made"
+        },
+    )

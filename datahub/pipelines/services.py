@@ -6,10 +6,11 @@ from flask import current_app
 from datahub import quotas
 from datahub.app.extensions import db
 from datahub.datasets.errors import DatasetNotFound
-from datahub.datasets.models import Dataset
+from datahub.datasets.models import Dataset, DatasetVersion
 from datahub.pipelines import wakeups
 from datahub.pipelines.errors import (
     JoinedDatasetNotFound,
+    PinnedVersionNotFound,
     PipelineAlreadyRunning,
     PipelineNotFound,
     RunNotFound,
@@ -19,7 +20,14 @@ from datahub.platform.database import utcnow, valid_id
 from datahub.resources.services import create_named, filter_named, get_or_raise, update_named
 
 CANCELLED_BY_USER = "cancelled by a user"
-FIELDS = ("description", "source_dataset_id", "steps", "output_dataset_name", "output_format")
+FIELDS = (
+    "description",
+    "source_dataset_id",
+    "source_version",
+    "steps",
+    "output_dataset_name",
+    "output_format",
+)
 
 
 def get_pipeline(pipeline_id, for_update=False):
@@ -47,17 +55,36 @@ def _require_source(values):
             not valid_id(step["dataset_id"]) or db.session.get(Dataset, step["dataset_id"]) is None
         ):
             raise JoinedDatasetNotFound(position)
+        if step.get("op") == "join" and step.get("version") is not None:
+            if db.session.get(DatasetVersion, (step["dataset_id"], step["version"])) is None:
+                raise PinnedVersionNotFound(position)
+
+
+def _require_pinned_source(pipeline, values):
+    """A pinned ``source_version`` must be a version of the (new or kept) source."""
+    number = values.get("source_version", pipeline.source_version if pipeline else None)
+    source = values.get("source_dataset_id", pipeline.source_dataset_id if pipeline else None)
+    if number is not None and (
+        source is None or db.session.get(DatasetVersion, (source, number)) is None
+    ):
+        raise PinnedVersionNotFound()
 
 
 def create_pipeline(owner, values):
+    def check(values):
+        _require_source(values)
+        _require_pinned_source(None, values)
+
     # Any other integrity error at the commit: the source dataset was deleted meanwhile.
-    return create_named(
-        Pipeline, owner, values, FIELDS, check=_require_source, otherwise=DatasetNotFound
-    )
+    return create_named(Pipeline, owner, values, FIELDS, check=check, otherwise=DatasetNotFound)
 
 
 def update_pipeline(pipeline, values):
-    return update_named(pipeline, values, FIELDS, check=_require_source, otherwise=DatasetNotFound)
+    def check(values):
+        _require_source(values)
+        _require_pinned_source(pipeline, values)
+
+    return update_named(pipeline, values, FIELDS, check=check, otherwise=DatasetNotFound)
 
 
 def delete_pipeline(pipeline):

@@ -239,6 +239,11 @@ class JoinStep(_StepSchema):
     op = fields.String(required=True, metadata={"enum": ["join"]})
 
     dataset_id = fields.Integer(required=True, strict=True, validate=Range(min=1, max=2**63 - 1))
+    version = fields.Integer(
+        strict=True,
+        validate=Range(min=1, max=2**31 - 1),
+        metadata={"description": "Join this version of the dataset; default: its current one"},
+    )
     on = _columns(required=True)
     how = fields.String(validate=OneOf(JOIN_KINDS), load_default="inner")
 

@@ -231,17 +231,14 @@ def wait_until(predicate, timeout=15):
 
 
 def audit_storage(app, server):
-    """Problems between the datasets table and the storage folder, as a dict of lists:
-    rows pointing at a missing or different file, stored files no row references, and
-    temporary files. All empty means consistent."""
+    """Problems between the dataset versions and the storage folder, as a dict of lists:
+    versions pointing at a missing or different file (by dataset id), stored files no
+    version references, and temporary files. All empty means consistent."""
     from datahub.app.extensions import db
 
     with app.app_context():
         rows = db.session.execute(
-            sa.text(
-                "SELECT id, file_key, file_size, file_sha256 FROM datasets "
-                "WHERE file_key IS NOT NULL"
-            )
+            sa.text("SELECT dataset_id, file_key, size_bytes, sha256 FROM dataset_versions")
         ).all()
         db.session.remove()
     folder = server.instance_path / "storage"

@@ -97,7 +97,7 @@ def test_sixteen_concurrent_collection_creates_of_one_name(api):
     assert sorted(status for status, _ in results) == [201] + [409] * 15, results
 
 
-def test_concurrent_uploads_leave_one_consistent_file(api, gunicorn_server):
+def test_concurrent_uploads_make_eight_consistent_versions(api, gunicorn_server):
     base, headers = api
     status, body = request("POST", f"{base}/datasets/", {"name": "target"}, headers)
     dataset_id = json.loads(body)["id"]
@@ -119,7 +119,14 @@ def test_concurrent_uploads_leave_one_consistent_file(api, gunicorn_server):
     assert len(content) == file["size_bytes"]
     storage = gunicorn_server.instance_path / "storage"
     assert hashlib.sha256(content).hexdigest() == file["sha256"]
-    assert len(list(storage.iterdir())) == 1  # every replaced file was removed, no temp left
+    # Eight versions numbered 1 to 8, the newest current, each its own stored file; no
+    # temporary file left.
+    status, body = request("GET", f"{base}/datasets/{dataset_id}/versions", headers=headers)
+    listed = json.loads(body)["items"]
+    assert [item["version"] for item in listed] == list(range(8, 0, -1))
+    assert listed[0]["sha256"] == file["sha256"]
+    assert {item["size_bytes"] for item in listed} == {len(payload) for payload in payloads}
+    assert len(list(storage.iterdir())) == 8
 
 
 def test_two_admins_demoting_each_other_at_once_leave_one_admin(api):

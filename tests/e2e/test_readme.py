@@ -108,6 +108,10 @@ def test_walkthrough_examples_run(app, gunicorn_server, tmp_path):
     assert lines[listed - 3 : listed] == ["1", "2", "3"]
     assert re.fullmatch("[0-9a-f]{64}", lines[listed + 1])
     assert lines[listed + 2 : listed + 4] == ["date,mm", "2024-01-01,3"]
+    assert lines[listed + 4] == (
+        "({'added': 0, 'removed': 0, 'changed': 1, 'unchanged': 0}, "
+        "[{'key': ['2024-01-01'], 'from': ['2024-01-01', 3], 'to': ['2024-01-01', 4]}])"
+    )
     assert "True" in lines and "(4, 'Restored from version 1')" in lines
     assert "deleted version 3: 204" in lines
     assert "deleting the current version: 409" in lines

@@ -37,6 +37,7 @@ def test_create_get_list_patch_delete(client, actors):
         "description",
         "owner_id",
         "source_dataset_id",
+        "source_version",
         "steps",
         "output_dataset_name",
         "output_format",
@@ -174,6 +175,7 @@ def test_runs_queue_conflict_list_and_cancel(app, client, actors):
         "output_dataset_id",
         "inputs",
         "output",
+        "reused_run_id",
     ]
     assert (queued["status"], queued["started_at"], queued["rows_in"]) == ("queued", None, None)
     response = client.post(runs_url, headers=editor)

@@ -10,7 +10,10 @@ was uploaded, its format not known (null: it was never read at upload). The data
 are, on either storage backend: a version refers to the object by its key.
 
 Runs record which versions they read (``dataset_version_reads``) and which they made
-(``runs.output_version``); runs before this migration have neither.
+(``runs.output_version``), and what they computed (``runs.fingerprint``: a run with the
+fingerprint of an earlier succeeded run reuses its output, ``runs.reused_run_id``); runs
+before this migration have none of these. Pipelines may pin their source's version
+(``pipelines.source_version``).
 
 Only new tables and added columns (plain ALTER TABLE): nothing is copied or rebuilt, so
 neither SQLite nor PostgreSQL cascades anything.
@@ -69,6 +72,10 @@ def upgrade():
                     ['dataset_id', 'version'])
     op.add_column('datasets', sa.Column('current_version', sa.Integer(), nullable=True))
     op.add_column('runs', sa.Column('output_version', sa.Integer(), nullable=True))
+    op.add_column('runs', sa.Column('fingerprint', sa.String(length=64), nullable=True))
+    op.add_column('runs', sa.Column('reused_run_id', sa.Integer(), nullable=True))
+    op.create_index('ix_runs_fingerprint_id', 'runs', ['fingerprint', 'id'])
+    op.add_column('pipelines', sa.Column('source_version', sa.Integer(), nullable=True))
     op.execute(
         "INSERT INTO dataset_versions (dataset_id, version, file_key, sha256, size_bytes, "
         "filename, content_type, format, created_at, created_by, run_id, message, pinned) "
@@ -82,6 +89,10 @@ def upgrade():
 
 
 def downgrade():
+    op.drop_column('pipelines', 'source_version')
+    op.drop_index('ix_runs_fingerprint_id', 'runs')
+    op.drop_column('runs', 'reused_run_id')
+    op.drop_column('runs', 'fingerprint')
     op.drop_column('runs', 'output_version')
     op.drop_column('datasets', 'current_version')
     op.drop_index('ix_dataset_version_reads_dataset_id_version', 'dataset_version_reads')

@@ -35,7 +35,7 @@ def test_usage_counts_what_the_caller_owns(app, client, actors):
     create_dataset(client, editor, "no file yet")
     second = create_dataset(client, editor, "second")
     assert upload(client, editor, second["id"], b"x" * 1000).status_code == 200
-    assert upload(client, editor, second["id"], b"y" * 10).status_code == 200  # replaced
+    assert upload(client, editor, second["id"], b"y" * 10).status_code == 200  # version 2
     create_dataset(client, other, "someone else's")
     pipelines = [
         create_pipeline(client, editor, first["id"], name=f"p{i}", output=f"o{i}") for i in range(3)
@@ -49,7 +49,7 @@ def test_usage_counts_what_the_caller_owns(app, client, actors):
     assert sizes["people"] == len(PEOPLE.encode("utf-8")) and sizes["second"] == 10
     assert sizes["no file yet"] is None and sizes["o0"] > 0  # the run's output
     assert body == {
-        "storage_bytes": sizes["people"] + 10 + sizes["o0"],
+        "storage_bytes": sizes["people"] + 1000 + 10 + sizes["o0"],  # both versions count
         "datasets": 4,
         "queued_runs": 2,
         "limits": {"storage_bytes": 10**12, "datasets": 7, "queued_runs": None},

@@ -1,0 +1,133 @@
+"""Lineage: which runs made a version of a dataset and from which versions, and what was
+made from it (docs/guides/versions.rst, "Lineage"). A graph of version and run nodes,
+walked breadth first from one version, upstream (a version ← the run that made it ← the
+versions it read) and downstream (a version → the runs that read it → the versions they
+made), ``depth`` runs away at most. One query per step and direction, on indexes."""
+
+import sqlalchemy as sa
+
+from datahub.app.extensions import db
+from datahub.datasets.models import Dataset, DatasetVersion, VersionRead
+from datahub.pipelines.models import Run
+
+DIRECTIONS = ("upstream", "downstream", "both")
+
+
+def version_id(dataset_id, version):
+    return f"dataset:{dataset_id}@{version}"
+
+
+class Graph:
+    def __init__(self):
+        self.versions, self.runs, self.edges = set(), set(), set()
+
+    def edge(self, source, target):
+        self.edges.add((source, target))
+
+
+def lineage(dataset_id, version, direction="both", depth=3):
+    """``{"nodes", "edges"}`` around version ``version`` of dataset ``dataset_id``."""
+    graph = Graph()
+    graph.versions.add((dataset_id, version))
+    if direction in ("upstream", "both"):
+        _walk(graph, {(dataset_id, version)}, depth, _upstream)
+    if direction in ("downstream", "both"):
+        _walk(graph, {(dataset_id, version)}, depth, _downstream)
+    return _answer(graph)
+
+
+def _walk(graph, frontier, depth, step):
+    seen = set(frontier)
+    for _ in range(depth):
+        if not frontier:
+            return
+        reached = step(graph, frontier) - seen
+        seen |= reached
+        frontier = reached
+
+
+def _pairs(column_a, column_b, pairs):
+    return sa.tuple_(column_a, column_b).in_([sa.tuple_(a, b) for a, b in pairs])
+
+
+def _upstream(graph, versions):
+    """The runs that made ``versions`` and the versions those runs read."""
+    made = db.session.execute(
+        sa.select(DatasetVersion.dataset_id, DatasetVersion.version, DatasetVersion.run_id).where(
+            _pairs(DatasetVersion.dataset_id, DatasetVersion.version, versions),
+            DatasetVersion.run_id.is_not(None),
+        )
+    ).all()
+    runs = {run_id for _, _, run_id in made}
+    for dataset_id, number, run_id in made:
+        graph.runs.add(run_id)
+        graph.edge(f"run:{run_id}", version_id(dataset_id, number))
+    if not runs:
+        return set()
+    read = db.session.execute(
+        sa.select(VersionRead.run_id, VersionRead.dataset_id, VersionRead.version).where(
+            VersionRead.run_id.in_(runs)
+        )
+    ).all()
+    found = set()
+    for run_id, dataset_id, number in read:
+        found.add((dataset_id, number))
+        graph.edge(version_id(dataset_id, number), f"run:{run_id}")
+    graph.versions |= found
+    return found
+
+
+def _downstream(graph, versions):
+    """The runs that read ``versions`` and the versions those runs made."""
+    read = db.session.execute(
+        sa.select(VersionRead.run_id, VersionRead.dataset_id, VersionRead.version).where(
+            _pairs(VersionRead.dataset_id, VersionRead.version, versions)
+        )
+    ).all()
+    runs = {run_id for run_id, _, _ in read}
+    for run_id, dataset_id, number in read:
+        graph.runs.add(run_id)
+        graph.edge(version_id(dataset_id, number), f"run:{run_id}")
+    if not runs:
+        return set()
+    made = db.session.execute(
+        sa.select(DatasetVersion.run_id, DatasetVersion.dataset_id, DatasetVersion.version).where(
+            DatasetVersion.run_id.in_(runs)
+        )
+    ).all()
+    found = set()
+    for run_id, dataset_id, number in made:
+        found.add((dataset_id, number))
+        graph.edge(f"run:{run_id}", version_id(dataset_id, number))
+    graph.versions |= found
+    return found
+
+
+def _answer(graph):
+    names = dict(
+        db.session.execute(
+            sa.select(Dataset.id, Dataset.name).where(
+                Dataset.id.in_({dataset_id for dataset_id, _ in graph.versions})
+            )
+        ).all()
+    )
+    pipelines = dict(
+        db.session.execute(sa.select(Run.id, Run.pipeline_id).where(Run.id.in_(graph.runs))).all()
+    )
+    nodes = [
+        {
+            "id": version_id(dataset_id, number),
+            "type": "version",
+            "dataset_id": dataset_id,
+            "version": number,
+            "name": names.get(dataset_id),
+        }
+        for dataset_id, number in sorted(graph.versions)
+    ]
+    nodes += [
+        {"id": f"run:{run_id}", "type": "run", "run_id": run_id, "pipeline_id": pipelines[run_id]}
+        for run_id in sorted(graph.runs)
+        if run_id in pipelines
+    ]
+    edges = [{"from": source, "to": target} for source, target in sorted(graph.edges)]
+    return {"nodes": nodes, "edges": edges}
