@@ -3,6 +3,7 @@ the guides for curl, the ``datahub`` command and Python), run in order as writte
 the real curl, the ``datahub`` command, the Python client) against a real gunicorn, so that
 the documentation cannot drift from the service (tests/e2e/docs_examples.py)."""
 
+import os
 import re
 import shutil
 import subprocess
@@ -77,6 +78,9 @@ def test_walkthrough_examples_run(app, gunicorn_server, tmp_path):
             "HOME": str(home),
             "PYTHON": sys.executable,
             "DATAHUB_PASSWORD": gunicorn_server.admin_password(),
+            # The command and the python blocks import the client this test imports,
+            # also when that is a checkout named on PYTHONPATH.
+            **{name: os.environ[name] for name in ("PYTHONPATH",) if name in os.environ},
         },
     )
     output = result.stdout
@@ -102,8 +106,16 @@ def test_walkthrough_examples_run(app, gunicorn_server, tmp_path):
     assert "Successfully logged out" in lines
     assert not (home / ".config/datahub/session.json").exists()  # logged out
     assert "Uploading" not in result.stderr  # progress only on a terminal, not into a pipe
-    # The Python client.
-    # Versions: three uploads, the list, version 1's sha256 and file.
+    # The command's versions: the list, version 1's file, a pin, a restore.
+    tables = [i for i, line in enumerate(lines) if line.split()[:2] == ["VERSION", "CREATED"]]
+    assert len(tables) == 3
+    rows = [lines[i].split() for i in (tables[0] + 1, tables[0] + 2)]
+    assert [(row[0], row[-1]) for row in rows] == [("2", "corrected"), ("1", "-")]
+    assert "version 1 as first uploaded" in lines
+    assert lines[tables[1] + 1].split()[-3:] == ["yes", "as", "published"]
+    restore = lines[tables[2] + 1]
+    assert restore.split()[0] == "3" and restore.endswith("  Restored from version 1")
+    # Versions with curl: three uploads, the list, version 1's sha256 and file.
     listed = lines.index("[(3, 'corrected'), (2, None), (1, 'first')]")
     assert lines[listed - 3 : listed] == ["1", "2", "3"]
     assert re.fullmatch("[0-9a-f]{64}", lines[listed + 1])
@@ -115,8 +127,13 @@ def test_walkthrough_examples_run(app, gunicorn_server, tmp_path):
     assert "True" in lines and "(4, 'Restored from version 1')" in lines
     assert "deleted version 3: 204" in lines
     assert "deleting the current version: 409" in lines
+    # The Python client.
     assert "409 Name already exists" in lines
     assert (work / "tromso-copy.csv").read_text() == "date,temp\n2024-01-01,-8\n"
+    # The Python client's versions.
+    assert "[(2, '4 mm'), (1, '3 mm')]" in lines
+    assert "3 Restored from version 1" in lines and "409 Version is current" in lines
+    assert (work / "tromso-rain-v1.csv").read_text() == "date,mm\n2024-01-01,3\n"
     # Every stored file belongs to a dataset still there (the pipeline walk-through keeps
     # its source and output); the datasets deleted on the way took their files along.
     from datahub.app.extensions import db

@@ -11,6 +11,7 @@ from urllib3.util.retry import Retry
 
 from datahub_client.errors import AuthenticationError, DatahubError, UnreachableError, error_for
 from datahub_client.resources import ResourcesMixin
+from datahub_client.versions import VersionsMixin
 
 AUTH_PATH = "/api/v1/auth"
 
@@ -48,7 +49,7 @@ class SeedRetry(Retry):
             time.sleep(delay)
 
 
-class Client(ResourcesMixin):
+class Client(ResourcesMixin, VersionsMixin):
     """One session with the service. Thread-safe; concurrent 401s share one refresh.
 
     ``refresh_token`` (and ``refresh_cookie_name``) resume a session kept elsewhere, as the

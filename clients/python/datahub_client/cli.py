@@ -2,8 +2,9 @@
 
     datahub login --email ann@example.com        # password from a prompt or DATAHUB_PASSWORD
     datahub datasets create "Oslo weather" --tag weather
-    datahub datasets upload 1 weather.csv
+    datahub datasets upload 1 weather.csv --message "first readings"
     datahub datasets download 1 copy.csv --force    # an existing file is kept without --force
+    datahub datasets versions 1                     # every upload is a version
     datahub --json datasets list
 
 Between runs only the refresh cookie is kept, in ``~/.config/datahub/session.json`` (or
@@ -11,126 +12,17 @@ Between runs only the refresh cookie is kept, in ``~/.config/datahub/session.jso
 ``Error: ...`` line on stderr and exit status 1; progress is drawn only on a terminal.
 """
 
-import errno
-import json
 import os
 import sys
 from urllib.parse import urlsplit
 
 import click
 
-from datahub_client.api import Client
-from datahub_client.errors import AuthenticationError, DatahubError, UnreachableError
-from datahub_client.session import SessionFile
+from datahub_client.cli_context import Context, Main, pass_context
+from datahub_client.cli_versions import VERSION_COMMANDS
+from datahub_client.errors import DatahubError, UnreachableError
 
 DEFAULT_URL = "http://127.0.0.1:8000"
-
-
-class Context:
-    def __init__(self, url, as_json):
-        self.url = url.rstrip("/")
-        self.as_json = as_json
-        # Progress bars go to stderr, and only to a terminal: never into a file or a pipe.
-        self.show_progress = not as_json and sys.stderr is not None and sys.stderr.isatty()
-        self.session = SessionFile()
-        cookie_name, token = self.session.load(self.url)
-        self.client = Client(
-            self.url,
-            refresh_token=token,
-            refresh_cookie_name=cookie_name or "__Secure-refresh_token",
-            on_refresh_cookie=lambda name, value: self.session.save(self.url, name, value),
-        )
-
-    def require_session(self):
-        """Without a session: "Not logged in" only if the service answers at all (any
-        answer will do); one that cannot be reached says so (``UnreachableError``)."""
-        if not self.client.refresh_cookie:
-            try:
-                self.client.request("GET", "/healthz", authenticated=False)
-            except UnreachableError:
-                raise
-            except DatahubError:
-                pass
-            raise AuthenticationError(401, f"Not logged in to {self.url}; run: datahub login")
-
-    def output(self, data, columns=None, rows=None):
-        """JSON with --json; otherwise a plain table of ``columns`` over ``rows``."""
-        if self.as_json:
-            click.echo(json.dumps(data, indent=2))
-        elif columns:
-            table = [[str(cell) for cell in row] for row in rows]
-            widths = [
-                max([len(title)] + [len(row[i]) for row in table])
-                for i, title in enumerate(columns)
-            ]
-            for row in [columns, *table]:
-                line = "  ".join(
-                    cell.ljust(width) for cell, width in zip(row, widths, strict=False)
-                )
-                click.echo(line.rstrip())
-
-    def progress(self, label, total):
-        return Progress(label, total, hidden=not self.show_progress)
-
-
-class Progress:
-    """A click progress bar (on stderr) fed by the client's ``(done, total)`` callback;
-    it appears with the first chunk, so an error answer prints nothing but the error.
-    ``hidden``: nothing at all, not even the label."""
-
-    def __init__(self, label, total, hidden=False):
-        self.label, self.total, self.hidden = label, total, hidden
-        self.bar, self.done = None, 0
-
-    def __enter__(self):
-        return self
-
-    def __call__(self, done, total):
-        if self.hidden:
-            return
-        if self.bar is None:
-            self.bar = click.progressbar(
-                length=total or self.total or 0, label=self.label, file=sys.stderr, show_pos=True
-            )
-            self.bar.__enter__()
-        if done > self.done:
-            self.bar.update(done - self.done)
-        self.done = done
-
-    def __exit__(self, *exc):
-        if self.bar is not None:
-            self.bar.__exit__(*exc)
-
-
-class Main(click.Group):
-    """Every failure is ``Error: ...`` on stderr and exit status 1, never a traceback: a
-    service error says its detail, an OSError its file and reason (``path: reason``)."""
-
-    def invoke(self, ctx):
-        try:
-            return super().invoke(ctx)
-        except (click.ClickException, click.exceptions.Exit, click.Abort):
-            raise
-        except DatahubError as error:
-            click.echo(f"Error: {error.message}", err=True)
-            if isinstance(error, AuthenticationError) and "datahub login" not in error.message:
-                click.echo("Log in with: datahub login", err=True)
-        except OSError as error:
-            if error.errno == errno.EPIPE:
-                raise  # the reader of stdout is gone (``| head``): click ends quietly
-            reason = error.strerror or str(error)
-            click.echo(
-                f"Error: {error.filename}: {reason}"
-                if error.filename is not None
-                else f"Error: {reason}",
-                err=True,
-            )
-        except Exception as error:
-            click.echo(f"Error: unexpected {type(error).__name__}: {error}", err=True)
-        ctx.exit(1)
-
-
-pass_context = click.make_pass_decorator(Context)
 
 
 @click.group(cls=Main, name="datahub")
@@ -226,7 +118,8 @@ DATASET_COLUMNS = ["ID", "NAME", "TAGS", "FILE", "SIZE"]
 
 @cli.group()
 def datasets():
-    """List, create, upload, download and delete datasets."""
+    """List, create, upload, download and delete datasets; list, pin and restore their
+    versions."""
 
 
 @datasets.command("list")
@@ -265,18 +158,25 @@ def datasets_create(context, name, description, tags):
 @click.argument("path", type=click.Path(exists=True, dir_okay=False, readable=False))
 @click.option("--content-type", help="Default: guessed from the file name.")
 @click.option("--filename", help="The name to store (default: the file's).")
+@click.option("--message", help="A note kept with the new version.")
 @pass_context
-def datasets_upload(context, dataset_id, path, content_type, filename):
-    """Upload PATH as the file of DATASET_ID (replacing any previous one)."""
+def datasets_upload(context, dataset_id, path, content_type, filename, message):
+    """Upload PATH as the file of DATASET_ID: its new, current version (the previous
+    ones are kept; see: datahub datasets versions)."""
     context.require_session()
     with context.progress("Uploading", os.path.getsize(path)) as progress:
         dataset = context.client.dataset_upload(
-            dataset_id, path, filename=filename, content_type=content_type, progress=progress
+            dataset_id,
+            path,
+            filename=filename,
+            content_type=content_type,
+            progress=progress,
+            message=message,
         )
     context.output(
         dataset,
-        DATASET_COLUMNS + ["SHA256"],
-        [_dataset_rows([dataset])[0] + [dataset["file"]["sha256"]]],
+        DATASET_COLUMNS + ["VERSION", "SHA256"],
+        [_dataset_rows([dataset])[0] + [dataset["current_version"], dataset["file"]["sha256"]]],
     )
 
 
@@ -284,21 +184,24 @@ def datasets_upload(context, dataset_id, path, content_type, filename):
 @click.argument("dataset_id", type=int)
 @click.argument("destination", type=click.Path(), default=".")
 @click.option("-f", "--force", is_flag=True, help="Overwrite an existing file.")
+@click.option("--version", type=int, help="This version's file (default: the current one).")
 @pass_context
-def datasets_download(context, dataset_id, destination, force):
+def datasets_download(context, dataset_id, destination, force, version):
     """Download the file of DATASET_ID to DESTINATION (a file, or a folder: default .).
     An existing file is kept unless --force; a failed download leaves nothing behind."""
     context.require_session()
     try:
         with context.progress("Downloading", None) as progress:
             path = context.client.dataset_download(
-                dataset_id, destination, progress=progress, overwrite=force
+                dataset_id, destination, progress=progress, overwrite=force, version=version
             )
     except FileExistsError as error:
         raise click.ClickException(
             f"{error.filename} already exists (use --force to overwrite it)"
         ) from None
     result = {"dataset_id": dataset_id, "path": path, "size_bytes": os.path.getsize(path)}
+    if version is not None:
+        result["version"] = version
     context.output(result)
     if not context.as_json:
         click.echo(f"Saved {result['size_bytes']} bytes to {path}")
@@ -308,12 +211,16 @@ def datasets_download(context, dataset_id, destination, force):
 @click.argument("dataset_id", type=int)
 @pass_context
 def datasets_delete(context, dataset_id):
-    """Delete DATASET_ID and its file."""
+    """Delete DATASET_ID and every version of its file."""
     context.require_session()
     context.client.dataset_delete(dataset_id)
     context.output({"deleted": dataset_id})
     if not context.as_json:
         click.echo(f"Deleted dataset {dataset_id}")
+
+
+for command in VERSION_COMMANDS:  # versions, pin, unpin, restore (cli_versions.py)
+    datasets.add_command(command)
 
 
 # -- collections --------------------------------------------------------------------------

@@ -9,7 +9,7 @@ import re
 import shutil
 import tempfile
 from email.message import Message
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 import urllib3
 
@@ -153,11 +153,19 @@ class ResourcesMixin:
         self.request("DELETE", f"{API}/datasets/{int(dataset_id)}")
 
     def dataset_upload(
-        self, dataset_id, source, *, filename=None, content_type=None, progress=None
+        self,
+        dataset_id,
+        source,
+        *,
+        filename=None,
+        content_type=None,
+        progress=None,
+        message=None,
     ):
-        """Upload (or replace) the dataset's file from a path or a binary file object,
-        streamed in chunks as the raw request body (never read into memory whole; a file
-        object that cannot seek, such as a pipe, is spooled to a temporary file first).
+        """Upload the dataset's file (its new, current version) from a path or a binary
+        file object, streamed in chunks as the raw request body (never read into memory
+        whole; a file object that cannot seek, such as a pipe, is spooled to a temporary
+        file first). ``message`` is a note kept with the version.
         ``progress(bytes_sent, total)`` is called after each chunk."""
         if isinstance(source, (str, os.PathLike)):
             with open(source, "rb") as fileobj:
@@ -167,6 +175,7 @@ class ResourcesMixin:
                     progress=progress,
                     content_type=content_type,
                     filename=filename or os.path.basename(os.fspath(source)),
+                    message=message,
                 )
         fileobj = source
         if not fileobj.seekable():
@@ -181,6 +190,7 @@ class ResourcesMixin:
                     progress=progress,
                     content_type=content_type,
                     filename=filename or _name_of(fileobj),
+                    message=message,
                 )
         if filename is None:
             filename = _name_of(fileobj)
@@ -189,9 +199,12 @@ class ResourcesMixin:
             content_type = guessed or "application/octet-stream"
         total = _remaining_size(fileobj)
         body = ProgressReader(fileobj, total, progress)
+        query = [("filename", filename)] if filename else []
+        if message is not None:
+            query.append(("message", message))
         path = f"{API}/datasets/{int(dataset_id)}/file"
-        if filename:
-            path += "?filename=" + quote(filename, safe="")
+        if query:
+            path += "?" + urlencode(query, quote_via=quote)
         response = self.request(
             "PUT",
             path,
@@ -200,17 +213,22 @@ class ResourcesMixin:
         )
         return self._decode(response, path)
 
-    def dataset_download(self, dataset_id, destination, *, progress=None, overwrite=True):
-        """Download the dataset's file to ``destination`` (a path; a folder keeps the
-        server's file name), streamed in chunks into a temporary file in the same folder and
-        renamed into place only once complete and matching the ETag (the file's sha256): a
-        failed download leaves no partial file and the old one as it was. Without
-        ``overwrite``, an existing file is a FileExistsError. Local problems raise OSError
-        naming the destination. Returns the path."""
+    def dataset_download(
+        self, dataset_id, destination, *, progress=None, overwrite=True, version=None
+    ):
+        """Download the dataset's file (its current version, or ``version``) to
+        ``destination`` (a path; a folder keeps the server's file name), streamed in chunks
+        into a temporary file in the same folder and renamed into place only once complete
+        and matching the ETag (the file's sha256): a failed download leaves no partial file
+        and the old one as it was. Without ``overwrite``, an existing file is a
+        FileExistsError. Local problems raise OSError naming the destination. Returns the
+        path."""
         destination = os.fspath(destination)
         if not os.path.isdir(destination):
             _check_target(destination, overwrite)
-        response = self.request("GET", f"{API}/datasets/{int(dataset_id)}/file", preload=False)
+        path = f"{API}/datasets/{int(dataset_id)}"
+        path += "/file" if version is None else f"/versions/{int(version)}/file"
+        response = self.request("GET", path, preload=False)
         try:
             if os.path.isdir(destination):
                 destination = os.path.join(destination, self._download_name(response, dataset_id))

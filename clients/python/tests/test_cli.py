@@ -86,8 +86,22 @@ def test_help_names_every_command(datahub):
         assert command in result.stdout
     result = datahub("datasets", "--help")
     assert result.exit_code == 0
-    for command in ("list", "create", "upload", "download", "delete"):
-        assert command in result.stdout
+    for command in (
+        "list",
+        "create",
+        "upload",
+        "download",
+        "delete",
+        "versions",
+        "pin",
+        "unpin",
+        "restore",
+    ):
+        assert re.search(rf"^  {command}  ", result.stdout, re.MULTILINE), command
+    result = datahub("datasets", "download", "--help")
+    assert result.exit_code == 0 and "--version INTEGER" in result.stdout
+    result = datahub("datasets", "upload", "--help")
+    assert result.exit_code == 0 and "--message TEXT" in result.stdout
 
 
 def test_without_a_session_every_resource_command_asks_for_a_login(logged_out):
@@ -95,6 +109,11 @@ def test_without_a_session_every_resource_command_asks_for_a_login(logged_out):
         ["whoami"],
         ["datasets", "list"],
         ["datasets", "delete", "1"],
+        ["datasets", "versions", "1"],
+        ["datasets", "pin", "1", "2"],
+        ["datasets", "unpin", "1", "2"],
+        ["datasets", "restore", "1", "2"],
+        ["datasets", "download", "1", "--version", "2"],
         ["collections", "list"],
         ["pipelines", "run", "1"],
     ):
@@ -140,6 +159,10 @@ def test_usage_errors_exit_with_2(datahub, tmp_path):
     assert result.exit_code == 2 and "does not exist" in result.stderr
     result = datahub("datasets", "list", "--limit", "101")
     assert result.exit_code == 2
+    result = datahub("datasets", "download", "1", "--version", "latest")
+    assert result.exit_code == 2 and "'latest' is not a valid integer" in result.stderr
+    result = datahub("datasets", "restore", "1")
+    assert result.exit_code == 2 and "Missing argument 'VERSION'" in result.stderr
     result = datahub("--url", "127.0.0.1:8000", "whoami")
     assert result.exit_code == 2 and "Invalid value for '--url'" in result.stderr
     assert not datahub.session_file.exists()
