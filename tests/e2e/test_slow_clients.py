@@ -360,7 +360,11 @@ class TestFiftyAndFifty:
             trickling(gunicorn_server, token, dataset, 50) as tricklers,
             slow_downloads(gunicorn_server, token, dataset, 50) as readers,
         ):
-            time.sleep(1)
+            # Every download answered (its status line read) before the probes: on a
+            # loaded machine the 50 answers may take more than a second to start.
+            deadline = time.monotonic() + 30
+            while len(readers.heads) < 50 and time.monotonic() < deadline:
+                time.sleep(0.2)
             durations = {"healthz": [], "login": []}
             for _ in range(10):
                 started = time.monotonic()
