@@ -259,6 +259,16 @@ class DefaultConfig:
     # as a run's (PIPELINE_MEMORY_LIMIT).
     DIFF_TIMEOUT_SECONDS = 60
 
+    # -- OpenLineage -------------------------------------------------------------------
+    # Pipeline runs as OpenLineage RunEvents: START, then COMPLETE, FAIL or ABORT
+    # (docs/guides/versions.rst).
+
+    # The receiver's base URL (Marquez: ``http://marquez:5000``); None → no events.
+    OPENLINEAGE_URL = None
+    OPENLINEAGE_ENDPOINT = "api/v1/lineage"  # the path events are POSTed to, under the URL
+    OPENLINEAGE_NAMESPACE = "datahub"  # the namespace of the runs' jobs and datasets
+    OPENLINEAGE_TIMEOUT_SECONDS = 5  # how long sending one event may take
+
     # -- OpenAPI document --------------------------------------------------------------
     # flask-smorest's names.
 

@@ -12,7 +12,8 @@ columns both files have (``columns``; one whose type changed is compared as text
   ``to`` is added (as often as it occurs more), more often in ``from`` removed; nothing is
   changed.
 
-Counts and samples come from one aggregate over the join: ``arg_min(row, key, 20)`` keeps
+Each file is read once, into a temporary table of the compared columns. Counts and
+samples come from one aggregate over the join: ``arg_min(row, key, 20)`` keeps
 the 20 samples of each kind with the smallest keys, so the samples are the same every time
 and no row list grows with the files.
 """
@@ -75,19 +76,20 @@ def diff_files(from_path, to_path, key, **connection):
         if len(set(key)) != len(key):
             raise JobError("bad_key", "Key columns must not repeat")
         changed_types = {change["name"] for change in schema["changed"]}
-        params = [*sources[0][1], *sources[1][1]]
-        with_sources = f"WITH a AS (FROM {sources[0][0]}), b AS (FROM {sources[1][0]}) "
+        # Each file is read once, into a table of the compared columns (it spills to the
+        # temporary folder past the memory limit): the key checks and the join then read
+        # tables, not files.
+        picked = ", ".join(tabular.quote(name) for name in columns) or "NULL AS c0"
+        for table, (sql, params) in zip(("t_a", "t_b"), sources, strict=True):
+            con.execute(f"CREATE TEMP TABLE {table} AS SELECT {picked} FROM {sql}", params)
+        with_sources = "WITH a AS (FROM t_a), b AS (FROM t_b) "
         if key:
             for side, version in (("a", "from"), ("b", "to")):
-                if _has_duplicates(con, with_sources, params, side, key):
+                if _has_duplicates(con, with_sources, side, key):
                     raise JobError("duplicate_keys", f"Key is not unique in the {version} version")
-            row = con.execute(
-                with_sources + _keyed_sql(columns, key, changed_types), params
-            ).fetchone()
+            row = con.execute(with_sources + _keyed_sql(columns, key, changed_types)).fetchone()
         else:
-            row = con.execute(
-                with_sources + _multiset_sql(columns, changed_types), params
-            ).fetchone()
+            row = con.execute(with_sources + _multiset_sql(columns, changed_types)).fetchone()
     finally:
         con.close()
     return _result(schema, columns, row)
@@ -121,11 +123,10 @@ def _row(side, columns):
     return f"struct_pack({fields})" if columns else "struct_pack(c0 := NULL)"
 
 
-def _has_duplicates(con, with_sources, params, side, key):
+def _has_duplicates(con, with_sources, side, key):
     keys = ", ".join(tabular.quote(name) for name in key)
     found = con.execute(
-        with_sources + f"SELECT 1 FROM {side} GROUP BY {keys} HAVING count(*) > 1 LIMIT 1",
-        params,
+        with_sources + f"SELECT 1 FROM {side} GROUP BY {keys} HAVING count(*) > 1 LIMIT 1"
     ).fetchone()
     return found is not None
 

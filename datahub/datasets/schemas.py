@@ -114,7 +114,9 @@ class UploadArgsSchema(Schema):
         "For a raw body: the file name to keep as metadata (a multipart upload takes the "
         "part's filename)",
     )
-    message = label_field(Length(min=1, max=1000), "A note kept with the new version")
+    message = label_field(
+        Length(min=1, max=255), "A note kept with the new version (up to 255 characters)"
+    )
 
 
 class PreviewRows(Range):
@@ -182,7 +184,7 @@ class DiffArgsSchema(Schema):
         required=True, validate=Range(min=1), metadata={"description": "The version compared to"}
     )
     key = label_field(
-        Length(min=1, max=10000),
+        Length(min=1, max=255),
         "Columns that identify a row, comma-separated (`id` or `city,date`): rows are "
         "matched by them (a key value twice in one version is 422). Without: the versions "
         "are compared as multisets of rows, and nothing is `changed`.",
@@ -299,7 +301,9 @@ class VersionUpdateSchema(Schema):
 
 
 class VersionMessageArgsSchema(Schema):
-    message = label_field(Length(min=1, max=1000), "A note kept with the new version")
+    message = label_field(
+        Length(min=1, max=255), "A note kept with the new version (up to 255 characters)"
+    )
 
 
 class VersionDeleteArgsSchema(Schema):

@@ -24,6 +24,7 @@ from datahub.app.extensions import db
 from datahub.datasets import tabular, versions
 from datahub.datasets.models import Dataset
 from datahub.datasets.services import NewFile, add_stored_version, discard, drop_duplicate
+from datahub.pipelines import lineage_events
 from datahub.pipelines.engine import PipelineError
 from datahub.pipelines.models import Pipeline, Run
 from datahub.pipelines.plans import fingerprint, plan_run, reusable
@@ -91,6 +92,7 @@ def execute_run(app, run_id, name, check, pool=None):
     if pipeline is None:
         db.session.rollback()
         return
+    pipeline_id = pipeline.id
     try:
         plan = plan_run(pipeline)
         versions.record_reads(run_id, plan.reads)
@@ -110,6 +112,7 @@ def execute_run(app, run_id, name, check, pool=None):
         return
     finally:
         db.session.commit()  # no transaction stays open while the run works
+    lineage_events.run_started(run_id, pipeline_id, plan.reads)
     if reused:
         _mark(run_id, name, status="succeeded", error=None, **reused)
         log.info("run %s reused run %s", run_id, reused["reused_run_id"])

@@ -27,7 +27,7 @@ import sqlalchemy as sa
 
 from datahub.app.extensions import db
 from datahub.datasets.versions import prune_versions
-from datahub.pipelines import wakeups
+from datahub.pipelines import lineage_events, wakeups
 from datahub.pipelines.execute import RunStopped, execute_run
 from datahub.pipelines.models import Pipeline, Run
 from datahub.platform import isolation
@@ -219,7 +219,10 @@ class Worker:
         began = time.monotonic()
         with heartbeat:
             execute_run(self.app, run_id, name, heartbeat.check, self.pool)
-        status = db.session.scalar(sa.select(Run.status).where(Run.id == run_id))
+        run = db.session.get(Run, run_id, populate_existing=True)
+        status = run and run.status
+        if run is not None and lineage_events.emitter(self.app).client is not None:
+            lineage_events.run_ended(run)
         db.session.commit()
         if status in FINISHED_STATUSES:
             metrics.observe_run(status, time.monotonic() - began)

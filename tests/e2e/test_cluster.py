@@ -6,6 +6,7 @@ The tests share one cluster and run in file order; the last one kills host b.
 """
 
 import hashlib
+import os
 import secrets
 import subprocess
 import sys
@@ -154,6 +155,9 @@ def test_the_docs_walkthrough_passes_through_nginx_and_each_host(
             "CURL_CA_BUNDLE": ca,
             "REQUESTS_CA_BUNDLE": ca,
             "SSL_CERT_FILE": ca,
+            # The command and the python blocks import the client this test imports,
+            # also when that is a checkout named on PYTHONPATH.
+            **{name: os.environ[name] for name in ("PYTHONPATH",) if name in os.environ},
         },
     )
     output = result.stdout
