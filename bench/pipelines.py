@@ -678,10 +678,13 @@ def engine_copy(steps, source, target, memory_limit, threads, temp_dir):
             con, sql, params, steps, {}, 10000, {source: "the source", target: "the output"}
         )
         engine.write(query, target, "csv")
-        try:  # its signature has changed once already
-            engine.rows_scanned(con, source, fmt)
-        except TypeError:
-            engine.rows_scanned(con, source)
+        if hasattr(tabular, "rows_scanned"):  # where it lives since versions
+            tabular.rows_scanned(con, source, fmt)
+        else:
+            try:  # its signature has changed once already
+                engine.rows_scanned(con, source, fmt)
+            except TypeError:
+                engine.rows_scanned(con, source)
     finally:
         con.close()
     return time.perf_counter() - start

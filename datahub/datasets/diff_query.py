@@ -7,13 +7,16 @@ columns both files have (``columns``; one whose type changed is compared as text
 
 * with a key, rows are matched by the key columns in one full outer join: a row only in
   ``to`` is added, only in ``from`` removed, in both with another value in some compared
-  column changed, else unchanged. A key value that occurs twice in one file is an error.
+  column changed, else unchanged. A key value that occurs in both files and more than once
+  in one is an error (its rows cannot be matched); one that occurs only in one file, even
+  twice, is simply added or removed rows.
 * without, the files are compared as multisets of rows: a row that occurs more often in
   ``to`` is added (as often as it occurs more), more often in ``from`` removed; nothing is
   changed.
 
-Each file is read once, into a temporary table of the compared columns. Counts and
-samples come from one aggregate over the join: ``arg_min(row, key, 20)`` keeps
+Each file is read once, streaming into the join. Counts and samples come from one
+aggregate over the join, and whether matched keys are unique from comparing its counts
+with the rows DuckDB's profile says each scan read: ``arg_min(row, key, 20)`` keeps
 the 20 samples of each kind with the smallest keys, so the samples are the same every time
 and no row list grows with the files.
 """
@@ -61,10 +64,11 @@ def diff_job(args):
 
 def diff_files(from_path, to_path, key, **connection):
     max_line_size = connection.pop("max_line_size")
-    sources = []
+    sources, formats = [], []
     for path in (from_path, to_path):
-        sql, params = tabular.source_sql(path, tabular.detect_format(path), max_line_size)
-        sources.append((sql, params))
+        fmt = tabular.detect_format(path)
+        sources.append(tabular.source_sql(path, fmt, max_line_size))
+        formats.append((path, fmt))
     con = tabular.connect([from_path, to_path], **connection)
     try:
         before = tabular.describe(con, f"SELECT * FROM {sources[0][0]}", sources[0][1])
@@ -76,20 +80,28 @@ def diff_files(from_path, to_path, key, **connection):
         if len(set(key)) != len(key):
             raise JobError("bad_key", "Key columns must not repeat")
         changed_types = {change["name"] for change in schema["changed"]}
-        # Each file is read once, into a table of the compared columns (it spills to the
-        # temporary folder past the memory limit): the key checks and the join then read
-        # tables, not files.
+        # Each file is read once, streaming into the join (only the compared columns).
         picked = ", ".join(tabular.quote(name) for name in columns) or "NULL AS c0"
-        for table, (sql, params) in zip(("t_a", "t_b"), sources, strict=True):
-            con.execute(f"CREATE TEMP TABLE {table} AS SELECT {picked} FROM {sql}", params)
-        with_sources = "WITH a AS (FROM t_a), b AS (FROM t_b) "
+        with_sources = (
+            f"WITH a AS (SELECT {picked} FROM {sources[0][0]}), "
+            f"b AS (SELECT {picked} FROM {sources[1][0]}) "
+        )
+        params = [*sources[0][1], *sources[1][1]]
         if key:
-            for side, version in (("a", "from"), ("b", "to")):
-                if _has_duplicates(con, with_sources, side, key):
-                    raise JobError("duplicate_keys", f"Key is not unique in the {version} version")
-            row = con.execute(with_sources + _keyed_sql(columns, key, changed_types)).fetchone()
+            row = con.execute(
+                with_sources + _keyed_sql(columns, key, changed_types), params
+            ).fetchone()
+            sizes = [tabular.rows_scanned(con, path, fmt) for path, fmt in formats]
+            if None in sizes:  # no profile: count the distinct matched keys instead
+                sizes = None
+                row = con.execute(
+                    with_sources + _keyed_sql(columns, key, changed_types, distinct=True), params
+                ).fetchone()
+            _check_unique(row, sizes)
         else:
-            row = con.execute(with_sources + _multiset_sql(columns, changed_types)).fetchone()
+            row = con.execute(
+                with_sources + _multiset_sql(columns, changed_types), params
+            ).fetchone()
     finally:
         con.close()
     return _result(schema, columns, row)
@@ -123,15 +135,25 @@ def _row(side, columns):
     return f"struct_pack({fields})" if columns else "struct_pack(c0 := NULL)"
 
 
-def _has_duplicates(con, with_sources, side, key):
-    keys = ", ".join(tabular.quote(name) for name in key)
-    found = con.execute(
-        with_sources + f"SELECT 1 FROM {side} GROUP BY {keys} HAVING count(*) > 1 LIMIT 1"
-    ).fetchone()
-    return found is not None
+def _check_unique(row, sizes):
+    """A key value in both versions and more than once in one joins more than one pair.
+    With the files' row counts (``sizes``, from DuckDB's profile of the join's own scans):
+    then the rows of one file that the join holds (matched pairs, and those only in that
+    file) outnumber the file's rows. Without: the matched pairs outnumber the distinct
+    keys among them (the query's last column)."""
+    added, removed, changed, unchanged = row[:4]
+    pairs = changed + unchanged
+    if sizes is None:
+        unique = pairs == row[7]
+    else:
+        unique = pairs + removed == sizes[0] and pairs + added == sizes[1]
+    if not unique:
+        raise JobError(
+            "duplicate_keys", "Key values repeat: a key must identify one row in each version"
+        )
 
 
-def _keyed_sql(columns, key, changed_types):
+def _keyed_sql(columns, key, changed_types, distinct=False):
     matched = " AND ".join(
         f"{_value('a', name, changed_types)} IS NOT DISTINCT FROM "
         f"{_value('b', name, changed_types)}"
@@ -152,6 +174,11 @@ def _keyed_sql(columns, key, changed_types):
         + ")"
         for side in ("a", "b")
     }
+    distinct_keys = (
+        f", count(DISTINCT old_key) FILTER (WHERE kind IN ({CHANGED}, {UNCHANGED}))"
+        if distinct
+        else ""
+    )
     return f"""
         , joined AS (
             SELECT CASE WHEN a.__in_a IS NULL THEN {ADDED} WHEN b.__in_b IS NULL THEN {REMOVED}
@@ -168,7 +195,7 @@ def _keyed_sql(columns, key, changed_types):
                arg_min(new_row, new_key, {SAMPLE_ROWS}) FILTER (WHERE kind = {ADDED}),
                arg_min(old_row, old_key, {SAMPLE_ROWS}) FILTER (WHERE kind = {REMOVED}),
                arg_min(struct_pack(k := old_key, o := old_row, n := new_row), old_key,
-                       {SAMPLE_ROWS}) FILTER (WHERE kind = {CHANGED})
+                       {SAMPLE_ROWS}) FILTER (WHERE kind = {CHANGED}){distinct_keys}
         FROM joined
     """
 
@@ -211,7 +238,7 @@ def _values(row, columns):
 
 
 def _result(schema, columns, row):
-    added, removed, changed, unchanged, added_rows, removed_rows, changed_rows = row
+    added, removed, changed, unchanged, added_rows, removed_rows, changed_rows = row[:7]
     return {
         "schema": schema,
         "rows": {

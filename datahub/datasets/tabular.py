@@ -17,11 +17,14 @@ import csv
 import datetime
 import decimal
 import io
+import json
 import math
 import os
 import uuid
 
 import duckdb
+
+from datahub.datasets.sql_check import NODE_KIND, json_nodes
 
 FORMATS = ("csv", "parquet", "jsonl")
 CONTENT_TYPES = {
@@ -269,3 +272,22 @@ def preview(
         "columns": [{"name": column, "type": kind} for column, kind in columns],
         "rows": [[json_value(value) for value in row] for row in rows],
     }
+
+
+def rows_scanned(con, path, fmt):
+    """How many rows the last query read from the file ``path`` (DuckDB's profile); for
+    Parquet, whose scan skips what a filter rules out, the file's row count."""
+    if fmt == "parquet":
+        row = con.execute("SELECT sum(num_rows) FROM parquet_file_metadata(?)", [path]).fetchone()
+        return int(row[0] or 0)
+    try:
+        profile = json.loads(con.get_profiling_information(format="json"))
+    except Exception:  # noqa: BLE001  (no profile: the count is unknown, not an error)
+        return None
+    counts = []
+    for node in json_nodes(profile):  # the plan's operators, among other objects
+        info = node.get("extra_info") or {}
+        files = info.get("Filename(s)") or info.get("File Filters") or ""
+        if node.get(NODE_KIND) == "TABLE_SCAN" and path in str(files):
+            counts.append(int(node.get("rows_scanned") or node.get("operator_cardinality") or 0))
+    return max(counts) if counts else 0  # no scan: the optimizer read nothing (limit 0)

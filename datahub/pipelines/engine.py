@@ -11,12 +11,10 @@ reported against the step.
 """
 
 import itertools
-import json
 import re
 
 import duckdb
 
-from datahub.datasets.sql_check import NODE_KIND, json_nodes
 from datahub.datasets.tabular import DATA_ERRORS, clean_error, describe, quote, unreadable
 
 # Part of every run's fingerprint (datahub.pipelines.execute.fingerprint): raise it when
@@ -363,22 +361,3 @@ def write(query, path, fmt):
             f"{which} cannot be read as a table: {clean_error(exc, query.paths)}"
         ) from None
     return int(row[0]) if row else 0
-
-
-def rows_scanned(con, path, fmt):
-    """How many rows the last query read from the file ``path`` (DuckDB's profile); for
-    Parquet, whose scan skips what a filter rules out, the file's row count."""
-    if fmt == "parquet":
-        row = con.execute("SELECT sum(num_rows) FROM parquet_file_metadata(?)", [path]).fetchone()
-        return int(row[0] or 0)
-    try:
-        profile = json.loads(con.get_profiling_information(format="json"))
-    except Exception:  # noqa: BLE001  (no profile: the count is unknown, not an error)
-        return None
-    counts = []
-    for node in json_nodes(profile):  # the plan's operators, among other objects
-        info = node.get("extra_info") or {}
-        files = info.get("Filename(s)") or info.get("File Filters") or ""
-        if node.get(NODE_KIND) == "TABLE_SCAN" and path in str(files):
-            counts.append(int(node.get("rows_scanned") or node.get("operator_cardinality") or 0))
-    return max(counts) if counts else 0  # no scan: the optimizer read nothing (limit 0)

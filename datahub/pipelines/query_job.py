@@ -49,7 +49,7 @@ def _run(args):
             con, source_sql, params, args["steps"], joins, max_columns, paths
         )
         rows_out = engine.write(query, output, args["output_format"])
-        rows_in = engine.rows_scanned(con, source, source_format)
+        rows_in = tabular.rows_scanned(con, source, source_format)
     except duckdb.IOException as exc:
         raise PipelineError(
             f"the run could not read or write a file: {tabular.clean_error(exc, paths)}"
