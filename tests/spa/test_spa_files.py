@@ -1,5 +1,7 @@
 """The SPA's static files as the app serves them in development (/app/)."""
 
+import re
+
 from datahub.spa import STATIC
 
 
@@ -11,14 +13,31 @@ def test_index_and_assets_are_served_with_a_strict_policy(client):
     assert "default-src 'self'" in policy and "frame-ancestors 'none'" in policy
     assert "'unsafe-inline'" not in policy
     assert response.headers["X-Content-Type-Options"] == "nosniff"
-    for name, mimetype in [
+    assets = [
         ("app.js", "text/javascript"),
         ("datahub-client.js", "text/javascript"),
+        ("diff.js", "text/javascript"),
+        ("lineage.js", "text/javascript"),
+        ("preview.js", "text/javascript"),
+        ("ui.js", "text/javascript"),
+        ("versions.js", "text/javascript"),
         ("style.css", "text/css"),
-    ]:
+    ]
+    assert {name for name, _ in assets} | {"index.html"} == {p.name for p in STATIC.iterdir()}
+    for name, mimetype in assets:
         response = client.get(f"/app/{name}")
         assert (response.status_code, response.mimetype) == (200, mimetype), name
         assert response.get_data() == (STATIC / name).read_bytes()
+
+
+def test_every_module_the_app_imports_is_one_of_its_files():
+    imported = {
+        match.group(1)
+        for path in STATIC.glob("*.js")
+        for match in re.finditer(r'^import .* from "\./([^"]+)";$', path.read_text(), re.M)
+    }
+    assert "versions.js" in imported
+    assert imported <= {path.name for path in STATIC.glob("*.js")} - {"app.js"}
 
 
 def test_app_without_slash_redirects(client):

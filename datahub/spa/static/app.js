@@ -1,124 +1,99 @@
-// The datahub single-page app: log in, show the user, list and upload datasets, preview
-// a dataset's file, list the pipelines and preview a run's output.
-// Everything that talks to the service goes through datahub-client.js.
+// The datahub single-page app: log in, show the user, list and upload datasets, list the
+// pipelines and preview a run's output. A dataset's page (#dataset/ID, below the list)
+// shows its preview, its versions, a diff between two of them and its lineage.
+// Everything that talks to the service goes through datahub-client.js; the parts of a
+// dataset's page are modules of their own (preview.js, versions.js, diff.js, lineage.js).
 import { DatahubClient, DatahubError } from "./datahub-client.js";
+import { clearDiff, setUpDiff } from "./diff.js";
+import { clearLineage, showLineage } from "./lineage.js";
+import { clearPreview, showNoFile, showPreview } from "./preview.js";
+import { $, busy, cell, endSession, fail, say, size, when } from "./ui.js";
+import { clearVersions, showVersions } from "./versions.js";
 
-const $ = (id) => document.getElementById(id);
-const PREVIEW_ROWS = 50;
 const CREATING_ROLES = ["editor", "admin"]; // a viewer only reads: no create form
-let sessionEnded = false;
-let previewTicket = 0; // the preview asked for last: an older answer arriving late is dropped
+let user = null; // who is logged in (GET /auth/me)
+let datasets = new Map(); // the listed datasets by id
+const pipelineNames = new Map(); // the listed pipelines' names by id
+let shownDatasetId = null; // whose page is open (or being opened) below the list
 const api = new DatahubClient("", {
   onSessionEnd: () => {
-    sessionEnded = true; // the failing request's own error need not be shown as well
+    endSession(); // the failing request's own error need not be shown as well
     showLogin("Your session has ended; please log in again.");
   },
 });
 
-function say(message, isError = false) {
-  $("status").textContent = message;
-  $("status").classList.toggle("error", isError);
-}
-
-function fail(error) {
-  say(error instanceof DatahubError ? `Error: ${error.message}` : `Error: ${error}`, true);
-}
-
 function showLogin(message = "") {
+  user = null;
   $("user").hidden = true;
   $("datasets-view").hidden = true;
   $("login-view").hidden = false;
-  clearPreview();
+  closeDatasetPage();
   say(message, Boolean(message));
 }
 
-function cell(row, text) {
-  const td = document.createElement("td");
-  td.textContent = text;
-  row.appendChild(td);
+// As the service decides (datahub/identity/permissions.py): an admin may change every
+// dataset, an editor the ones it owns, a viewer none.
+function mayChange(dataset) {
+  return user.roles.includes("admin")
+    || (user.roles.includes("editor") && dataset.owner_id === user.id);
 }
 
-function size(bytes) {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
-  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
-}
-
-function clearPreview() {
-  previewTicket += 1;
-  $("preview-area").hidden = true;
-  $("preview-head").replaceChildren();
-  $("preview-rows").replaceChildren();
-  for (const row of document.querySelectorAll("tr.selected")) row.classList.remove("selected");
-}
-
-function valueText(value) {
-  if (value === null) return "";
-  return typeof value === "object" ? JSON.stringify(value) : String(value);
-}
-
-function rowCount(count) {
-  if (count === 0) return "no rows";
-  return `first ${count} row${count === 1 ? "" : "s"}`;
-}
-
-// The first rows of a dataset's file (one of the list, or a run's output) in the table
-// below the list: a header of column names and types, then the rows. An error (404 "Dataset
-// has no file", 422 "Dataset file is not tabular", ...) shows its detail in the same place.
-async function showPreview(datasetId, title, selectedRow) {
+function closeDatasetPage() {
+  shownDatasetId = null;
   clearPreview();
-  const ticket = previewTicket;
-  if (selectedRow) selectedRow.classList.add("selected");
-  $("preview-area").hidden = false;
-  $("preview-title").textContent = title;
-  $("preview-note").textContent = "Loading…";
-  $("preview-error").hidden = true;
-  let preview;
-  try {
-    preview = await api.previewDataset(datasetId, PREVIEW_ROWS);
-  } catch (error) {
-    if (ticket !== previewTicket) return;
-    $("preview-note").textContent = "";
-    $("preview-error").textContent = error instanceof DatahubError ? error.message : `${error}`;
-    $("preview-error").hidden = false;
-    return;
-  }
-  if (ticket !== previewTicket) return;
-  const head = document.createElement("tr");
-  for (const column of preview.columns) {
-    const th = document.createElement("th");
-    const name = document.createElement("span");
-    name.className = "column-name";
-    name.textContent = column.name;
-    const type = document.createElement("span");
-    type.className = "column-type muted";
-    type.textContent = column.type;
-    th.append(name, type);
-    head.appendChild(th);
-  }
-  const rows = preview.rows.map((values) => {
-    const row = document.createElement("tr");
-    for (const value of values) {
-      cell(row, valueText(value));
-      if (value === null) row.lastChild.classList.add("null");
-    }
-    return row;
-  });
-  $("preview-head").replaceChildren(head);
-  $("preview-rows").replaceChildren(...rows);
-  $("preview-note").textContent = `${rowCount(preview.rows.length)} · ${preview.format}`;
+  clearVersions();
+  clearDiff();
+  clearLineage();
+  $("dataset-area").hidden = true;
 }
 
-// A dataset without a file: said where its preview would be.
-function showNoFile(title, selectedRow) {
-  clearPreview();
-  selectedRow.classList.add("selected");
-  $("preview-area").hidden = false;
-  $("preview-title").textContent = title;
-  $("preview-note").textContent = "";
-  $("preview-error").textContent = "This dataset has no file yet.";
-  $("preview-error").hidden = false;
+// A dataset's page: its preview (or that it has no file), its versions, the diff form
+// (two versions or more) and its lineage. A dataset beyond the listed ones is asked for.
+async function openDataset(datasetId) {
+  closeDatasetPage();
+  shownDatasetId = datasetId;
+  const dataset = datasets.get(datasetId) ?? (await api.getDataset(datasetId));
+  if (shownDatasetId !== datasetId) return; // another one was asked for meanwhile
+  const row = document.querySelector(`#datasets tr[data-id='${datasetId}']`);
+  $("dataset-area").hidden = false;
+  const changes = { mayChange: mayChange(dataset), onChange: () => refresh(datasetId) };
+  await Promise.all([
+    dataset.file ? showPreview(api, dataset.id, dataset.name, row) : showNoFile(dataset.name, row),
+    showVersions(api, dataset, changes).then((versions) => {
+      if (versions) setUpDiff(api, dataset, versions);
+    }),
+    showLineage(api, dataset, pipelineNames),
+  ]);
 }
+
+// After a new version (an upload or a restore): the lists and the dataset's page anew.
+async function refresh(datasetId) {
+  await showMain();
+  if (shownDatasetId === datasetId) await openDataset(datasetId);
+}
+
+// The address says whose page is open: #dataset/ID. A click on a row goes there, and so do
+// a version in a lineage, the back button and a bookmark.
+function datasetInAddress() {
+  const match = /^#dataset\/(\d+)$/.exec(window.location.hash);
+  return match ? Number(match[1]) : null;
+}
+
+async function route() {
+  const datasetId = datasetInAddress();
+  if (datasetId === null) closeDatasetPage();
+  else await openDataset(datasetId);
+}
+
+function goToDataset(datasetId) {
+  const address = `#dataset/${datasetId}`;
+  if (window.location.hash === address) busy(null, () => openDataset(datasetId)); // anew
+  else window.location.hash = address; // the hashchange below opens it
+}
+
+window.addEventListener("hashchange", () => {
+  if (user) busy(null, route);
+});
 
 function datasetRow(dataset) {
   const row = document.createElement("tr");
@@ -128,16 +103,14 @@ function datasetRow(dataset) {
   cell(row, dataset.tags.join(", "));
   cell(row, dataset.file ? dataset.file.filename : "—");
   cell(row, dataset.file ? size(dataset.file.size_bytes) : "—");
-  cell(row, dataset.file ? new Date(dataset.file.uploaded_at).toLocaleString() : "—");
+  cell(row, dataset.file ? when(dataset.file.uploaded_at) : "—");
   row.tabIndex = 0;
-  if (dataset.file) {
-    row.classList.add("previewable");
-    row.title = "Show the first rows";
-  }
-  const open = () => (dataset.file
-    ? showPreview(dataset.id, dataset.name, row) : showNoFile(dataset.name, row));
-  row.addEventListener("click", open);
-  row.addEventListener("keydown", (event) => { if (event.key === "Enter") open(); });
+  row.title = "Show its page: first rows, versions, lineage";
+  if (dataset.id === shownDatasetId) row.classList.add("selected");
+  row.addEventListener("click", () => goToDataset(dataset.id));
+  row.addEventListener("keydown", (event) => {
+    if (event.key === "Enter") goToDataset(dataset.id);
+  });
   return row;
 }
 
@@ -159,7 +132,9 @@ function pipelineRow(pipeline, run) {
     button.textContent = "Preview output";
     const title = `${pipeline.output_dataset_name} (output of ${pipeline.name})`;
     button.addEventListener("click", () => busy(button, async () => {
-      await showPreview(run.output_dataset_id, title, row);
+      closeDatasetPage(); // the preview alone, no dataset's page: the address says so too
+      if (datasetInAddress() !== null) window.history.pushState(null, "", window.location.pathname);
+      await showPreview(api, run.output_dataset_id, title, row);
       $("preview-area").scrollIntoView({ block: "nearest" });
     }));
     actions.appendChild(button);
@@ -180,10 +155,13 @@ async function latestRun(pipeline) {
 // The user and the lists are loaded together: after the access token expired, they all get
 // a 401 at once and share one refresh.
 async function showMain() {
-  const [user, page, pipelines] = await Promise.all([
+  const [me, page, pipelines] = await Promise.all([
     api.me(), api.listDatasets({ limit: 100 }), api.listPipelines({ limit: 100 }),
   ]);
   const runs = await Promise.all(pipelines.items.map(latestRun));
+  user = me;
+  datasets = new Map(page.items.map((dataset) => [dataset.id, dataset]));
+  for (const pipeline of pipelines.items) pipelineNames.set(pipeline.id, pipeline.name);
   $("user-email").textContent = user.email;
   $("user-roles").textContent = user.roles.join(", ");
   $("user").hidden = false;
@@ -196,18 +174,6 @@ async function showMain() {
   $("pipelines-total").textContent = `(${pipelines.total})`;
 }
 
-async function busy(button, work) {
-  button.disabled = true;
-  sessionEnded = false;
-  try {
-    await work();
-  } catch (error) {
-    if (!sessionEnded) fail(error);
-  } finally {
-    button.disabled = false;
-  }
-}
-
 $("login-form").addEventListener("submit", (event) => {
   event.preventDefault();
   busy(event.submitter, async () => {
@@ -215,6 +181,7 @@ $("login-form").addEventListener("submit", (event) => {
     $("password").value = "";
     await showMain();
     say("Logged in.");
+    await route(); // a dataset's page in the address: shown once logged in
   });
 });
 
@@ -262,6 +229,10 @@ api.providers().then(({ oidc }) => {
 
 // A reload (or a new tab) has no access token: get one through the refresh cookie.
 api.restore().then(async (loggedIn) => {
-  if (loggedIn) await showMain();
-  else showLogin();
+  if (!loggedIn) {
+    showLogin();
+    return;
+  }
+  await showMain();
+  busy(null, route); // a dataset's page in the address; its errors are said, no login asked
 }).catch((error) => { showLogin(); fail(error); });

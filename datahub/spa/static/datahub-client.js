@@ -208,14 +208,22 @@ export class DatahubClient {
     return this.get(`/api/v1/datasets/?${query}`);
   }
 
+  getDataset(datasetId) {
+    return this.get(`/api/v1/datasets/${datasetId}`);
+  }
+
   createDataset({ name, description = "", tags = [] }) {
     return this.post("/api/v1/datasets/", { name, description, tags });
   }
 
-  /** Upload a File or Blob as the dataset's file (the raw body, its type kept). */
-  uploadDatasetFile(datasetId, file) {
-    const name = file.name ? `?filename=${encodeURIComponent(file.name)}` : "";
-    return this.put(`/api/v1/datasets/${datasetId}/file${name}`, {
+  /** Upload a File or Blob as the dataset's file (the raw body, its type kept): its new,
+   *  current version, with `message` as its note if given. */
+  uploadDatasetFile(datasetId, file, { message } = {}) {
+    const query = new URLSearchParams();
+    if (file.name) query.set("filename", file.name);
+    if (message) query.set("message", message);
+    const search = String(query);
+    return this.put(`/api/v1/datasets/${datasetId}/file${search ? `?${search}` : ""}`, {
       body: file, headers: { "Content-Type": file.type || "application/octet-stream" },
     });
   }
@@ -229,6 +237,63 @@ export class DatahubClient {
    *  Parquet or JSON lines): {format, columns: [{name, type}], rows: [[...]]}. */
   previewDataset(datasetId, limit = 50) {
     return this.get(`/api/v1/datasets/${datasetId}/preview?${new URLSearchParams({ limit })}`);
+  }
+
+  // Versions: every upload, run output and restore is a numbered, immutable version.
+
+  /** A dataset's versions, newest first: {items, total, limit, offset}. */
+  listVersions(datasetId, { limit = 20, offset = 0 } = {}) {
+    const query = new URLSearchParams({ limit, offset });
+    return this.get(`/api/v1/datasets/${datasetId}/versions?${query}`);
+  }
+
+  getVersion(datasetId, version) {
+    return this.get(versionPath(datasetId, version));
+  }
+
+  /** Change `pinned` (retention keeps a pinned version) and/or `message` (null removes it). */
+  updateVersion(datasetId, version, { pinned, message } = {}) {
+    const changes = {};
+    if (pinned !== undefined) changes.pinned = pinned;
+    if (message !== undefined) changes.message = message;
+    return this.patch(versionPath(datasetId, version), changes);
+  }
+
+  /** A new, current version with this version's content (a POST: never retried). Its
+   *  message is `message`, else "Restored from version N". */
+  restoreVersion(datasetId, version, { message } = {}) {
+    const query = message ? `?${new URLSearchParams({ message })}` : "";
+    return this.post(`${versionPath(datasetId, version)}/restore${query}`);
+  }
+
+  /** 409 "Version is current", or "Version is used by a run" unless `force` (admins). */
+  deleteVersion(datasetId, version, { force = false } = {}) {
+    return this.delete(`${versionPath(datasetId, version)}${force ? "?force=true" : ""}`);
+  }
+
+  /** A version's file as a Blob. */
+  async downloadVersionFile(datasetId, version) {
+    return (await this.request("GET", `${versionPath(datasetId, version)}/file`)).blob();
+  }
+
+  /** What changed from version `from` to version `to`: {from, to, schema, rows, sample,
+   *  columns}. With `key` (column names), rows are matched by those columns. */
+  diffVersions(datasetId, from, to, { key = [] } = {}) {
+    const query = new URLSearchParams({ from, to });
+    if (key.length) query.set("key", key.join(","));
+    return this.get(`/api/v1/datasets/${datasetId}/diff?${query}`);
+  }
+
+  /** The runs and versions around a version (default: the current one): {nodes, edges}.
+   *  direction: "upstream", "downstream" or "both"; depth: 1 to 10 runs away. */
+  getLineage(datasetId, { direction = "both", depth = 3, version } = {}) {
+    const query = new URLSearchParams({ direction, depth });
+    if (version) query.set("version", version);
+    return this.get(`/api/v1/datasets/${datasetId}/lineage?${query}`);
+  }
+
+  getPipeline(pipelineId) {
+    return this.get(`/api/v1/pipelines/${pipelineId}`);
   }
 
   listPipelines({ q, owner, limit = 20, offset = 0 } = {}) {
@@ -293,6 +358,10 @@ export class DatahubClient {
       throw new DatahubError(response.status, await detailOf(response));
     }
   }
+}
+
+function versionPath(datasetId, version) {
+  return `/api/v1/datasets/${datasetId}/versions/${version}`;
 }
 
 function sleep(ms) {
