@@ -115,6 +115,24 @@ def test_walkthrough_examples_run(app, gunicorn_server, tmp_path):
     assert lines[tables[1] + 1].split()[-3:] == ["yes", "as", "published"]
     restore = lines[tables[2] + 1]
     assert restore.split()[0] == "3" and restore.endswith("  Restored from version 1")
+    # The command's diff of versions 1 and 2 (keyed by date), then the lineage of the
+    # curl guide's pipeline output: one line per run.
+    diff = next(i for i, line in enumerate(lines) if line.endswith("(rows matched by date)"))
+    assert re.fullmatch(
+        r"Dataset \d+, version 1 -> version 2 \(rows matched by date\)", lines[diff]
+    )
+    assert lines[diff + 1 : diff + 8] == [
+        "Columns: no changes",
+        "Rows: 0 added, 0 removed, 1 changed, 1 unchanged",
+        "",
+        "Changed rows:",
+        "      date        temp",
+        "from  2024-01-01  4",
+        "to    2024-01-01  5",
+    ]
+    assert re.fullmatch(
+        r"Cities@1 -> run \d+ \(pipeline \d+\) -> Norwegian cities by size@1", lines[diff + 8]
+    )
     # Versions with curl: three uploads, the list, version 1's sha256 and file.
     listed = lines.index("[(3, 'corrected'), (2, None), (1, 'first')]")
     assert lines[listed - 3 : listed] == ["1", "2", "3"]
@@ -131,7 +149,11 @@ def test_walkthrough_examples_run(app, gunicorn_server, tmp_path):
     assert "409 Name already exists" in lines
     assert (work / "tromso-copy.csv").read_text() == "date,temp\n2024-01-01,-8\n"
     # The Python client's versions.
-    assert "[(2, '4 mm'), (1, '3 mm')]" in lines
+    tromso = lines.index("[(2, '4 mm'), (1, '3 mm')]")
+    # its diff (changed: 1, to 4 mm) and the lineage of the pipeline output, edge by edge
+    assert lines[tromso + 1] == "1 ['2024-01-01', 4]"
+    read = re.fullmatch(r"dataset:\d+@1 -> (run:\d+)", lines[tromso + 2])
+    assert read and re.fullmatch(rf"{read[1]} -> dataset:\d+@1", lines[tromso + 3])
     assert "3 Restored from version 1" in lines and "409 Version is current" in lines
     assert (work / "tromso-rain-v1.csv").read_text() == "date,mm\n2024-01-01,3\n"
     # Every stored file belongs to a dataset still there (the pipeline walk-through keeps

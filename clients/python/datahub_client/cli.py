@@ -5,6 +5,8 @@
     datahub datasets upload 1 weather.csv --message "first readings"
     datahub datasets download 1 copy.csv --force    # an existing file is kept without --force
     datahub datasets versions 1                     # every upload is a version
+    datahub datasets diff 1 1 2 --key date          # what changed from version 1 to 2
+    datahub datasets lineage 2                      # the runs it comes from and leads to
     datahub --json datasets list
 
 Between runs only the refresh cookie is kept, in ``~/.config/datahub/session.json`` (or
@@ -19,6 +21,7 @@ from urllib.parse import urlsplit
 import click
 
 from datahub_client.cli_context import Context, Main, pass_context
+from datahub_client.cli_lineage import datasets_lineage
 from datahub_client.cli_versions import VERSION_COMMANDS
 from datahub_client.errors import DatahubError, UnreachableError
 
@@ -118,8 +121,8 @@ DATASET_COLUMNS = ["ID", "NAME", "TAGS", "FILE", "SIZE"]
 
 @cli.group()
 def datasets():
-    """List, create, upload, download and delete datasets; list, pin and restore their
-    versions."""
+    """List, create, upload, download and delete datasets; list, pin, restore and compare
+    their versions; show their lineage."""
 
 
 @datasets.command("list")
@@ -219,8 +222,9 @@ def datasets_delete(context, dataset_id):
         click.echo(f"Deleted dataset {dataset_id}")
 
 
-for command in VERSION_COMMANDS:  # versions, pin, unpin, restore (cli_versions.py)
+for command in VERSION_COMMANDS:  # versions, pin, unpin, restore, diff (cli_versions.py)
     datasets.add_command(command)
+datasets.add_command(datasets_lineage)  # cli_lineage.py
 
 
 # -- collections --------------------------------------------------------------------------

@@ -45,19 +45,39 @@ class Context:
         if self.as_json:
             click.echo(json.dumps(data, indent=2))
         elif columns:
-            table = [[str(cell) for cell in row] for row in rows]
-            widths = [
-                max([len(title)] + [len(row[i]) for row in table])
-                for i, title in enumerate(columns)
-            ]
-            for row in [columns, *table]:
-                line = "  ".join(
-                    cell.ljust(width) for cell, width in zip(row, widths, strict=False)
-                )
-                click.echo(line.rstrip())
+            print_table(columns, rows)
 
     def progress(self, label, total):
         return Progress(label, total, hidden=not self.show_progress)
+
+
+def print_table(columns, rows):
+    """A plain table: ``columns`` (the titles) over ``rows``, each column as wide as its
+    widest cell, two spaces apart."""
+    table = [[str(cell) for cell in row] for row in rows]
+    widths = [max([len(title)] + [len(row[i]) for row in table]) for i, title in enumerate(columns)]
+    for row in [columns, *table]:
+        line = "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=False))
+        click.echo(line.rstrip())
+
+
+def json_option(command):
+    """``--json`` after a subcommand too (``datahub datasets diff 1 1 2 --json``), as
+    ``datahub --json ...`` before it."""
+
+    def as_json(ctx, _param, value):
+        if value:
+            context = ctx.find_object(Context)
+            context.as_json, context.show_progress = True, False
+        return value
+
+    return click.option(
+        "--json",
+        is_flag=True,
+        expose_value=False,
+        callback=as_json,
+        help="Machine-readable JSON output (as: datahub --json ...).",
+    )(command)
 
 
 class Progress:

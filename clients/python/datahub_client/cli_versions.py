@@ -1,12 +1,14 @@
-"""``datahub datasets versions|pin|unpin|restore``: a dataset's versions from a shell. Every
-upload (``datahub datasets upload ID PATH --message ...``), run output and restore is a new,
-numbered version; ``datahub datasets download ID --version N`` fetches an older one."""
+"""``datahub datasets versions|pin|unpin|restore|diff``: a dataset's versions from a shell.
+Every upload (``datahub datasets upload ID PATH --message ...``), run output and restore is
+a new, numbered version; ``datahub datasets download ID --version N`` fetches an older
+one, ``datahub datasets diff ID FROM TO`` says what changed between two."""
 
+import json
 from datetime import datetime, timezone
 
 import click
 
-from datahub_client.cli_context import pass_context
+from datahub_client.cli_context import json_option, pass_context, print_table
 
 VERSION_COLUMNS = ["VERSION", "CREATED", "FILE", "SIZE", "RUN", "PINNED", "MESSAGE"]
 
@@ -94,4 +96,92 @@ def datasets_restore(context, dataset_id, version, message):
     context.output(row, VERSION_COLUMNS, _version_rows([row]))
 
 
-VERSION_COMMANDS = (datasets_versions, datasets_pin, datasets_unpin, datasets_restore)
+def _key_columns(_ctx, _param, value):
+    """``--key a,b`` as ["a", "b"]; an empty name is a usage error."""
+    if value is None:
+        return None
+    columns = [name.strip() for name in value.split(",")]
+    if not all(columns):
+        raise click.BadParameter(f"{value!r} has an empty column name")
+    return columns
+
+
+def _cell(value):
+    """A sample's value in a table: text as it is, unless empty or with a line break or a
+    tab; null, true, false, lists and objects as JSON."""
+    if isinstance(value, str):
+        plain = value and not any(c in value for c in "\n\r\t")
+        return value if plain else json.dumps(value, ensure_ascii=False)
+    if value is None or isinstance(value, (bool, list, dict)):
+        return json.dumps(value, ensure_ascii=False)
+    return str(value)
+
+
+def _rows_title(kind, shown, count):
+    more = f" (the first {shown} of {count})" if shown < count else ""
+    return f"{kind} rows{more}:"
+
+
+def _print_diff(dataset_id, diff, key):
+    match = f"rows matched by {', '.join(key)}" if key else "rows compared whole, no key"
+    click.echo(f"Dataset {dataset_id}, version {diff['from']} -> version {diff['to']} ({match})")
+    schema = diff["schema"]
+    for kind in ("added", "removed"):
+        if schema[kind]:
+            names = ", ".join(f"{c['name']} ({c['type']})" for c in schema[kind])
+            click.echo(f"Columns {kind}: {names}")
+    if schema["changed"]:
+        names = ", ".join(f"{c['name']} ({c['from']} -> {c['to']})" for c in schema["changed"])
+        click.echo(f"Columns retyped: {names}")
+    if not any(schema.values()):
+        click.echo("Columns: no changes")
+    counts = diff["rows"]
+    click.echo(
+        "Rows: "
+        + ", ".join(f"{counts[k]} {k}" for k in ("added", "removed", "changed", "unchanged"))
+    )
+    columns, sample = diff["columns"], diff["sample"]
+    for kind in ("added", "removed"):
+        if sample[kind]:
+            click.echo(f"\n{_rows_title(kind.capitalize(), len(sample[kind]), counts[kind])}")
+            print_table(columns, [[_cell(v) for v in row] for row in sample[kind]])
+    if sample["changed"]:
+        click.echo(f"\n{_rows_title('Changed', len(sample['changed']), counts['changed'])}")
+        rows = []
+        for change in sample["changed"]:
+            rows.append(["from"] + [_cell(v) for v in change["from"]])
+            rows.append(["to"] + [_cell(v) for v in change["to"]])
+        print_table(["", *columns], rows)
+
+
+@click.command("diff")
+@click.argument("dataset_id", type=int)
+@click.argument("from_version", metavar="FROM", type=int)
+@click.argument("to_version", metavar="TO", type=int)
+@click.option(
+    "--key",
+    callback=_key_columns,
+    help="Match rows by these columns (comma-separated: date,city); without, rows are "
+    "compared whole.",
+)
+@json_option
+@pass_context
+def datasets_diff(context, dataset_id, from_version, to_version, key):
+    """What changed from version FROM to version TO of DATASET_ID (a table): the columns
+    added, removed and retyped, how many rows were added, removed, changed and unchanged,
+    and up to 20 rows of each kind."""
+    context.require_session()
+    diff = context.client.dataset_diff(dataset_id, from_version, to_version, key=key)
+    if context.as_json:
+        context.output(diff)
+    else:
+        _print_diff(dataset_id, diff, key)
+
+
+VERSION_COMMANDS = (
+    datasets_versions,
+    datasets_pin,
+    datasets_unpin,
+    datasets_restore,
+    datasets_diff,
+)

@@ -2,7 +2,8 @@
 immutable version; only ``pinned`` and ``message`` change. Mixed into ``Client``; every
 method returns the decoded JSON answer. A version's file is downloaded with
 ``dataset_download(..., version=N)``, a version made with ``dataset_upload(...,
-message=...)``."""
+message=...)``. Two versions are compared with ``dataset_diff``; ``dataset_lineage`` says
+which runs made a version from which versions, and what was made from it."""
 
 API = "/api/v1"
 
@@ -57,3 +58,28 @@ class VersionsMixin:
             _version_path(dataset_id, version),
             params={"force": "true"} if force else None,
         )
+
+    def dataset_diff(self, dataset_id, from_version, to_version, key=None):
+        """What changed from version ``from_version`` to ``to_version`` of a tabular
+        dataset: ``{"from", "to", "schema", "rows", "sample", "columns"}``. ``key`` (a list
+        of columns, or a comma-separated string) matches rows by those columns; without
+        it (None, or empty) the versions are compared as multisets of rows. A key that is
+        not a column of both versions or not unique in one, a version that is not a table,
+        and a diff too large or too slow are ``ValidationError`` (422)."""
+        params = {"from": int(from_version), "to": int(to_version)}
+        if key is not None and not isinstance(key, str):
+            key = ",".join(str(column) for column in key)
+        if key:
+            params["key"] = key
+        return self._json("GET", f"{API}/datasets/{int(dataset_id)}/diff", params=params)
+
+    def dataset_lineage(self, dataset_id, direction="both", depth=3, version=None):
+        """The graph around a version of the dataset (``version``, else the current one):
+        ``{"nodes", "edges"}``, a node a version (``dataset:7@3``) or a run (``run:12``),
+        an edge from a version to a run that read it or from a run to a version it made.
+        ``direction``: ``upstream``, ``downstream`` or ``both``; ``depth``: at most that
+        many runs away (1 to 10)."""
+        params = {"direction": direction, "depth": int(depth)}
+        if version is not None:
+            params["version"] = int(version)
+        return self._json("GET", f"{API}/datasets/{int(dataset_id)}/lineage", params=params)

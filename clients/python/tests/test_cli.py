@@ -14,6 +14,7 @@ from click.testing import CliRunner
 from fake_datahub import CONTENT, make_app
 
 from datahub_client.cli import main
+from datahub_client.cli_lineage import lineage_lines
 
 
 def command(url, session_file):
@@ -96,12 +97,20 @@ def test_help_names_every_command(datahub):
         "pin",
         "unpin",
         "restore",
+        "diff",
+        "lineage",
     ):
         assert re.search(rf"^  {command}  ", result.stdout, re.MULTILINE), command
     result = datahub("datasets", "download", "--help")
     assert result.exit_code == 0 and "--version INTEGER" in result.stdout
     result = datahub("datasets", "upload", "--help")
     assert result.exit_code == 0 and "--message TEXT" in result.stdout
+    result = datahub("datasets", "diff", "--help")
+    assert result.exit_code == 0 and "DATASET_ID FROM TO" in result.stdout
+    assert "--key TEXT" in result.stdout and "--json" in result.stdout
+    result = datahub("datasets", "lineage", "--help")
+    assert result.exit_code == 0 and "[upstream|downstream|both]" in result.stdout
+    assert "--depth INTEGER RANGE" in result.stdout and "--version INTEGER" in result.stdout
 
 
 def test_without_a_session_every_resource_command_asks_for_a_login(logged_out):
@@ -114,6 +123,8 @@ def test_without_a_session_every_resource_command_asks_for_a_login(logged_out):
         ["datasets", "unpin", "1", "2"],
         ["datasets", "restore", "1", "2"],
         ["datasets", "download", "1", "--version", "2"],
+        ["datasets", "diff", "1", "1", "2", "--key", "date"],
+        ["datasets", "lineage", "1", "--json"],
         ["collections", "list"],
         ["pipelines", "run", "1"],
     ):
@@ -163,6 +174,16 @@ def test_usage_errors_exit_with_2(datahub, tmp_path):
     assert result.exit_code == 2 and "'latest' is not a valid integer" in result.stderr
     result = datahub("datasets", "restore", "1")
     assert result.exit_code == 2 and "Missing argument 'VERSION'" in result.stderr
+    result = datahub("datasets", "diff", "1", "1")
+    assert result.exit_code == 2 and "Missing argument 'TO'" in result.stderr
+    result = datahub("datasets", "diff", "1", "1", "2", "--key", "date,,city")
+    assert result.exit_code == 2 and "'date,,city' has an empty column name" in result.stderr
+    result = datahub("datasets", "lineage", "1", "--depth", "11")
+    assert result.exit_code == 2 and "11 is not in the range 1<=x<=10" in result.stderr
+    result = datahub("datasets", "lineage", "1", "--direction", "sideways")
+    assert result.exit_code == 2 and "'sideways' is not one of" in result.stderr
+    result = datahub("datasets", "lineage", "1", "--version", "0")
+    assert result.exit_code == 2 and "0 is not in the range x>=1" in result.stderr
     result = datahub("--url", "127.0.0.1:8000", "whoami")
     assert result.exit_code == 2 and "Invalid value for '--url'" in result.stderr
     assert not datahub.session_file.exists()
@@ -223,3 +244,27 @@ def test_unexpected_answers_are_one_line_errors(fake_datahub):
     assert result.stderr == (
         f"Error: unexpected answer from {fake_datahub.url}/api/v1/auth/me (not JSON)\n"
     )
+
+
+def test_lineage_is_one_line_per_run_oldest_first():
+    """A join's two inputs, a run that made no version (failed, going, or reused), a
+    dataset without a name; the service's nodes and edges in any order."""
+    graph = {
+        "nodes": [
+            {"id": "run:12", "type": "run", "run_id": 12, "pipeline_id": 4},
+            {"id": "dataset:10@2", "type": "version", "dataset_id": 10, "version": 2, "name": "b"},
+            {"id": "dataset:7@3", "type": "version", "dataset_id": 7, "version": 3, "name": "a"},
+            {"id": "run:5", "type": "run", "run_id": 5, "pipeline_id": 2},
+            {"id": "dataset:8@1", "type": "version", "dataset_id": 8, "version": 1, "name": None},
+        ],
+        "edges": [
+            {"from": "dataset:10@2", "to": "run:5"},
+            {"from": "run:5", "to": "dataset:8@1"},
+            {"from": "dataset:8@1", "to": "run:12"},
+            {"from": "dataset:7@3", "to": "run:5"},
+        ],
+    }
+    assert lineage_lines(graph) == [
+        "a@3, b@2 -> run 5 (pipeline 2) -> dataset 8@1",
+        "dataset 8@1 -> run 12 (pipeline 4) -> no new version",
+    ]
