@@ -40,6 +40,7 @@ DATABASE_INDEPENDENT = (
     "tests/e2e/test_slow_clients.py",
     "tests/e2e/test_spa.py",
     "tests/e2e/test_spa_oidc.py",
+    "tests/e2e/test_spa_versions.py",
     "tests/e2e/test_unauthenticated_uploads.py",
     "tests/test_docs_site.py",
 )

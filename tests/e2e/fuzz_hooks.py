@@ -40,7 +40,7 @@ FILES = (FILE, "/api/v1/datasets/{dataset_id}/versions/{version}/file")
 DIFF = "/api/v1/datasets/{dataset_id}/diff"
 # A diff's answers to schema-valid data about what the versions hold (no schema knows
 # their columns or contents).
-DIFF_ANSWERS = ("Dataset file is not tabular", "Key column", "Key is not unique", "Key columns")
+DIFF_ANSWERS = ("Dataset file is not tabular", "Key column", "Key values repeat", "Key columns")
 
 
 def _login():

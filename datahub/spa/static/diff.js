@@ -130,7 +130,7 @@ $("diff-form").addEventListener("submit", (event) => {
       diff = await api.diffVersions(dataset.id, from, to, { key });
     } catch (error) {
       if (!current()) return;
-      // "Key is not unique in the from version", "Dataset file is not tabular", ...
+      // "Key values repeat: ...", "Dataset file is not tabular", ...
       $("diff-error").textContent = error instanceof DatahubError ? error.message : `${error}`;
       $("diff-error").hidden = false;
       return;
