@@ -1,11 +1,16 @@
-"""Diffs between two versions through HTTP: keyed and unkeyed, schema changes, samples,
-and the clear 4xx of each thing a client can get wrong."""
+"""Diffs between two versions through HTTP, on the local folder and on S3: keyed and
+unkeyed, schema changes, samples, and the clear 4xx of each thing a client can get wrong."""
 
 import pytest
 
 from tests.resources import create_dataset
 
 URL = "/api/v1/datasets/"
+
+
+@pytest.fixture
+def config_overrides(backend_config):
+    return {**backend_config}
 
 
 @pytest.fixture
@@ -147,27 +152,3 @@ def test_a_key_repeated_in_one_version_only_is_just_rows(client, editor):
     put(client, editor.headers, dataset, b"id,v\n1,a\n3,c\n3,d\n")
     body = diff(client, editor.headers, dataset, **{"from": 1, "to": 2, "key": "id"}).get_json()
     assert body["rows"] == {"added": 2, "removed": 1, "changed": 0, "unchanged": 1}
-
-
-@pytest.mark.parametrize("profiled", [True, False])
-def test_repeated_matched_keys_are_found_with_or_without_the_profile(
-    tmp_path, monkeypatch, profiled
-):
-    """The check counts the scans' rows from DuckDB's profile; without one it counts the
-    distinct matched keys. Either way a repeat is found, and unique keys pass."""
-    from datahub.datasets import diff_query, tabular
-    from datahub.platform.isolation import JobError
-
-    if not profiled:
-        monkeypatch.setattr(tabular, "rows_scanned", lambda *args: None)
-    old, new, repeated = (tmp_path / name for name in ("old.csv", "new.csv", "repeated.csv"))
-    old.write_text("id,v\n1,a\n2,b\n")
-    new.write_text("id,v\n1,x\n2,b\n")
-    repeated.write_text("id,v\n1,x\n1,y\n2,b\n")
-    options = {"memory_limit": "256MB", "max_line_size": 1 << 20}
-    result = diff_query.diff_files(str(old), str(new), ["id"], **options)
-    assert result["rows"] == {"added": 0, "removed": 0, "changed": 1, "unchanged": 1}
-    for first, second in ((old, repeated), (repeated, old)):
-        with pytest.raises(JobError) as raised:
-            diff_query.diff_files(str(first), str(second), ["id"], **options)
-        assert raised.value.kind == "duplicate_keys"

@@ -8,6 +8,7 @@ import time
 import pytest
 
 from datahub.app.extensions import db
+from datahub.datasets.models import DatasetVersion
 from datahub.pipelines.models import Run
 from datahub.pipelines.worker import STALE_ERROR
 from tests.e2e.conftest import start_gunicorn, stop_gunicorn
@@ -89,7 +90,8 @@ def test_a_worker_killed_mid_run_is_started_again_and_its_run_fails_as_stale(
 ):
     editor = actors["editor"].headers
     text = "n\n" + "".join(f"{i}\n" for i in range(3000))
-    heavy = create_pipeline(client, editor, source(client, editor, text)["id"], HEAVY)
+    read = source(client, editor, text)
+    heavy = create_pipeline(client, editor, read["id"], HEAVY)
     (worker,) = wait_for_worker(server)
     run = start(client, editor, heavy["id"])
     wait_for(client, editor, heavy["id"], run["id"], {"running"}, 30)
@@ -113,6 +115,14 @@ def test_a_worker_killed_mid_run_is_started_again_and_its_run_fails_as_stale(
     assert not any(os.path.exists(f"/proc/{pid}") for pid in query)
     run = wait_for(client, editor, heavy["id"], run["id"], {"failed"}, STALE_AFTER + 20)
     assert run["error"] == STALE_ERROR.format(seconds=STALE_AFTER)
+    # The killed run made no version and left nothing in storage; the version it read is
+    # recorded, and every stored file belongs to a version.
+    assert run["inputs"] == [{"dataset_id": read["id"], "version": 1}]
+    assert run["output"] is None
+    with app.app_context():
+        keys = set(db.session.scalars(db.select(DatasetVersion.file_key)))
+        db.session.remove()
+    assert set(os.listdir(app.config["STORAGE_PATH"])) == keys
     light = create_pipeline(
         client, editor, source(client, editor, name="light")["id"], name="light", output="light out"
     )
