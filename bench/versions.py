@@ -71,6 +71,7 @@ def stamp(path, number):
 
 def upload_seconds(service, dataset_id, path):
     size = path.stat().st_size
+    service.client.close()  # a fresh connection: the server drops idle keep-alive ones
     start = time.perf_counter()
     with open(path, "rb") as body:
         service.client.json(
