@@ -20,14 +20,16 @@ from tests.s3_server import s3_prefix, s3_server  # noqa: F401  (fixtures)
 PASSWORD = "correct horse battery"
 TEST_SECRET = "test-secret-" + "x" * 40
 
-# Tests whose subject does not touch the database's dialect: the client package's own tests,
-# generated clients, the browser, nginx in front of gunicorn, gunicorn facing slow clients,
-# curl's cookie jar, gunicorn's metrics, workers and shutdown, the rate-limit counts (kept
-# in the instance folder, not the database). With
+# Tests whose subject does not touch the database's dialect: the client package's own tests
+# and the Python client's against a server, generated clients, the browser, OpenLineage's
+# events, nginx in front of gunicorn, gunicorn facing slow clients, curl's cookie jar,
+# gunicorn's metrics, workers and shutdown, the rate-limit counts (kept in the instance
+# folder, not the database). With
 # DATAHUB_TEST_SKIP_DATABASE_INDEPENDENT=1 they are deselected: CI's second pass (on
 # PostgreSQL) does so to stay within its time budget, the first pass having run them.
 DATABASE_INDEPENDENT = (
     "clients/python/tests/",
+    "tests/client/",
     "tests/clients/",
     "tests/e2e/test_docs_javascript.py",
     "tests/e2e/test_docs_offline.py",
@@ -42,6 +44,7 @@ DATABASE_INDEPENDENT = (
     "tests/e2e/test_spa_oidc.py",
     "tests/e2e/test_spa_versions.py",
     "tests/e2e/test_unauthenticated_uploads.py",
+    "tests/pipelines/test_openlineage.py",
     "tests/test_docs_site.py",
 )
 
