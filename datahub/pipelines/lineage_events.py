@@ -78,8 +78,14 @@ class Emitter:
             facets["errorMessage"] = error_message_run.ErrorMessageRunFacet(
                 message=error, programmingLanguage="SQL"
             )
+        states = {
+            "START": RunState.START,
+            "COMPLETE": RunState.COMPLETE,
+            "FAIL": RunState.FAIL,
+            "ABORT": RunState.ABORT,
+        }
         event = RunEvent(
-            eventType=getattr(RunState, state),
+            eventType=states[state],
             eventTime=datetime.now(UTC).isoformat(),
             run=Run(runId=self.run_id(run_id), facets=facets),
             job=Job(namespace=self.namespace, name=f"pipelines/{pipeline_id}"),
