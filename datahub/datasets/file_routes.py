@@ -10,6 +10,8 @@ from datahub.datasets.openapi import (
     DOWNLOAD_PARAMETERS,
     DOWNLOAD_RESPONSES,
     FILE_NOT_FOUND,
+    PRECONDITION_FAILED,
+    PREVIEW_UNPROCESSABLE,
     STORAGE_UNAVAILABLE,
     UPLOAD_BODY,
 )
@@ -86,7 +88,7 @@ class DatasetFile(MethodView):
         401,
         403,
         FILE_NOT_FOUND,
-        (412, "`Precondition Failed`: `If-Match` or `If-Unmodified-Since` does not hold"),
+        PRECONDITION_FAILED,
         416,
         422,
         STORAGE_UNAVAILABLE,
@@ -118,11 +120,7 @@ class DatasetPreview(MethodView):
         401,
         403,
         (404, "`Dataset not found`, or `Dataset has no file`"),
-        (
-            422,
-            "Validation error, `Dataset file is not tabular`, `Preview is too "
-            "large` or `Preview timed out`",
-        ),
+        PREVIEW_UNPROCESSABLE,
         STORAGE_UNAVAILABLE,
         security=BEARER,
     )

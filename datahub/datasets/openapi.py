@@ -140,6 +140,15 @@ DOWNLOAD_RESPONSES = {
     },
 }
 FILE_NOT_FOUND = (404, "`Dataset not found`, or `File not found` when none was uploaded")
+PRECONDITION_FAILED = (
+    412,
+    "`Precondition Failed`: `If-Match` or `If-Unmodified-Since` does not hold",
+)
+PREVIEW_UNPROCESSABLE = (
+    422,
+    "Validation error, `Dataset file is not tabular`, `Preview is too large` or "
+    "`Preview timed out`",
+)
 STORAGE_UNAVAILABLE = (
     503,
     "`Service unavailable` (the database cannot be reached) or "

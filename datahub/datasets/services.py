@@ -54,7 +54,7 @@ def delete_dataset(dataset):
     ).all()
     db.session.delete(dataset)
     db.session.commit()
-    versions.drop_unreferenced([*keys, dataset.file_key])
+    versions.drop_unreferenced(keys)  # the current file is one of them
 
 
 @dataclass(frozen=True)

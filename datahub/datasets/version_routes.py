@@ -9,6 +9,8 @@ from datahub.datasets.blueprint import blp
 from datahub.datasets.openapi import (
     DOWNLOAD_PARAMETERS,
     DOWNLOAD_RESPONSES,
+    PRECONDITION_FAILED,
+    PREVIEW_UNPROCESSABLE,
     STORAGE_UNAVAILABLE,
 )
 from datahub.identity import permissions
@@ -104,7 +106,7 @@ class DatasetVersionFile(MethodView):
         401,
         403,
         NOT_FOUND,
-        (412, "`Precondition Failed`: `If-Match` or `If-Unmodified-Since` does not hold"),
+        PRECONDITION_FAILED,
         416,
         422,
         STORAGE_UNAVAILABLE,
@@ -129,11 +131,7 @@ class DatasetVersionPreview(MethodView):
         401,
         403,
         NOT_FOUND,
-        (
-            422,
-            "Validation error, `Dataset file is not tabular`, `Preview is too "
-            "large` or `Preview timed out`",
-        ),
+        PREVIEW_UNPROCESSABLE,
         STORAGE_UNAVAILABLE,
         security=BEARER,
     )

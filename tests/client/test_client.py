@@ -16,13 +16,6 @@ from datahub_client import (
 pytestmark = pytest.mark.e2e
 
 
-@pytest.fixture
-def client(gunicorn_server):
-    client = Client(gunicorn_server.url)
-    client.login("admin@example.com", gunicorn_server.admin_password())
-    return client
-
-
 def test_login_me_refresh_logout_over_plain_http(client, gunicorn_server):
     assert client.me()["email"] == "admin@example.com"
     # The refresh cookie is Secure; the client kept it and sends it itself over http.

@@ -14,13 +14,6 @@ from datahub_client import Client, ConflictError, NotFoundError
 pytestmark = pytest.mark.e2e
 
 
-@pytest.fixture
-def client(gunicorn_server):
-    client = Client(gunicorn_server.url)
-    client.login("admin@example.com", gunicorn_server.admin_password())
-    return client
-
-
 def test_datasets_and_collections(client):
     assert client.users_me()["roles"] == ["admin"]
     dataset = client.dataset_create("Rain", description="mm per day", tags=["weather"])

@@ -9,39 +9,12 @@ import os
 import re
 
 import pytest
-from click.testing import CliRunner
 
-from datahub_client import Client, ConflictError, NotFoundError
-from datahub_client.cli import main
+from datahub_client import ConflictError, NotFoundError
 
 pytestmark = pytest.mark.e2e
 
 RAIN = [b"date,mm\n2024-01-01,3\n", b"date,mm\n2024-01-01,4\n", b"date,mm\n2024-01-01,5\n"]
-
-
-@pytest.fixture
-def client(gunicorn_server):
-    client = Client(gunicorn_server.url)
-    client.login("admin@example.com", gunicorn_server.admin_password())
-    return client
-
-
-@pytest.fixture
-def datahub(gunicorn_server, tmp_path):
-    """Run ``datahub ARGS``, logged in; returns click's Result (stdout and stderr apart)."""
-    runner = CliRunner()
-    env = {
-        "DATAHUB_URL": gunicorn_server.url,
-        "DATAHUB_SESSION_FILE": str(tmp_path / "session.json"),
-        "DATAHUB_EMAIL": "admin@example.com",
-        "DATAHUB_PASSWORD": gunicorn_server.admin_password(),
-    }
-
-    def run(*args):
-        return runner.invoke(main, list(args), env=env, catch_exceptions=False)
-
-    assert run("login").exit_code == 0
-    return run
 
 
 def sha256(content):
