@@ -84,6 +84,7 @@ def test_list_parameters_and_envelope(spec):
         "description",
         "tags",
         "owner_id",
+        "visibility",
         "created_at",
         "updated_at",
         "file",
@@ -105,7 +106,7 @@ def test_upload_body_and_conflicts(spec):
     assert "409" in spec["paths"]["/api/v1/collections/"]["post"]["responses"]
     create = spec["components"]["schemas"]["DatasetCreate"]
     assert create["additionalProperties"] is False
-    assert set(create["properties"]) == {"name", "description", "tags"}
+    assert set(create["properties"]) == {"name", "description", "tags", "visibility"}
 
 
 def test_preview_parameters_and_shape(spec):
@@ -562,6 +563,8 @@ def test_every_request_body_example_is_accepted(client, spec, actors):
         url = path.format(**ids)
         if isinstance(example, dict) and "source_dataset_id" in example:
             example = {**example, "source_dataset_id": ids["dataset_id"]}
+        if isinstance(example, dict) and "principal" in example:
+            example = {**example, "principal": f"user:{ids['user_id']}"}
         if media_type == "application/json":
             kwargs = {"json": example}
         elif media_type == "multipart/form-data":

@@ -142,6 +142,9 @@ class DefaultConfig:
     OIDC_CLIENT_SECRET = None
     OIDC_SCOPES = "openid email profile"  # the scopes asked for; must contain ``openid``
     OIDC_ROLES_CLAIM = "roles"  # the ID token claim that lists datahub roles
+    # The ID token claim that lists the user's groups: at each login the user becomes a
+    # member of exactly the ``oidc`` groups it names (docs/guides/access.rst).
+    OIDC_GROUPS_CLAIM = "groups"
     OIDC_PROVIDER_NAME = "OpenID Connect"  # the SPA's "Sign in with ..." button
     OIDC_TIMEOUT = 5  # seconds to connect to the provider, and to wait for each answer
     # The callback URL registered at the provider. None →
@@ -258,6 +261,14 @@ class DefaultConfig:
     # PREVIEW_CONCURRENCY turns included): 422 ``Diff timed out``. Its memory is bounded
     # as a run's (PIPELINE_MEMORY_LIMIT).
     DIFF_TIMEOUT_SECONDS = 60
+
+    # -- Access ------------------------------------------------------------------------
+    # Who may read what (docs/guides/access.rst).
+
+    # The visibility of a new dataset, collection or pipeline that does not say:
+    # ``internal`` (every user reads it) or ``private`` (its owner, grantees and admins).
+    # A run's new output dataset is private anyway when any input is.
+    DEFAULT_VISIBILITY = "internal"
 
     # -- OpenLineage -------------------------------------------------------------------
     # Pipeline runs as OpenLineage RunEvents: START, then COMPLETE, FAIL or ABORT

@@ -195,6 +195,8 @@ def finish_config(config, instance_path):
     config["LOG_FORMAT"] = str(config.get("LOG_FORMAT") or "text").strip().lower()
     if config["LOG_FORMAT"] not in ("text", "json"):
         raise ConfigurationError("LOG_FORMAT must be text or json")
+    if config["DEFAULT_VISIBILITY"] not in ("private", "internal"):
+        raise ConfigurationError("DEFAULT_VISIBILITY must be private or internal")
     check_ldap_config(config)
     check_oidc_config(config)
     check_storage_config(config)

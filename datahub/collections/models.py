@@ -4,12 +4,14 @@ import sqlalchemy as sa
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from datahub.app.extensions import db
+from datahub.collections.errors import CollectionNotFound
 from datahub.platform.database import UTCDateTime, utcnow
 from datahub.resources.services import OwnedNamed
 
 
 class Collection(OwnedNamed, db.Model):
     __tablename__ = "collections"
+    not_found = CollectionNotFound  # what a caller who may not read it is told
 
     members: Mapped[list["CollectionDataset"]] = relationship(
         cascade="all, delete-orphan",

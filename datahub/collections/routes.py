@@ -4,11 +4,13 @@ from flask import url_for
 from flask.views import MethodView
 
 from datahub.collections import schemas, services
+from datahub.collections.models import Collection
 from datahub.identity import permissions
 from datahub.identity.guard import authenticate, current_user
-from datahub.resources.views import changeable, changes_row
+from datahub.resources.grant_routes import add_grant_routes
+from datahub.resources.grants import note_visibility
+from datahub.resources.views import changeable, changes_row, manageable, readable, readable_page
 from datahub.web.api import Blueprint
-from datahub.web.listing import paginate
 from datahub.web.openapi import BEARER, JSON_BODY_ERRORS, described, operation
 
 blp = Blueprint(
@@ -35,7 +37,9 @@ class Collections(MethodView):
     )
     def get(self, args):
         permissions.require_read(current_user)
-        return paginate(services.collections_query(args, current_user), args)
+        return readable_page(
+            services.collections_query(args, current_user), Collection, args, current_user
+        )
 
     @operation(
         blp,
@@ -66,10 +70,11 @@ class Collections(MethodView):
 class CollectionById(MethodView):
     @operation(blp, "get_collection", 401, 403, COLLECTION_NOT_FOUND, 422, security=BEARER)
     @blp.response(200, schemas.CollectionSchema)
-    @described("Get a collection", "One collection (any role).")
+    @described(
+        "Get a collection", "One collection the caller may read, with the members it may read."
+    )
     def get(self, collection_id):
-        permissions.require_read(current_user)
-        return services.get_collection(collection_id)
+        return readable(services.get_collection(collection_id))
 
     @operation(
         blp,
@@ -86,10 +91,17 @@ class CollectionById(MethodView):
     @blp.response(200, schemas.CollectionSchema)
     @described(
         "Change a collection",
-        "Change name, description or the whole member list (the owner, if an editor, or an admin).",
+        "Change name, description or the whole member list (the owner, if an editor, a "
+        "`write` grantee, or an admin; `visibility` only the owner or an admin). Members "
+        "the caller may not read stay.",
     )
     def patch(self, collection, values):
-        return services.update_collection(collection, values)
+        before = collection.visibility
+        if "visibility" in values:
+            manageable(collection)
+        services.update_collection(collection, values, current_user)
+        note_visibility(collection, before, current_user)
+        return collection
 
     @operation(blp, "delete_collection", 401, 403, COLLECTION_NOT_FOUND, 422, security=BEARER)
     @blp.response(204, description="Deleted; its datasets stay")
@@ -98,7 +110,7 @@ class CollectionById(MethodView):
     )
     def delete(self, collection_id):
         collection = services.get_collection(collection_id, for_update=True)
-        services.delete_collection(changeable(collection))
+        services.delete_collection(manageable(collection))
 
 
 def _membership_change(operation_id):
@@ -122,7 +134,7 @@ class CollectionMember(MethodView):
         Idempotent: adding a member again changes nothing. The owner, if an editor, or an
         admin."""
         collection = changeable(services.get_collection(collection_id))
-        return services.add_dataset(collection, dataset_id)
+        return services.add_dataset(collection, dataset_id, current_user)
 
     @_membership_change("remove_collection_dataset")
     def delete(self, collection_id, dataset_id):
@@ -130,4 +142,7 @@ class CollectionMember(MethodView):
 
         Idempotent; the dataset itself stays. The owner, if an editor, or an admin."""
         collection = changeable(services.get_collection(collection_id))
-        return services.remove_dataset(collection, dataset_id)
+        return services.remove_dataset(collection, dataset_id, current_user)
+
+
+add_grant_routes(blp, services.get_collection, "collection_id", "collection", "Collection")

@@ -1,8 +1,12 @@
 """Collection bodies. Clients set ``name``, ``description`` and ``dataset_ids``; ``id``,
 ``owner_id`` and timestamps are refused with 422 ``extra fields not permitted``."""
 
-from marshmallow import post_load
+from marshmallow import post_dump, post_load
 
+from datahub.datasets.models import Dataset
+from datahub.identity.guard import current_user
+from datahub.resources.access import readable_ids
+from datahub.resources.schemas import visibility_field
 from datahub.web.listing import NamedListArgsSchema, page_schema
 from datahub.web.validation import Length, Range, Schema, fields, name_field, strip_name, text_field
 
@@ -14,11 +18,20 @@ class CollectionSchema(Schema):
     name = fields.String(required=True)
     description = fields.String(required=True)
     owner_id = fields.String(required=True)
+    visibility = visibility_field(required=True)
     dataset_ids = fields.List(
-        fields.Integer(), required=True, metadata={"description": "Member datasets, ascending"}
+        fields.Integer(),
+        required=True,
+        metadata={"description": "Member datasets the caller may read, ascending"},
     )
     created_at = fields.DateTime(required=True, format="iso")
     updated_at = fields.DateTime(required=True, format="iso")
+
+    @post_dump
+    def _only_readable_members(self, data, **_):
+        """Members the caller may not read are not shown (nor counted)."""
+        data["dataset_ids"] = readable_ids(Dataset, data["dataset_ids"], current_user)
+        return data
 
 
 class CollectionCreateSchema(Schema):
@@ -32,6 +45,7 @@ class CollectionCreateSchema(Schema):
         validate=Length(max=MAX_MEMBERS_PER_REQUEST),
         metadata={"description": "Initial members; every one must exist"},
     )
+    visibility = visibility_field()
 
     @post_load
     def _strip(self, data, **_):

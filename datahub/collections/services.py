@@ -8,6 +8,7 @@ from datahub.collections.models import Collection
 from datahub.datasets.errors import DatasetNotFound
 from datahub.datasets.models import Dataset
 from datahub.platform.database import utcnow, valid_id
+from datahub.resources.access import filter_readable, readable_ids
 from datahub.resources.services import create_named, filter_named, get_or_raise, update_named
 
 FIELDS = ("description", "dataset_ids")
@@ -22,33 +23,42 @@ def collections_query(args, user):
     return filter_named(sa.select(Collection), Collection, args, user).order_by(Collection.id)
 
 
-def _require_datasets(dataset_ids):
-    """All of ``dataset_ids`` exist, else 404 ``Dataset not found``."""
+def _require_datasets(dataset_ids, user):
+    """All of ``dataset_ids`` exist and ``user`` may read them, else 404 ``Dataset not
+    found``."""
     wanted = set(dataset_ids)
     if not wanted:
         return
     if not all(valid_id(i) for i in wanted):
         raise DatasetNotFound()
-    found = set(db.session.scalars(sa.select(Dataset.id).where(Dataset.id.in_(wanted))))
-    if found != wanted:
+    found = filter_readable(sa.select(Dataset.id).where(Dataset.id.in_(wanted)), Dataset, user)
+    if set(db.session.scalars(found)) != wanted:
         raise DatasetNotFound()
-
-
-def _require_members(values):
-    _require_datasets(values.get("dataset_ids", ()))
 
 
 def create_collection(owner, values):
     # Any other integrity error at the commit: a member dataset deleted meanwhile.
     return create_named(
-        Collection, owner, values, FIELDS, check=_require_members, otherwise=DatasetNotFound
+        Collection,
+        owner,
+        values,
+        FIELDS,
+        check=lambda values: _require_datasets(values.get("dataset_ids", ()), owner),
+        otherwise=DatasetNotFound,
     )
 
 
-def update_collection(collection, values):
-    return update_named(
-        collection, values, FIELDS, check=_require_members, otherwise=DatasetNotFound
-    )
+def update_collection(collection, values, user):
+    """A new member list keeps the members ``user`` may not read (it cannot see them)."""
+
+    def check(values):
+        if "dataset_ids" in values:
+            _require_datasets(values["dataset_ids"], user)
+            shown = set(readable_ids(Dataset, collection.dataset_ids, user))
+            unseen = [i for i in collection.dataset_ids if i not in shown]
+            values["dataset_ids"] = [*values["dataset_ids"], *unseen]
+
+    return update_named(collection, values, FIELDS, check=check, otherwise=DatasetNotFound)
 
 
 def delete_collection(collection):
@@ -57,9 +67,10 @@ def delete_collection(collection):
     db.session.commit()
 
 
-def add_dataset(collection, dataset_id):
-    """Idempotent: adding a member twice changes nothing."""
-    _require_datasets([dataset_id])
+def add_dataset(collection, dataset_id, user):
+    """Idempotent: adding a member twice changes nothing. The dataset must be one
+    ``user`` may read."""
+    _require_datasets([dataset_id], user)
     if dataset_id not in collection.dataset_ids:
         collection.dataset_ids = [*collection.dataset_ids, dataset_id]
         collection.updated_at = utcnow()
@@ -74,10 +85,11 @@ def add_dataset(collection, dataset_id):
     return collection
 
 
-def remove_dataset(collection, dataset_id):
+def remove_dataset(collection, dataset_id, user):
     """Idempotent: removing a dataset that is not a member changes nothing. A dataset
-    that does not exist is 404 ``Dataset not found``, as for adding."""
-    _require_datasets([dataset_id])
+    that does not exist (or ``user`` may not read) is 404 ``Dataset not found``, as for
+    adding."""
+    _require_datasets([dataset_id], user)
     if dataset_id in collection.dataset_ids:
         collection.dataset_ids = [i for i in collection.dataset_ids if i != dataset_id]
         collection.updated_at = utcnow()

@@ -16,9 +16,8 @@ from datahub.datasets.openapi import (
     UPLOAD_BODY,
 )
 from datahub.datasets.uploads import Upload
-from datahub.identity import permissions
 from datahub.identity.guard import current_user
-from datahub.resources.views import changeable
+from datahub.resources.views import changeable, readable
 from datahub.web.bodies import takes_file
 from datahub.web.openapi import BEARER, operation
 
@@ -106,9 +105,8 @@ class DatasetFile(MethodView):
         strong match, else the whole file). With
         ``STORAGE_PRESIGNED_DOWNLOADS`` (S3 storage), 302 to a presigned URL of the
         object instead. Any role."""
-        permissions.require_read(current_user)
         return downloads.file_response(
-            downloads.Download.of_dataset(services.get_dataset(dataset_id))
+            downloads.Download.of_dataset(readable(services.get_dataset(dataset_id)))
         )
 
 
@@ -139,6 +137,5 @@ class DatasetPreview(MethodView):
         needs more memory than the previews' limit; one that takes longer than
         PREVIEW_TIMEOUT_SECONDS is 422 ``Preview timed out``. Any role.
         """
-        permissions.require_read(current_user)
-        dataset = services.get_dataset(dataset_id)
+        dataset = readable(services.get_dataset(dataset_id))
         return previews.preview_dataset(dataset, args["limit"], current_app.config)

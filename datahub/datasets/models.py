@@ -4,12 +4,14 @@ import sqlalchemy as sa
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from datahub.app.extensions import db
+from datahub.datasets.errors import DatasetNotFound
 from datahub.platform.database import UTCDateTime
 from datahub.resources.services import OwnedNamed
 
 
 class Dataset(OwnedNamed, db.Model):
     __tablename__ = "datasets"
+    not_found = DatasetNotFound  # what a caller who may not read it is told
 
     # The current version's number (None before the first) and a copy of its file's
     # metadata, so that lists and downloads read one row (datasets.versions.make_current).

@@ -6,10 +6,12 @@ from flask.views import MethodView
 
 from datahub.datasets import schemas, services
 from datahub.datasets.blueprint import blp
+from datahub.datasets.models import Dataset
 from datahub.identity import permissions
 from datahub.identity.guard import current_user
-from datahub.resources.views import changeable, changes_row
-from datahub.web.listing import paginate
+from datahub.resources.grant_routes import add_grant_routes
+from datahub.resources.grants import note_visibility
+from datahub.resources.views import changes_row, manageable, readable, readable_page
 from datahub.web.openapi import BEARER, JSON_BODY_ERRORS, described, operation
 
 NOT_FOUND = (404, "`Dataset not found`")
@@ -27,11 +29,14 @@ class Datasets(MethodView):
     @blp.response(200, schemas.DatasetPageSchema)
     @described(
         "List datasets",
-        "One page of datasets, oldest first, filtered by name, tag or owner (any role).",
+        "One page of the datasets the caller may read, oldest first, filtered by name, "
+        "tag or owner (any role).",
     )
     def get(self, args):
         permissions.require_read(current_user)
-        return paginate(services.datasets_query(args, current_user), args)
+        return readable_page(
+            services.datasets_query(args, current_user), Dataset, args, current_user
+        )
 
     @operation(
         blp, "create_dataset", *JSON_BODY_ERRORS, 401, QUOTA_OR_FORBIDDEN, 409, security=BEARER
@@ -43,7 +48,7 @@ class Datasets(MethodView):
         "Create a dataset",
         "Editors and admins; the caller owns the new dataset, "
         "whose URL is in `Location`. 409 `Name already exists` when another has the "
-        "name.",
+        "name. Without `visibility`, `DEFAULT_VISIBILITY`.",
     )
     def post(self, values):
         dataset = services.create_dataset(current_user, values)
@@ -54,10 +59,9 @@ class Datasets(MethodView):
 class DatasetById(MethodView):
     @operation(blp, "get_dataset", 401, 403, NOT_FOUND, 422, security=BEARER)
     @blp.response(200, schemas.DatasetSchema)
-    @described("Get a dataset", "One dataset (any role).")
+    @described("Get a dataset", "One dataset the caller may read.")
     def get(self, dataset_id):
-        permissions.require_read(current_user)
-        return services.get_dataset(dataset_id)
+        return readable(services.get_dataset(dataset_id))
 
     @operation(blp, "update_dataset", *JSON_BODY_ERRORS, 401, 403, NOT_FOUND, 409, security=BEARER)
     @changes_row(services.get_dataset)
@@ -65,10 +69,16 @@ class DatasetById(MethodView):
     @blp.response(200, schemas.DatasetSchema)
     @described(
         "Change a dataset",
-        "Change name, description or tags (the owner, if an editor, or an admin).",
+        "Change name, description or tags (the owner, if an editor, a `write` grantee, "
+        "or an admin); `visibility` only the owner or an admin.",
     )
     def patch(self, dataset, values):
-        return services.update_dataset(dataset, values)
+        before = dataset.visibility
+        if "visibility" in values:
+            manageable(dataset)
+        services.update_dataset(dataset, values)
+        note_visibility(dataset, before, current_user)
+        return dataset
 
     @operation(blp, "delete_dataset", 401, 403, NOT_FOUND, 422, security=BEARER)
     @blp.response(204, description="Deleted; its file is removed and it leaves its collections")
@@ -79,7 +89,10 @@ class DatasetById(MethodView):
     )
     def delete(self, dataset_id):
         # Locked, so an upload finishing meanwhile cannot attach a file to a deleted row.
-        services.delete_dataset(changeable(services.get_dataset(dataset_id, for_update=True)))
+        services.delete_dataset(manageable(services.get_dataset(dataset_id, for_update=True)))
+
+
+add_grant_routes(blp, services.get_dataset, "dataset_id", "dataset", "Dataset")
 
 
 from datahub.datasets import file_routes, version_routes  # noqa: E402, F401  (documented after the above)

@@ -6,6 +6,7 @@ from flask import current_app
 from marshmallow import post_load
 
 from datahub.datasets.tabular import FORMATS
+from datahub.resources.schemas import visibility_field
 from datahub.web.listing import NamedListArgsSchema, page_schema
 from datahub.web.openapi import named_enum
 from datahub.web.validation import (
@@ -61,6 +62,7 @@ class DatasetSchema(Schema):
     description = fields.String(required=True)
     tags = fields.List(fields.String(), required=True)
     owner_id = fields.String(required=True)
+    visibility = visibility_field(required=True)
     created_at = fields.DateTime(required=True, format="iso")
     updated_at = fields.DateTime(required=True, format="iso")
     file = fields.Nested(
@@ -87,6 +89,7 @@ class DatasetCreateSchema(Schema):
         validate=Length(max=MAX_TAGS),
         metadata={"description": "Up to 50 tags of 1 to 64 characters; duplicates are dropped"},
     )
+    visibility = visibility_field()
 
     @post_load
     def _strip(self, data, **_):

@@ -15,7 +15,7 @@ from datahub.datasets.openapi import (
 )
 from datahub.identity import permissions
 from datahub.identity.guard import current_user
-from datahub.resources.views import changeable
+from datahub.resources.views import changeable, manageable, readable
 from datahub.web.listing import ListArgsSchema, paginate
 from datahub.web.openapi import BEARER, JSON_BODY_ERRORS, described, operation
 
@@ -23,16 +23,15 @@ NOT_FOUND = (404, "`Dataset not found` or `Version not found`")
 
 
 def readable_version(dataset_id, number):
-    """The dataset and its version, for a caller who may read datasets (403), else 404."""
-    permissions.require_read(current_user)
-    dataset = services.get_dataset(dataset_id)
+    """The dataset and its version, for a caller who may read the dataset, else 404."""
+    dataset = readable(services.get_dataset(dataset_id))
     return dataset, versions.get_version(dataset.id, number)
 
 
-def changeable_version(dataset_id, number, for_update=False):
-    """The dataset (locked: ``for_update``) and its version, for the dataset's owner (an
-    editor) or an admin."""
-    dataset = changeable(services.get_dataset(dataset_id, for_update=for_update))
+def changeable_version(dataset_id, number, for_update=False, check=changeable):
+    """The dataset (locked: ``for_update``) and its version, for a caller who may change
+    the dataset (``check``: or manage it)."""
+    dataset = check(services.get_dataset(dataset_id, for_update=for_update))
     return dataset, versions.get_version(dataset.id, number)
 
 
@@ -45,8 +44,7 @@ class DatasetVersions(MethodView):
     @blp.response(200, schemas.VersionPageSchema)
     @described("List a dataset's versions", "Newest first (any role).")
     def get(self, args, dataset_id):
-        permissions.require_read(current_user)
-        services.get_dataset(dataset_id)
+        readable(services.get_dataset(dataset_id))
         return paginate(versions.versions_query(dataset_id), args)
 
 
@@ -92,7 +90,7 @@ class DatasetVersionById(MethodView):
         "an editor, or an admin.",
     )
     def delete(self, args, dataset_id, version):
-        dataset, row = changeable_version(dataset_id, version, for_update=True)
+        dataset, row = changeable_version(dataset_id, version, for_update=True, check=manageable)
         if args["force"]:
             permissions.require_admin(current_user)
         versions.delete_version(dataset, row, force=args["force"])
@@ -194,8 +192,7 @@ class DatasetDiff(MethodView):
         those columns; without, the versions are compared as multisets of rows. Computed
         by DuckDB in a process of its own, within ``DIFF_TIMEOUT_SECONDS`` and the
         pipelines' memory limit. Any role."""
-        permissions.require_read(current_user)
-        dataset = services.get_dataset(dataset_id)
+        dataset = readable(services.get_dataset(dataset_id))
         old = versions.get_version(dataset.id, args["from_"])
         new = versions.get_version(dataset.id, args["to"])
         return diffs.diff_versions(dataset, old, new, args["key"], current_app.config)

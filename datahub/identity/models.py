@@ -107,3 +107,24 @@ class RevokedAccessToken(db.Model):
 
     jti: Mapped[str] = mapped_column(sa.String(36), primary_key=True)
     expires_at: Mapped[object] = mapped_column(UTCDateTime, index=True)
+
+
+class PersonalAccessToken(db.Model):
+    """A token for scripts (``dhp_...``), stored as the SHA-256 of its text: the text is
+    shown once, at creation (docs/guides/access.rst). Deleting it revokes it."""
+
+    __tablename__ = "personal_access_tokens"
+
+    id: Mapped[str] = mapped_column(
+        sa.String(36), primary_key=True, default=lambda: str(uuid.uuid4())
+    )
+    user_id: Mapped[str] = mapped_column(sa.ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    name: Mapped[str] = mapped_column(sa.String(255))
+    token_hash: Mapped[str] = mapped_column(sa.String(64), unique=True)
+    scopes: Mapped[list] = mapped_column(sa.JSON, default=list)
+    created_at: Mapped[object] = mapped_column(UTCDateTime, default=utcnow)
+    expires_at: Mapped[object] = mapped_column(UTCDateTime)
+    # Kept to the minute, with the address it was last used from (bookkeeping: changing
+    # them voids no cached lookup).
+    last_used_at: Mapped[object | None] = mapped_column(UTCDateTime)
+    last_used_address: Mapped[str | None] = mapped_column(sa.String(64))

@@ -1,7 +1,7 @@
-"""Who may do what (DESIGN.md "Users and roles").
-
-viewer: read everything and download files. editor: viewer, plus create, and change or
-delete what it owns. admin: everything. Any refusal is 403 ``Forbidden``.
+"""What a role allows (docs/guides/access.rst): viewer reads, editor also creates,
+admin does everything. Any refusal is 403 ``Forbidden``. What a user may do to one
+dataset, collection or pipeline also depends on its visibility and grants:
+datahub.resources.access.
 """
 
 import functools
@@ -23,16 +23,6 @@ def require_read(user):
 
 def require_create(user):
     if not _roles(user) & CREATE_ROLES:
-        raise Forbidden()
-
-
-def can_change(user, resource):
-    roles = _roles(user)
-    return "admin" in roles or ("editor" in roles and resource.owner_id == user.id)
-
-
-def require_change(user, resource):
-    if not can_change(user, resource):
         raise Forbidden()
 
 

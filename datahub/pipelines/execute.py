@@ -276,6 +276,10 @@ def _publish(run_id, name, plan, stored, rows_in, rows_out):
                 name_key=name_key(output_name),
                 description=f"Output of pipeline {plan.pipeline_name}",
                 owner_id=plan.owner_id,
+                # Derived data is never wider than its sources (docs/guides/access.rst).
+                visibility="private"
+                if plan.private_input
+                else current_app.config["DEFAULT_VISIBILITY"],
                 created_at=now,
             )
             dataset.tags = []

@@ -6,9 +6,9 @@ from flask.views import MethodView
 
 from datahub.datasets import services as datasets
 from datahub.datasets import versions
-from datahub.identity import permissions
 from datahub.identity.guard import authenticate, current_user
 from datahub.pipelines import lineage, schemas
+from datahub.resources.views import readable
 from datahub.web.api import Blueprint
 from datahub.web.openapi import BEARER, operation
 
@@ -41,11 +41,13 @@ class DatasetLineage(MethodView):
         upstream, the run that made it and the versions that run read, and so on;
         downstream, the runs that read it and the versions they made. ``depth`` runs
         away at most (1 to 10). A dataset without a file has no lineage (no nodes).
-        Any role."""
-        permissions.require_read(current_user)
-        dataset = datasets.get_dataset(dataset_id)
+        Versions of datasets the caller may not read are ``hidden`` nodes (their
+        dataset, version and runs untold)."""
+        dataset = readable(datasets.get_dataset(dataset_id))
         number = args.get("version") or dataset.current_version
         if number is None:
             return {"nodes": [], "edges": []}
         versions.get_version(dataset.id, number)  # 404 Version not found
-        return lineage.lineage(dataset.id, number, args["direction"], args["depth"])
+        return lineage.lineage(
+            dataset.id, number, args["direction"], args["depth"], viewer=current_user
+        )

@@ -4,6 +4,7 @@ import sqlalchemy as sa
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from datahub.app.extensions import db
+from datahub.pipelines.errors import PipelineNotFound
 from datahub.platform.database import UTCDateTime, utcnow
 from datahub.resources.services import OwnedNamed
 
@@ -15,6 +16,7 @@ ACTIVE_PREDICATE = sa.text("status IN ('queued', 'running')")
 
 class Pipeline(OwnedNamed, db.Model):
     __tablename__ = "pipelines"
+    not_found = PipelineNotFound  # what a caller who may not read it is told
 
     # NULL once the source dataset is deleted: the pipeline stays, its runs then fail.
     source_dataset_id: Mapped[int | None] = mapped_column(

@@ -16,6 +16,7 @@ from datahub.identity import permissions
 from datahub.identity.models import User
 from datahub.pipelines.engine import ENGINE_VERSION, PipelineError
 from datahub.pipelines.models import Run
+from datahub.resources import access
 from datahub.resources.services import name_key
 
 OWNER_MAY_NOT_RUN = "Owner may no longer run this pipeline"
@@ -33,6 +34,7 @@ class RunPlan:
     source_key: str
     joins: dict = field(default_factory=dict)  # dataset id → its file's storage key
     names: dict = field(default_factory=dict)  # storage key → what a user calls the file
+    private_input: bool = False  # then a new output dataset is private (derived data)
     reads: list = field(default_factory=list)  # (dataset id, version) of every input
 
 
@@ -47,11 +49,12 @@ def _may_run(owner):
 def plan_run(pipeline):
     """The :class:`RunPlan`, its owner re-authorised as the run starts: an owner who is
     inactive, no longer an editor or admin, or can no longer read an input fails the run
-    (``OWNER_MAY_NOT_RUN``). A missing input → PipelineError."""
+    (``OWNER_MAY_NOT_RUN``). An input that is missing, or that the owner may no longer
+    read (datahub.resources.access), → PipelineError, told as missing."""
     owner = db.session.get(User, pipeline.owner_id)
     if not _may_run(owner):
         raise PipelineError(OWNER_MAY_NOT_RUN)
-    source = _input(pipeline.source_dataset_id) if pipeline.source_dataset_id else None
+    source = _input(pipeline.source_dataset_id, owner) if pipeline.source_dataset_id else None
     if source is None:
         raise PipelineError("the source dataset no longer exists")
     source_key, source_version = _input_file(source, pipeline.source_version, "the source dataset")
@@ -64,11 +67,12 @@ def plan_run(pipeline):
         source_key=source_key,
         names={source_key: "the source file"},
         reads=[(source.id, source_version)],
+        private_input=source.visibility == "private",
     )
     for position, step in enumerate(plan.steps):
         if step.get("op") != "join":
             continue
-        other = _input(step["dataset_id"])
+        other = _input(step["dataset_id"], owner)
         where = f"step {position} (join)"
         if other is None:
             raise PipelineError(f"{where}: dataset {step['dataset_id']} does not exist")
@@ -76,6 +80,7 @@ def plan_run(pipeline):
         plan.joins[other.id] = key
         plan.names[key] = f"dataset {other.id}'s file"
         plan.reads.append((other.id, number))
+        plan.private_input = plan.private_input or other.visibility == "private"
     return plan
 
 
@@ -132,7 +137,9 @@ def reusable(plan, run_id, digest):
     return earlier
 
 
-def _input(dataset_id):
-    """An input dataset, its row share-locked until the run's reads are recorded: its
-    current version cannot be deleted in between (datasets.versions.delete_version)."""
-    return db.session.get(Dataset, dataset_id, with_for_update={"read": True})
+def _input(dataset_id, owner):
+    """An input dataset the run's ``owner`` may read (else None), its row share-locked
+    until the run's reads are recorded: its current version cannot be deleted in between
+    (datasets.versions.delete_version)."""
+    dataset = db.session.get(Dataset, dataset_id, with_for_update={"read": True})
+    return dataset if dataset is not None and access.may_read(owner, dataset) else None

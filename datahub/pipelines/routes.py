@@ -7,7 +7,10 @@ from flask.views import MethodView
 from datahub.identity import permissions
 from datahub.identity.guard import authenticate, current_user
 from datahub.pipelines import schemas, services
-from datahub.resources.views import changeable, changes_row
+from datahub.pipelines.models import Pipeline
+from datahub.resources.grant_routes import add_grant_routes
+from datahub.resources.grants import note_visibility
+from datahub.resources.views import changeable, changes_row, manageable, readable, readable_page
 from datahub.web.api import Blueprint
 from datahub.web.listing import paginate
 from datahub.web.openapi import BEARER, JSON_BODY_ERRORS, described, operation
@@ -38,7 +41,9 @@ class Pipelines(MethodView):
     )
     def get(self, args):
         permissions.require_read(current_user)
-        return paginate(services.pipelines_query(args, current_user), args)
+        return readable_page(
+            services.pipelines_query(args, current_user), Pipeline, args, current_user
+        )
 
     @operation(
         blp, "create_pipeline", *JSON_BODY_ERRORS, 401, 403, SOURCE_NOT_FOUND, 409, security=BEARER
@@ -62,10 +67,9 @@ class Pipelines(MethodView):
 class PipelineById(MethodView):
     @operation(blp, "get_pipeline", 401, 403, NOT_FOUND, 422, security=BEARER)
     @blp.response(200, schemas.PipelineSchema)
-    @described("Get a pipeline", "One pipeline (any role).")
+    @described("Get a pipeline", "One pipeline the caller may read.")
     def get(self, pipeline_id):
-        permissions.require_read(current_user)
-        return services.get_pipeline(pipeline_id)
+        return readable(services.get_pipeline(pipeline_id))
 
     @operation(blp, "update_pipeline", *JSON_BODY_ERRORS, 401, 403, NOT_FOUND, 409, security=BEARER)
     @changes_row(services.get_pipeline)
@@ -73,12 +77,17 @@ class PipelineById(MethodView):
     @blp.response(200, schemas.PipelineSchema)
     @described(
         "Change a pipeline",
-        "Change any field (the owner, if an editor, or an "
-        "admin); `steps` is replaced whole. A running run keeps the steps it started "
+        "Change any field (the owner, if an editor, a `write` grantee, or an admin; "
+        "`visibility` only the owner or an admin); `steps` is replaced whole. A running run keeps the steps it started "
         "with; a queued one will use these.",
     )
     def patch(self, pipeline, values):
-        return services.update_pipeline(pipeline, values)
+        before = pipeline.visibility
+        if "visibility" in values:
+            manageable(pipeline)
+        services.update_pipeline(pipeline, values, current_user)
+        note_visibility(pipeline, before, current_user)
+        return pipeline
 
     @operation(blp, "delete_pipeline", 401, 403, NOT_FOUND, 422, security=BEARER)
     @blp.response(204, description="Deleted with its runs; the output dataset stays")
@@ -89,7 +98,7 @@ class PipelineById(MethodView):
     )
     def delete(self, pipeline_id):
         pipeline = services.get_pipeline(pipeline_id, for_update=True)
-        services.delete_pipeline(changeable(pipeline))
+        services.delete_pipeline(manageable(pipeline))
 
 
 @blp.route("/<id:pipeline_id>/runs", strict_slashes=False)
@@ -101,8 +110,7 @@ class Runs(MethodView):
         """List a pipeline's runs
 
         One page of the pipeline's runs, newest first (any role)."""
-        permissions.require_read(current_user)
-        return paginate(services.runs_query(services.get_pipeline(pipeline_id)), args)
+        return paginate(services.runs_query(readable(services.get_pipeline(pipeline_id))), args)
 
     @operation(
         blp,
@@ -143,8 +151,7 @@ class RunById(MethodView):
         """Get a run
 
         One run of the pipeline: its status, counts and error (any role)."""
-        permissions.require_read(current_user)
-        return services.get_run(services.get_pipeline(pipeline_id), run_id)
+        return services.get_run(readable(services.get_pipeline(pipeline_id)), run_id)
 
 
 @blp.route("/<id:pipeline_id>/runs/<id:run_id>/cancel")
@@ -163,3 +170,6 @@ class RunCancel(MethodView):
         pipeline = changeable(services.get_pipeline(pipeline_id))
         run, _ = services.cancel_run(services.get_run(pipeline, run_id))
         return run
+
+
+add_grant_routes(blp, services.get_pipeline, "pipeline_id", "pipeline", "Pipeline")

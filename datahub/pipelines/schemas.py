@@ -10,6 +10,7 @@ from datahub.datasets.tabular import FORMATS
 from datahub.pipelines.models import STATUSES
 from datahub.pipelines.steps import step_field
 from datahub.platform.database import MAX_ID
+from datahub.resources.schemas import visibility_field
 from datahub.web.listing import ListArgsSchema, NamedListArgsSchema, page_schema
 from datahub.web.validation import (
     ASCII_SPACE,
@@ -78,6 +79,7 @@ class PipelineSchema(Schema):
     name = fields.String(required=True)
     description = fields.String(required=True)
     owner_id = fields.String(required=True)
+    visibility = visibility_field(required=True)
     source_dataset_id = fields.Integer(
         required=True,
         allow_none=True,
@@ -100,6 +102,7 @@ class PipelineCreateSchema(Schema):
         "Unique, compared case-insensitively; surrounding spaces are removed", required=True
     )
     description = text_field(10000, load_default="")
+    visibility = visibility_field()
     source_dataset_id = fields.Integer(
         required=True,
         strict=True,
@@ -226,9 +229,12 @@ class LineageArgsSchema(Schema):
 class LineageNodeSchema(Schema):
     id = fields.String(
         required=True,
-        metadata={"description": "`dataset:<id>@<version>` or `run:<id>`"},
+        metadata={
+            "description": "`dataset:<id>@<version>`, `run:<id>`, or `hidden:<n>` for a "
+            "version or run the caller may not read"
+        },
     )
-    type = fields.String(required=True, metadata={"enum": ["version", "run"]})
+    type = fields.String(required=True, metadata={"enum": ["version", "run", "hidden"]})
     dataset_id = fields.Integer(metadata={"description": "A version's dataset"})
     version = fields.Integer(metadata={"description": "A version's number"})
     name = fields.String(allow_none=True, metadata={"description": "A version's dataset's name"})

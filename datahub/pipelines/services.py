@@ -17,6 +17,7 @@ from datahub.pipelines.errors import (
 )
 from datahub.pipelines.models import ACTIVE_STATUSES, Pipeline, Run
 from datahub.platform.database import utcnow, valid_id
+from datahub.resources import access
 from datahub.resources.services import create_named, filter_named, get_or_raise, update_named
 
 CANCELLED_BY_USER = "cancelled by a user"
@@ -43,17 +44,18 @@ def pipelines_query(args, user):
     return query.order_by(Pipeline.id)
 
 
-def _require_source(values):
-    """:class:`DatasetNotFound` for a missing source dataset; :class:`JoinedDatasetNotFound`
-    for a join with a dataset that does not exist."""
-    if "source_dataset_id" in values:
-        dataset_id = values["source_dataset_id"]
-        if not valid_id(dataset_id) or db.session.get(Dataset, dataset_id) is None:
-            raise DatasetNotFound()
+def _readable_dataset(dataset_id, user):
+    dataset = db.session.get(Dataset, dataset_id) if valid_id(dataset_id) else None
+    return dataset is not None and access.may_read(user, dataset)
+
+
+def _require_source(values, user):
+    """:class:`DatasetNotFound` for a source dataset that does not exist or ``user`` may
+    not read; :class:`JoinedDatasetNotFound` for such a dataset in a join."""
+    if "source_dataset_id" in values and not _readable_dataset(values["source_dataset_id"], user):
+        raise DatasetNotFound()
     for position, step in enumerate(values.get("steps") or []):
-        if step.get("op") == "join" and (
-            not valid_id(step["dataset_id"]) or db.session.get(Dataset, step["dataset_id"]) is None
-        ):
+        if step.get("op") == "join" and not _readable_dataset(step["dataset_id"], user):
             raise JoinedDatasetNotFound(position)
         if step.get("op") == "join" and step.get("version") is not None:
             if db.session.get(DatasetVersion, (step["dataset_id"], step["version"])) is None:
@@ -72,16 +74,19 @@ def _require_pinned_source(pipeline, values):
 
 def create_pipeline(owner, values):
     def check(values):
-        _require_source(values)
+        _require_source(values, owner)
         _require_pinned_source(None, values)
 
     # Any other integrity error at the commit: the source dataset was deleted meanwhile.
     return create_named(Pipeline, owner, values, FIELDS, check=check, otherwise=DatasetNotFound)
 
 
-def update_pipeline(pipeline, values):
+def update_pipeline(pipeline, values, user):
+    """``user`` must be able to read the datasets it names; runs read them with the
+    owner's rights (datahub.pipelines.plans)."""
+
     def check(values):
-        _require_source(values)
+        _require_source(values, user)
         _require_pinned_source(pipeline, values)
 
     return update_named(pipeline, values, FIELDS, check=check, otherwise=DatasetNotFound)

@@ -3,11 +3,13 @@ case-insensitively (a unique index on ``name_key``), an owner, timestamps, the l
 filters, and how they are created and changed."""
 
 import sqlalchemy as sa
+from flask import current_app
 from sqlalchemy.orm import Mapped, declared_attr, mapped_column
 
 from datahub.app.extensions import db
 from datahub.platform.database import UTCDateTime, contains_pattern, utcnow, valid_id
 from datahub.platform.errors import NameTaken
+from datahub.resources.access import filter_readable
 
 
 class OwnedNamed:
@@ -19,6 +21,10 @@ class OwnedNamed:
     name_key: Mapped[str] = mapped_column(sa.String(510), unique=True)
     description: Mapped[str] = mapped_column(sa.Text, default="")
     owner_id: Mapped[str] = mapped_column(sa.ForeignKey("users.id", ondelete="RESTRICT"))
+    # "private" (owner, grantees, admins) or "internal" (every active user):
+    # datahub.resources.access, docs/guides/access.rst.
+    # (No Python default: rows inserted without one take the database's.)
+    visibility: Mapped[str] = mapped_column(sa.String(16), server_default="internal")
     created_at: Mapped[object] = mapped_column(UTCDateTime, default=utcnow)
     updated_at: Mapped[object] = mapped_column(UTCDateTime, default=utcnow)
 
@@ -29,6 +35,8 @@ class OwnedNamed:
         # 0008; PostgreSQL's sequences never reuse one).
         return (
             sa.Index(f"ix_{cls.__tablename__}_owner_id_id", "owner_id", "id"),
+            # How many are private: an unfiltered list's total (access.readable_total).
+            sa.Index(f"ix_{cls.__tablename__}_visibility", "visibility"),
             {"sqlite_autoincrement": True},
         )
 
@@ -53,7 +61,9 @@ def get_or_raise(model, resource_id, not_found, for_update=False):
 
 
 def filter_named(query, model, args, user):
-    """Apply the ``q`` (name contains) and ``owner`` (a user id, or ``me``) filters."""
+    """Only what ``user`` may read (datahub.resources.access), then the ``q`` (name
+    contains) and ``owner`` (a user id, or ``me``) filters."""
+    query = filter_readable(query, model, user)
     if args.get("q"):
         query = query.where(model.name_key.like(contains_pattern(args["q"]), escape="\\"))
     if args.get("owner"):
@@ -112,6 +122,7 @@ def create_named(model, owner, values, fields, check=None, otherwise=None):
         name=values["name"],
         name_key=name_key(values["name"]),
         owner_id=owner.id,
+        visibility=values.get("visibility") or current_app.config["DEFAULT_VISIBILITY"],
         created_at=now,
         updated_at=now,
     )
@@ -128,7 +139,7 @@ def update_named(row, values, fields, check=None, otherwise=None):
         rename(row, values["name"])
     if check is not None:
         check(values)
-    _set_fields(row, values, fields)
+    _set_fields(row, values, (*fields, "visibility"))
     row.updated_at = utcnow()
     commit_named(type(row), row.name, exclude_id=row.id, otherwise=otherwise)
     return row

@@ -1,24 +1,59 @@
 """What the views of named, owned resources (datasets, collections, pipelines) share: the
-caller's right to change a row, and a change checked before its body is read. Each
-feature's ``routes.py`` states its own endpoints and calls these by name."""
+caller's rights on a row (datahub.resources.access), and a change checked before its
+body is read. Each feature's ``routes.py`` states its own endpoints and calls these by
+name.
+
+What the caller may not read is the row's own 404 (``Dataset not found``...): its
+existence is not disclosed. Readable but not changeable is 403 ``Forbidden``.
+"""
 
 import functools
 
 from datahub.identity import permissions
 from datahub.identity.guard import current_user
+from datahub.resources import access
+from datahub.web.errors import Forbidden
+from datahub.web.listing import paginate
+
+
+def readable_page(query, model, args, user):
+    """One page of ``query`` (already filtered to what ``user`` may read); an unfiltered
+    list (only ``limit`` and ``offset``) takes its total from the kept counts
+    (:func:`datahub.resources.access.readable_total`)."""
+    unfiltered = not (set(args) - {"limit", "offset"})
+    total = access.readable_total(model, user) if unfiltered else None
+    return paginate(query, args, total=total)
+
+
+def readable(row):
+    """``row``, once the caller may read it (else its 404; 403 without a reading role)."""
+    permissions.require_read(current_user)
+    if not access.may_read(current_user, row):
+        raise type(row).not_found()
+    return row
 
 
 def changeable(row):
-    """``row``, once the caller may change it (else 403)."""
-    permissions.require_change(current_user, row)
+    """``row``, once the caller may change it (404 unless readable, else 403)."""
+    if not access.may_write(current_user, readable(row)):
+        raise Forbidden()
+    return row
+
+
+def manageable(row):
+    """``row``, once the caller may delete it, grant on it or change its visibility
+    (404 unless readable, else 403)."""
+    if not access.may_manage(current_user, readable(row)):
+        raise Forbidden()
     return row
 
 
 def changes_row(get_row):
     """For a view that changes one row, above its ``blp.arguments``: the row
-    ``get_row(id)`` (404 when there is none) is looked up once, and the caller's right to
-    change it checked (403), before the request's body is read or parsed. The view
-    receives the row, after ``self``, in place of the id in its path."""
+    ``get_row(id)`` (404 when there is none or the caller may not read it) is looked up
+    once, and the caller's right to change it checked (403), before the request's body
+    is read or parsed. The view receives the row, after ``self``, in place of the id in
+    its path."""
 
     def decorator(view):
         @functools.wraps(view)

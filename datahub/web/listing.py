@@ -64,9 +64,7 @@ def _count(select):
         and len(froms) == 1
         and getattr(froms[0], "name", None) in COUNTED_TABLES
     ):
-        kept = db.session.scalar(
-            sa.select(row_counts.c.row_count).where(row_counts.c.table_name == froms[0].name)
-        )
+        kept = kept_count(froms[0].name)
         if kept is not None:
             return kept
     return db.session.scalar(
@@ -74,9 +72,17 @@ def _count(select):
     )
 
 
-def paginate(select, args):
+def kept_count(table_name):
+    """The kept number of rows of one of ``COUNTED_TABLES`` (None if not kept)."""
+    return db.session.scalar(
+        sa.select(row_counts.c.row_count).where(row_counts.c.table_name == table_name)
+    )
+
+
+def paginate(select, args, total=None):
     """One page of ``select`` (filtered and ordered by the feature's service): the envelope,
-    as a dict."""
-    total = _count(select)
+    as a dict. ``total``, when known, saves counting."""
+    if total is None:
+        total = _count(select)
     items = db.session.scalars(select.limit(args["limit"]).offset(args["offset"])).all()
     return {"items": items, "total": total, "limit": args["limit"], "offset": args["offset"]}

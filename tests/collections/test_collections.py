@@ -28,6 +28,7 @@ def test_create_get_list(client, actors):
         "name",
         "description",
         "owner_id",
+        "visibility",
         "dataset_ids",
         "created_at",
         "updated_at",

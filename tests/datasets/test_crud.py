@@ -37,6 +37,7 @@ def test_create_returns_201_with_location_and_the_dataset(client, actors):
         "description",
         "tags",
         "owner_id",
+        "visibility",
         "created_at",
         "updated_at",
         "file",

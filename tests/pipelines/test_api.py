@@ -36,6 +36,7 @@ def test_create_get_list_patch_delete(client, actors):
         "name",
         "description",
         "owner_id",
+        "visibility",
         "source_dataset_id",
         "source_version",
         "steps",

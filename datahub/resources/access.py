@@ -1,0 +1,125 @@
+"""Who may read, change and manage a dataset, collection or pipeline
+(docs/guides/access.rst).
+
+* read: admins; the owner; every user when the resource is ``internal``; a user granted
+  ``read`` or ``write``, directly or through a group it is a member of.
+* write (change, upload, restore, members, run): admins; editors who own it or hold a
+  ``write`` grant. A role is a ceiling: a viewer granted ``write`` reads.
+* manage (delete, grants, visibility): admins; editors who own it.
+
+Any user here is anything with ``id`` and ``roles`` (the request's principal, or a
+``User`` row when a run re-authorises its owner). Nothing is cached: a revoked grant is
+seen by the next request, on every host.
+"""
+
+import sqlalchemy as sa
+
+from datahub.app.extensions import db
+from datahub.identity.group_models import GroupMember
+from datahub.identity.permissions import READ_ROLES
+from datahub.resources.grant_models import GRANT_MODELS
+from datahub.web.listing import kept_count
+
+VISIBILITIES = ("private", "internal")
+
+
+def _roles(user):
+    return set(user.roles or ())
+
+
+def is_admin(user):
+    return "admin" in _roles(user)
+
+
+def grants_of(model):
+    return GRANT_MODELS[model.__tablename__]
+
+
+def groups_of(user_id):
+    """The ids of the groups ``user_id`` is a member of, as a subquery."""
+    return sa.select(GroupMember.group_id).where(GroupMember.user_id == user_id)
+
+
+def _held_by(grants, user):
+    return sa.or_(grants.user_id == user.id, grants.group_id.in_(groups_of(user.id)))
+
+
+def granted_ids(model, user):
+    """The ids of the ``model`` rows ``user`` holds a grant on, as a subquery."""
+    grants = grants_of(model)
+    return sa.select(grants.resource_id).where(_held_by(grants, user))
+
+
+def readable_clause(model, user):
+    """A WHERE clause for the ``model`` rows ``user`` may read; None: all of them."""
+    if is_admin(user):
+        return None
+    return sa.or_(
+        model.visibility == "internal",
+        model.owner_id == user.id,
+        model.id.in_(granted_ids(model, user)),
+    )
+
+
+def filter_readable(query, model, user):
+    clause = readable_clause(model, user)
+    return query if clause is None else query.where(clause)
+
+
+def readable_total(model, user):
+    """How many ``model`` rows ``user`` may read, without counting the table: the kept
+    count (datahub.web.listing), less the private rows, plus the private rows the user
+    owns or holds a grant on (both on indexes). None when no count is kept."""
+    total = kept_count(model.__tablename__)
+    if total is None or is_admin(user):
+        return total
+    private = model.visibility == "private"
+    hidden = db.session.scalar(sa.select(sa.func.count()).where(private))
+    mine = sa.union(
+        sa.select(model.id).where(model.owner_id == user.id, private),
+        sa.select(model.id).where(model.id.in_(granted_ids(model, user)), private),
+    ).subquery()
+    return total - hidden + db.session.scalar(sa.select(sa.func.count()).select_from(mine))
+
+
+def readable_ids(model, ids, user):
+    """Those of ``ids`` (of ``model`` rows) that ``user`` may read, in their order."""
+    ids = list(ids)
+    clause = readable_clause(model, user)
+    if not ids or clause is None:
+        return ids
+    found = set(db.session.scalars(sa.select(model.id).where(model.id.in_(ids), clause)))
+    return [i for i in ids if i in found]
+
+
+def grant_on(row, user):
+    """The strongest permission ``user`` is granted on ``row``: "write", "read" or None."""
+    grants = grants_of(type(row))
+    held = set(
+        db.session.scalars(
+            sa.select(grants.permission).where(grants.resource_id == row.id, _held_by(grants, user))
+        )
+    )
+    return "write" if "write" in held else ("read" if held else None)
+
+
+def may_read(user, row):
+    if not _roles(user) & READ_ROLES:
+        return False
+    if is_admin(user) or row.visibility == "internal" or row.owner_id == user.id:
+        return True
+    return grant_on(row, user) is not None
+
+
+def may_write(user, row):
+    roles = _roles(user)
+    if "admin" in roles:
+        return True
+    if "editor" not in roles:
+        return False
+    return row.owner_id == user.id or grant_on(row, user) == "write"
+
+
+def may_manage(user, row):
+    roles = _roles(user)
+    return "admin" in roles or ("editor" in roles and row.owner_id == user.id)

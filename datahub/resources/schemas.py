@@ -1,0 +1,52 @@
+"""The bodies that datasets, collections and pipelines share: visibility and grants
+(docs/guides/access.rst)."""
+
+from marshmallow import validate
+
+from datahub.resources.access import VISIBILITIES
+from datahub.resources.grant_models import PERMISSIONS
+from datahub.web.listing import ListArgsSchema, page_schema
+from datahub.web.openapi import named_enum
+from datahub.web.validation import OneOf, Schema, fields
+from datahub.web.validation.fields import ErrorMessage
+
+VISIBILITY = named_enum(
+    "Visibility",
+    VISIBILITIES,
+    "private: the owner, grantees and admins; internal: every user",
+)
+PERMISSION = named_enum(
+    "Permission", PERMISSIONS, "read: get, list, download, preview; write: read and change"
+)
+PRINCIPAL_PATTERN = (
+    r"^(user:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|group:[1-9][0-9]{0,9})$"
+)
+
+
+def visibility_field(**kwargs):
+    return fields.String(validate=OneOf(VISIBILITIES), metadata=VISIBILITY, **kwargs)
+
+
+class GrantSchema(Schema):
+    id = fields.Integer(required=True)
+    principal = fields.String(required=True)
+    permission = fields.String(required=True, metadata=PERMISSION)
+    created_at = fields.DateTime(required=True, format="iso")
+
+
+class GrantCreateSchema(Schema):
+    principal = fields.String(
+        required=True,
+        validate=validate.Regexp(
+            PRINCIPAL_PATTERN,
+            error=ErrorMessage(
+                f'string does not match regex "{PRINCIPAL_PATTERN}"', "value_error.str.regex"
+            ),
+        ),
+        metadata={"description": "`user:<uuid>` or `group:<id>`", "pattern": PRINCIPAL_PATTERN},
+    )
+    permission = fields.String(required=True, validate=OneOf(PERMISSIONS), metadata=PERMISSION)
+
+
+GrantListArgsSchema = ListArgsSchema
+GrantPageSchema = page_schema(GrantSchema, "GrantPage")
