@@ -3,6 +3,7 @@ pipeline (docs/guides/access.rst). The owner (an editor) and admins list, add an
 delete grants; anyone else who may read the row is refused with 403, anyone who may not
 read it is told it does not exist (404)."""
 
+from flask import request
 from flask.views import MethodView
 
 from datahub.identity import permissions
@@ -57,9 +58,8 @@ def add_grant_routes(blp, get_row, path_name, kind, title):
         )
         def post(self, values, **path):
             row = row_of(path)
-            return grants.add_grant(
-                row, values["principal"], values["permission"], current_user
-            ), 201
+            grant = grants.add_grant(row, values["principal"], values["permission"], current_user)
+            return grant, 201, {"Location": f"{request.path.rstrip('/')}/{grant.id}"}
 
     @blp.route(f"/<id:{path_name}>/grants/<id:grant_id>", endpoint=f"{title}Grant")
     class Grant(MethodView):

@@ -39,9 +39,7 @@ class GrantCreateSchema(Schema):
         required=True,
         validate=validate.Regexp(
             PRINCIPAL_PATTERN,
-            error=ErrorMessage(
-                f'string does not match regex "{PRINCIPAL_PATTERN}"', "value_error.str.regex"
-            ),
+            error=ErrorMessage('string does not match regex "{regex}"', "value_error.str.regex"),
         ),
         metadata={"description": "`user:<uuid>` or `group:<id>`", "pattern": PRINCIPAL_PATTERN},
     )
