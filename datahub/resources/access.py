@@ -68,18 +68,23 @@ def filter_readable(query, model, user):
 
 def readable_total(model, user):
     """How many ``model`` rows ``user`` may read, without counting the table: the kept
-    count (datahub.web.listing), less the private rows, plus the private rows the user
-    owns or holds a grant on (both on indexes). None when no count is kept."""
+    count, less the kept count of private rows (migrations 0005 and 0010), plus the
+    private rows the user owns or holds a grant on (few, on indexes). None when no count
+    is kept."""
     total = kept_count(model.__tablename__)
     if total is None or is_admin(user):
         return total
-    private = model.visibility == "private"
-    hidden = db.session.scalar(sa.select(sa.func.count()).where(private))
-    mine = sa.union(
-        sa.select(model.id).where(model.owner_id == user.id, private),
-        sa.select(model.id).where(model.id.in_(granted_ids(model, user)), private),
+    private = kept_count(f"{model.__tablename__}:private")
+    if private is None:
+        return None
+    if private == 0:
+        return total
+    is_private = model.visibility == "private"
+    readable = sa.union(
+        sa.select(model.id).where(model.owner_id == user.id, is_private),
+        sa.select(model.id).where(model.id.in_(granted_ids(model, user)), is_private),
     ).subquery()
-    return total - hidden + db.session.scalar(sa.select(sa.func.count()).select_from(mine))
+    return total - private + db.session.scalar(sa.select(sa.func.count()).select_from(readable))
 
 
 def readable_ids(model, ids, user):

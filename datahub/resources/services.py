@@ -35,8 +35,6 @@ class OwnedNamed:
         # 0008; PostgreSQL's sequences never reuse one).
         return (
             sa.Index(f"ix_{cls.__tablename__}_owner_id_id", "owner_id", "id"),
-            # How many are private: an unfiltered list's total (access.readable_total).
-            sa.Index(f"ix_{cls.__tablename__}_visibility", "visibility"),
             {"sqlite_autoincrement": True},
         )
 

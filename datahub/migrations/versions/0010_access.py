@@ -9,7 +9,11 @@ Datasets, collections and pipelines get a ``visibility``; what exists already is
 or write on each kind of resource (deleted with the resource, the user or the group),
 and personal access tokens (stored as hashes).
 
-Only new tables and added columns: nothing is copied or rebuilt.
+Only new tables and added columns: nothing is copied or rebuilt. ``row_counts`` (0005)
+also keeps how many rows of each are private (``datasets:private``...), by triggers as
+0005's: a list's total for a user who is not an admin is then the kept count, less the
+private rows, plus the private rows the user may read (few, on indexes), without counting
+the table.
 """
 from alembic import op
 import sqlalchemy as sa
@@ -51,11 +55,72 @@ def _grant_table(resource):
     op.create_index(f'ix_{table}_group_id_resource_id', table, ['group_id', 'resource_id'])
 
 
+# PostgreSQL: statement-level, with transition tables (a bulk write updates the count
+# once); the counter row is written only when the number of private rows changed, so
+# that updates of other columns never wait on it.
+PG_FUNCTION = """
+CREATE FUNCTION datahub_private_count() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE delta bigint := 0;
+BEGIN
+    IF TG_OP IN ('INSERT', 'UPDATE') THEN
+        delta := delta + (SELECT count(*) FROM new_rows WHERE visibility = 'private');
+    END IF;
+    IF TG_OP IN ('DELETE', 'UPDATE') THEN
+        delta := delta - (SELECT count(*) FROM old_rows WHERE visibility = 'private');
+    END IF;
+    IF delta <> 0 THEN
+        UPDATE row_counts SET row_count = row_count + delta
+        WHERE table_name = TG_TABLE_NAME || ':' || 'private';
+    END IF;
+    RETURN NULL;
+END
+$$
+"""
+PG_TRIGGERS = {
+    'insert': 'AFTER INSERT ON {t} REFERENCING NEW TABLE AS new_rows',
+    'delete': 'AFTER DELETE ON {t} REFERENCING OLD TABLE AS old_rows',
+    'update': 'AFTER UPDATE ON {t} REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows',
+}
+SQLITE_TRIGGERS = {
+    'insert': ("AFTER INSERT ON {t} WHEN NEW.visibility = 'private'", '+ 1'),
+    'delete': ("AFTER DELETE ON {t} WHEN OLD.visibility = 'private'", '- 1'),
+    'update': ('AFTER UPDATE OF visibility ON {t} WHEN OLD.visibility IS NOT NEW.visibility',
+               "+ (NEW.visibility = 'private') - (OLD.visibility = 'private')"),
+}
+
+
+def _count_private_rows():
+    postgres = op.get_context().dialect.name == 'postgresql'
+    if postgres:
+        op.execute(PG_FUNCTION)
+    for t in RESOURCES:
+        op.execute(f"INSERT INTO row_counts (table_name, row_count) "
+                   f"SELECT '{t}:private', count(*) FROM {t} WHERE visibility = 'private'")
+        for event in ('insert', 'delete', 'update'):
+            if postgres:
+                op.execute(f"CREATE TRIGGER {t}_private_{event} {PG_TRIGGERS[event].format(t=t)} "
+                           f"FOR EACH STATEMENT EXECUTE FUNCTION datahub_private_count()")
+            else:
+                when, change = SQLITE_TRIGGERS[event]
+                op.execute(f"CREATE TRIGGER {t}_private_{event} {when.format(t=t)} BEGIN "
+                           f"UPDATE row_counts SET row_count = row_count {change} "
+                           f"WHERE table_name = '{t}:private'; END")
+
+
+def _forget_private_rows():
+    postgres = op.get_context().dialect.name == 'postgresql'
+    for t in RESOURCES:
+        for event in ('insert', 'delete', 'update'):
+            op.execute(f"DROP TRIGGER {t}_private_{event}" + (f" ON {t}" if postgres else ""))
+        op.execute(f"DELETE FROM row_counts WHERE table_name = '{t}:private'")
+    if postgres:
+        op.execute("DROP FUNCTION datahub_private_count()")
+
+
 def upgrade():
     for resource in RESOURCES:
         op.add_column(resource, sa.Column('visibility', sa.String(length=16),
                                           server_default='internal', nullable=False))
-        op.create_index(f'ix_{resource}_visibility', resource, ['visibility'])
     op.create_table(
         'groups',
         sa.Column('id', sa.Integer(), nullable=False),
@@ -102,9 +167,11 @@ def upgrade():
     )
     op.create_index('ix_personal_access_tokens_user_id', 'personal_access_tokens',
                     ['user_id'])
+    _count_private_rows()
 
 
 def downgrade():
+    _forget_private_rows()
     op.drop_index('ix_personal_access_tokens_user_id', 'personal_access_tokens')
     op.drop_table('personal_access_tokens')
     for resource in reversed(RESOURCES):
@@ -116,5 +183,4 @@ def downgrade():
     op.drop_table('group_members')
     op.drop_table('groups')
     for resource in reversed(RESOURCES):
-        op.drop_index(f'ix_{resource}_visibility', resource)
         op.drop_column(resource, 'visibility')
