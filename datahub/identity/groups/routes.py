@@ -112,7 +112,7 @@ def _membership_change(operation_id):
 
 
 @blp.route("/<id:group_id>/members/<text:user_id>")
-class GroupMember(MethodView):
+class GroupMembership(MethodView):
     @_membership_change("add_group_member")
     def put(self, group_id, user_id):
         """Add a member to a group
