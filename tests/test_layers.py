@@ -45,6 +45,7 @@ LAYERS = {
     "datahub.docs": 4,
     "datahub.spa": 4,
     "datahub.identity.users": 4,
+    "datahub.identity.groups": 4,
     "datahub.identity.auth": 5,
     "datahub.app": 6,
     "datahub": 6,
@@ -60,6 +61,8 @@ FEATURE_USES = {
     "datahub.pipelines": {"datahub.datasets", "datahub.resources", "datahub.quotas"},
     "datahub.quotas": {"datahub.datasets", "datahub.pipelines"},
     "datahub.ops": {"datahub.datasets", "datahub.pipelines"},  # the /metrics gauges
+    # A member is a user; the commands find one by email.
+    "datahub.identity.groups": {"datahub.identity.users"},
 }
 
 
@@ -218,6 +221,7 @@ KNOWS_NO_HTTP = (
     "datahub.collections.services",
     "datahub.pipelines.services",
     "datahub.identity.users.services",
+    "datahub.identity.groups.services",
 )
 HTTP = ("werkzeug", "datahub.web", "flask.request", "flask.abort")
 # Each with its reason.
@@ -225,6 +229,7 @@ ALLOWED_HTTP = {
     # The audit log records what a service did, and from which address when a request
     # asked for it (the same call from the command line says ``via: cli``).
     ("datahub.identity.users.services", "datahub.web.audit.audit"),
+    ("datahub.identity.groups.services", "datahub.web.audit.audit"),
 }
 
 

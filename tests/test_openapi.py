@@ -25,6 +25,9 @@ EXPECTED = {
     "/api/v1/collections/{collection_id}/datasets/{dataset_id}": {"put", "delete"},
     "/api/v1/users/": {"get", "post"},
     "/api/v1/users/{user_id}": {"get", "patch", "delete"},
+    "/api/v1/groups/": {"get", "post"},
+    "/api/v1/groups/{group_id}": {"get", "patch", "delete"},
+    "/api/v1/groups/{group_id}/members/{user_id}": {"put", "delete"},
     "/api/v1/pipelines/": {"get", "post"},
     "/api/v1/pipelines/{pipeline_id}": {"get", "patch", "delete"},
     "/api/v1/pipelines/{pipeline_id}/runs": {"get", "post"},
@@ -57,7 +60,7 @@ def test_every_endpoint_is_documented_with_its_errors(spec):
 
 def test_path_ids_are_integers(spec):
     for path in EXPECTED:
-        for name in ("dataset_id", "collection_id", "pipeline_id", "run_id"):
+        for name in ("dataset_id", "collection_id", "pipeline_id", "run_id", "group_id"):
             if "{" + name + "}" not in path:
                 continue
             parameters = spec["paths"][path]["parameters"]
@@ -546,6 +549,8 @@ def test_every_request_body_example_is_accepted(client, spec, actors):
         "user_id": actors["viewer"].id,
         "version": 1,
     }
+    group = client.post("/api/v1/groups/", headers=admin.headers, json={"name": "Example group"})
+    ids["group_id"] = group.get_json()["id"]
     assert upload(client, admin.headers, ids["dataset_id"], b"a,b\n1,2\n").status_code == 200
     pipeline = client.post(
         "/api/v1/pipelines/",

@@ -112,7 +112,8 @@ class DefaultConfig:
     # datahub.identity.ldap, on when LDAP_URL is set. The service account searches
     # LDAP_USER_BASE with LDAP_USER_FILTER ({email} is replaced by the typed email,
     # escaped), then the found entry binds with the typed password. Roles: the groups
-    # under LDAP_GROUP_BASE whose ``member`` is the user, mapped by LDAP_GROUP_ROLES.
+    # under LDAP_GROUP_BASE whose ``member`` is the user, mapped by LDAP_GROUP_ROLES;
+    # their ``cn`` also decides the user's ``ldap`` groups (datahub.identity.group_sync).
 
     LDAP_URL = None  # ``ldap://host:389`` or ``ldaps://host:636``; None: LDAP off
     LDAP_START_TLS = False  # StartTLS on an ``ldap://`` connection before binding
@@ -124,7 +125,7 @@ class DefaultConfig:
     LDAP_USER_BASE = None  # where users are searched (the whole subtree); required
     LDAP_USER_FILTER = "(mail={email})"  # the search filter; must contain ``{email}``
     LDAP_NAME_ATTRIBUTE = "cn"  # the attribute that becomes the user's ``name``
-    LDAP_GROUP_BASE = None  # where groups are searched (required with group roles)
+    LDAP_GROUP_BASE = None  # where groups are searched (required with group roles); None: none
     # ``{"admin": "<group DN>", "editor": "<group DN>"}``
     LDAP_GROUP_ROLES: dict = {}
     LDAP_CONNECT_TIMEOUT = 3  # seconds to open a connection

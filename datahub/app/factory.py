@@ -113,6 +113,7 @@ def register_blueprints(app):
     from datahub.docs import serve_docs_with_slash
     from datahub.identity.auth.oidc_routes import blp as oidc_blp
     from datahub.identity.auth.routes import blp as auth_blp
+    from datahub.identity.groups.routes import blp as groups_blp
     from datahub.identity.users.routes import blp as users_blp
     from datahub.ops import blp as ops_blp
     from datahub.pipelines.lineage_routes import blp as lineage_blp
@@ -125,6 +126,7 @@ def register_blueprints(app):
     api.register_blueprint(datasets_blp)
     api.register_blueprint(collections_blp)
     api.register_blueprint(users_blp)
+    api.register_blueprint(groups_blp)
     register_openapi_schemas(api.spec)
     api.register_blueprint(pipelines_blp)
     api.register_blueprint(lineage_blp)
@@ -142,10 +144,12 @@ def register_error_handlers(app):
 
 def register_commands(app):
     from datahub.identity.commands import sessions_cli
+    from datahub.identity.groups.commands import groups_cli
     from datahub.identity.users.commands import users_cli
     from datahub.pipelines.commands import worker_command
 
     app.cli.add_command(users_cli)
+    app.cli.add_command(groups_cli)
     app.cli.add_command(worker_command)
     app.cli.add_command(sessions_cli)
 

@@ -1,4 +1,4 @@
-"""Who an email and password are in an LDAP directory, and their roles (ldap3).
+"""Who an email and password are in an LDAP directory, their roles and groups (ldap3).
 
 The only module that imports ldap3. Each worker process keeps a few connections bound
 as the service account (LDAP_BIND_DN) in a small pool, created on first use; a user's
@@ -40,6 +40,7 @@ class DirectoryUser:
     dn: str
     name: str
     roles: tuple
+    groups: tuple = ()  # the ``cn`` of each group listing the user as a ``member``
 
 
 def enabled(app=None):
@@ -223,21 +224,31 @@ class Directory:
             )
         )
 
-    def roles_of(self, dn):
-        """The roles LDAP_GROUP_ROLES gives the groups under LDAP_GROUP_BASE listing
-        ``dn`` as a ``member``; ``("viewer",)`` when none does."""
-        groups = []
-        if self.group_roles:
-            groups = self._with_service(
-                lambda connection: self._search(
-                    connection,
-                    self.group_base,
-                    f"(member={escape_filter_chars(dn)})",
-                    ldap3.NO_ATTRIBUTES,
-                )
+    def groups_of(self, dn):
+        """The groups under LDAP_GROUP_BASE listing ``dn`` as a ``member``, with their
+        ``cn``; none when LDAP_GROUP_BASE is not set."""
+        if not self.group_base:
+            return []
+        return self._with_service(
+            lambda connection: self._search(
+                connection,
+                self.group_base,
+                f"(member={escape_filter_chars(dn)})",
+                ["cn"],
             )
+        )
+
+    def memberships(self, dn):
+        """``(roles, group names)`` of ``dn``: the roles LDAP_GROUP_ROLES gives its groups
+        (``("viewer",)`` when none does) and every group's ``cn``."""
+        groups = self.groups_of(dn)
         found = {self.group_roles.get(_same_dn(entry["dn"])) for entry in groups}
-        return tuple(role for role in ("admin", "editor", "viewer") if role in found) or ("viewer",)
+        roles = tuple(role for role in ("admin", "editor", "viewer") if role in found)
+        names = []
+        for entry in groups:
+            value = entry.get("attributes", {}).get("cn") or []
+            names.extend(v for v in ([value] if isinstance(value, str) else value) if v)
+        return roles or ("viewer",), tuple(dict.fromkeys(names))
 
     def bind(self, dn, password):
         """Whether ``dn`` binds with ``password``, on a connection of its own."""
@@ -259,4 +270,5 @@ class Directory:
         if not self.bind(entry["dn"], password):
             return None, "wrong_password"
         name = _first(entry.get("attributes", {}).get(self.name_attribute))
-        return DirectoryUser(entry["dn"], name[:255], self.roles_of(entry["dn"])), None
+        roles, groups = self.memberships(entry["dn"])
+        return DirectoryUser(entry["dn"], name[:255], roles, groups), None

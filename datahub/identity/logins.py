@@ -13,6 +13,7 @@ from datahub.identity.errors import (
     InvalidCredentials,
     OIDCLoginFailed,
 )
+from datahub.identity.group_sync import sync_groups
 from datahub.identity.models import User, normalise_email
 from datahub.identity.passwords import check_password
 from datahub.web.audit import audit
@@ -82,6 +83,7 @@ def _from_directory(email, password, user):
     except AccountExistsWithOtherProvider:
         _audit_failure("other_provider", "ldap", email, user)
         raise
+    sync_groups(user, "ldap", found.groups)
     if not user.is_active:
         _fail(email, "inactive", user, "ldap")
     count_login("ldap", "success")
@@ -111,6 +113,7 @@ def authenticate_oidc(code, pending):
     except AccountExistsWithOtherProvider:
         _audit_failure("other_provider", "oidc", found.email)
         raise
+    sync_groups(user, "oidc", found.groups)
     if not user.is_active:
         oidc_failed("inactive", found.email, user)
     count_login("oidc", "success")

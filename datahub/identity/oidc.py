@@ -64,6 +64,7 @@ class ProviderUser:
     email: str
     name: str
     roles: tuple
+    groups: tuple = ()  # the names the groups claim lists
 
 
 @dataclass(frozen=True)
@@ -99,6 +100,7 @@ class Provider:
         self.client_secret = str(config["OIDC_CLIENT_SECRET"])
         self.scopes = str(config["OIDC_SCOPES"])
         self.roles_claim = str(config["OIDC_ROLES_CLAIM"])
+        self.groups_claim = str(config.get("OIDC_GROUPS_CLAIM") or "groups")
         timeout = float(config["OIDC_TIMEOUT"])
         self._http = urllib3.PoolManager(
             timeout=urllib3.Timeout(connect=timeout, read=timeout), retries=False, maxsize=4
@@ -279,6 +281,7 @@ class Provider:
             email=email,
             name=without_control_characters(str(name))[:255],
             roles=self.roles(claims),
+            groups=self.groups(claims),
         )
 
     def roles(self, claims):
@@ -291,6 +294,16 @@ class Provider:
             value = []
         found = tuple(role for role in ROLES if role in value)
         return found or ("viewer",)
+
+    def groups(self, claims):
+        """The group names the groups claim lists (one string: one name); none when it is
+        missing."""
+        value = claims.get(self.groups_claim)
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, (list, tuple)):
+            return ()
+        return tuple(dict.fromkeys(name for name in value if isinstance(name, str) and name))
 
 
 def _form_encode(value):

@@ -4,6 +4,7 @@ import pytest
 
 from tests.identity.ldap_server import (
     ADMINS,
+    ANALYSTS,
     EDITORS,
     GROUPS,
     PEOPLE,
@@ -18,7 +19,7 @@ from tests.identity.ldap_server import (
 PEOPLE_IN_DIRECTORY = {
     "alice@example.org": ("alice", "Alice Admin", "alice password", (ADMINS,)),
     "bob@example.org": ("bob", "Bob Editor", "bob password", (EDITORS,)),
-    "carol@example.org": ("carol", "Carol Viewer", "carol password", ()),
+    "carol@example.org": ("carol", "Carol Viewer", "carol password", (ANALYSTS,)),
     "dave@example.org": ("dave", "Dave Mover", "dave password", ()),
     "erin@example.org": ("erin", "Erin Elsewhere", "erin password", ()),
 }

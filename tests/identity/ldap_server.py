@@ -25,6 +25,9 @@ PEOPLE = f"ou=people,{SUFFIX}"
 GROUPS = f"ou=groups,{SUFFIX}"
 ADMINS = f"cn=admins,{GROUPS}"
 EDITORS = f"cn=editors,{GROUPS}"
+# Groups that map to no role: their ``cn`` names datahub groups of source ldap.
+ANALYSTS = f"cn=Analysts,{GROUPS}"
+ENGINEERS = f"cn=engineers,{GROUPS}"
 SLAPD_PATHS = ("/usr/sbin/slapd",)
 SCHEMAS = ("core", "cosine", "inetorgperson")
 
@@ -266,7 +269,7 @@ class Slapd:
             conn.add(PEOPLE, ["organizationalUnit"], {"ou": "people"})
             conn.add(GROUPS, ["organizationalUnit"], {"ou": "groups"})
             # groupOfNames needs a member: the service account holds every group's place.
-            for group in (ADMINS, EDITORS):
+            for group in (ADMINS, EDITORS, ANALYSTS, ENGINEERS):
                 conn.add(group, ["groupOfNames"], {"member": [SERVICE_DN]})
 
     def add_person(self, uid, email, name, password, groups=()):
