@@ -198,3 +198,50 @@ def test_only_admins_look_users_up_by_email(client, gunicorn_server, tmp_path):
     assert result.stderr.startswith("Error: Only admins may look a user up by email")
     result = run("datasets", "share", dataset_id, "--user", gina["id"])
     assert result.exit_code == 0, result.stderr
+
+
+def make_group(app, name, member_ids):
+    """A local group, straight into the database (as the groups API's admins would)."""
+    from datahub.app.extensions import db
+    from datahub.identity.group_models import Group, GroupMember
+    from datahub.resources.services import name_key
+
+    with app.app_context():
+        group = Group(name=name, name_key=name_key(name), description="", source="local")
+        group.members = [GroupMember(user_id=user_id) for user_id in member_ids]
+        db.session.add(group)
+        db.session.commit()
+        return group.id
+
+
+def test_a_group_grant_by_id(app, client, datahub):
+    hana, hana_client = new_user(client, "hana@example.com", "viewer")
+    group_id = make_group(app, "Analysts", [hana["id"]])
+    dataset = client.dataset_create("For analysts", visibility="private")
+    with pytest.raises(NotFoundError):
+        hana_client.dataset_get(dataset["id"])
+    result = datahub("--json", "datasets", "share", str(dataset["id"]), "--group", str(group_id))
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout)["principal"] == f"group:{group_id}"
+    assert hana_client.dataset_get(dataset["id"])["name"] == "For analysts"
+
+
+def test_groups_by_name(app, client, datahub):
+    """Needs the groups API (GET /api/v1/groups/)."""
+    ivan, ivan_client = new_user(client, "ivan@example.com", "viewer")
+    group_id = make_group(app, "Field team", [ivan["id"]])
+    groups = list(client.groups_iter())
+    assert [(g["id"], g["name"], g["member_ids"]) for g in groups] == [
+        (group_id, "Field team", [ivan["id"]])
+    ]
+    assert ivan_client.groups_list()["total"] == 1  # any user lists them
+    result = datahub("groups", "list")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.splitlines()[1].split()[:2] == [str(group_id), "Field"]
+
+    collection = client.collection_create("Field notes", visibility="private")
+    result = datahub("collections", "share", str(collection["id"]), "--group", "Field team")
+    assert result.exit_code == 0, result.stderr
+    assert ivan_client.collection_get(collection["id"])["name"] == "Field notes"
+    result = datahub("collections", "share", str(collection["id"]), "--group", "Nobody")
+    assert (result.exit_code, result.stderr) == (1, "Error: No group Nobody\n")
