@@ -7,6 +7,7 @@ Chromium against a real gunicorn, as in tests/e2e/test_spa_versions.py.
 import pytest
 
 from datahub_client import AuthenticationError, Client
+from tests.client.test_access import make_group
 from tests.e2e.test_spa import (  # noqa: F401  (fixtures)
     api_client,
     browser,
@@ -110,6 +111,30 @@ def test_the_owner_shares_a_dataset_and_sets_its_visibility(gunicorn_server, bro
     page.wait_for_selector("#dataset-area:not([hidden])")
     page.wait_for_selector("#versions-none:not([hidden])")
     assert page.is_hidden("#sharing-area")
+    assert errors == []
+    context.close()
+
+
+def test_a_dataset_is_shared_with_a_group_by_name(app, gunicorn_server, browser):
+    """Needs the groups API (GET /api/v1/groups/) for the group's name."""
+    api = api_client(gunicorn_server)
+    wes, wes_password = new_user(api, "wes@example.com", "viewer")
+    group_id = make_group(app, "Analysts", [wes["id"]])
+    dataset = api.dataset_create("For the analysts", visibility="private")
+    context, page, errors = logged_in_page(browser, gunicorn_server)
+    page.click(f"#datasets tr[data-id='{dataset['id']}']")
+    page.wait_for_selector("#sharing-area:not([hidden])")
+    page.select_option("#grant-kind", "group")
+    page.fill("#grant-who", "Analysts")
+    page.click("#grant-form button")
+    page.wait_for_selector("#grants tr")
+    assert grants_table(page) == [["group Analysts", "read"]]
+    assert api.grants_list("dataset", dataset["id"])["items"][0]["principal"] == (
+        f"group:{group_id}"
+    )
+    wes_api = Client(gunicorn_server.url)
+    wes_api.login("wes@example.com", wes_password)
+    assert wes_api.dataset_get(dataset["id"])["name"] == "For the analysts"
     assert errors == []
     context.close()
 
