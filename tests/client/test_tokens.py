@@ -72,7 +72,7 @@ def run(gunicorn_server, tmp_path):
     return run
 
 
-def test_the_command_makes_uses_and_revokes_tokens(client, gunicorn_server, run):
+def test_the_command_makes_uses_and_revokes_tokens(client, gunicorn_server, run, tmp_path):
     password = gunicorn_server.admin_password()
     assert run("login", input=password + "\n").exit_code == 0  # the password prompt
     result = run("tokens", "create", "nightly", "--read-only", "--days", "3")
@@ -116,7 +116,10 @@ def test_the_command_makes_uses_and_revokes_tokens(client, gunicorn_server, run)
     result = run("logout", env={"DATAHUB_TOKEN": deploy["token"]})
     assert result.exit_code == 1 and "DATAHUB_TOKEN is set" in result.stderr
 
-    result = run("tokens", "revoke", str(nightly["id"]), env={"DATAHUB_TOKEN": deploy["token"]})
+    # Revoked from a password login (in a session file of its own).
+    other = {"DATAHUB_SESSION_FILE": str(tmp_path / "other.json")}
+    assert run("login", input=password + "\n", env=other).exit_code == 0
+    result = run("tokens", "revoke", str(nightly["id"]), env=other)
     assert (result.exit_code, result.stdout) == (0, f"Revoked token {nightly['id']}\n")
     result = run("whoami")  # the file's token, revoked: refused, and nothing to refresh
     assert result.exit_code == 1 and result.stderr.startswith("Error: ")
