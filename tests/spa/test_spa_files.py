@@ -19,6 +19,8 @@ def test_index_and_assets_are_served_with_a_strict_policy(client):
         ("diff.js", "text/javascript"),
         ("lineage.js", "text/javascript"),
         ("preview.js", "text/javascript"),
+        ("sharing.js", "text/javascript"),
+        ("tokens.js", "text/javascript"),
         ("ui.js", "text/javascript"),
         ("versions.js", "text/javascript"),
         ("style.css", "text/css"),

@@ -10,10 +10,16 @@ the access token lives in memory only and is renewed through the refresh cookie 
     dataset = client.dataset_create("Oslo weather", tags=["weather"])
     client.dataset_upload(dataset["id"], "weather.csv", progress=print)
     client.dataset_download(dataset["id"], "copy.csv")
+    client.grant_add("dataset", dataset["id"], group_principal(3), "read")
+    client.dataset_set_visibility(dataset["id"], "internal")
+
+``Client(url, token="dhp_...")`` uses a personal access token instead of a login (made
+with ``client.tokens_create(...)`` or the web app's Tokens page; a 401 is then final).
 
 The ``datahub`` command (``datahub_client.cli``) is built on it.
 """
 
+from datahub_client.access import group_principal, user_principal
 from datahub_client.api import Client, SeedRetry
 from datahub_client.errors import (
     AuthenticationError,
@@ -41,4 +47,6 @@ __all__ = [
     "ServerError",
     "UnreachableError",
     "ValidationError",
+    "group_principal",
+    "user_principal",
 ]

@@ -9,6 +9,7 @@ from urllib.parse import urlencode, urlsplit
 import urllib3
 from urllib3.util.retry import Retry
 
+from datahub_client.access import AccessMixin
 from datahub_client.errors import AuthenticationError, DatahubError, UnreachableError, error_for
 from datahub_client.resources import ResourcesMixin
 from datahub_client.versions import VersionsMixin
@@ -49,8 +50,11 @@ class SeedRetry(Retry):
             time.sleep(delay)
 
 
-class Client(ResourcesMixin, VersionsMixin):
+class Client(ResourcesMixin, VersionsMixin, AccessMixin):
     """One session with the service. Thread-safe; concurrent 401s share one refresh.
+
+    ``token`` (a personal access token, ``dhp_...``) instead of a login: sent as the
+    bearer of every request, never refreshed (a 401 is final: expired or revoked).
 
     ``refresh_token`` (and ``refresh_cookie_name``) resume a session kept elsewhere, as the
     ``datahub`` command does between runs; ``on_refresh_cookie(name, value)`` is called
@@ -69,6 +73,7 @@ class Client(ResourcesMixin, VersionsMixin):
         refresh_token=None,
         refresh_cookie_name="__Secure-refresh_token",
         on_refresh_cookie=None,
+        token=None,
     ):
         self.base_url = base_url.rstrip("/")
         self.timeout = timeout
@@ -76,10 +81,11 @@ class Client(ResourcesMixin, VersionsMixin):
             retries=SeedRetry(total=retries, backoff_factor=backoff),
             cert_reqs="CERT_REQUIRED" if verify else "CERT_NONE",
         )
-        self.access_token = access_token  # in memory only
+        self.token = token  # a personal access token: the bearer, with no refresh
+        self.access_token = token or access_token  # in memory only
         # The refresh cookie, kept here rather than in a cookie jar: Python's jar would
         # drop a Secure cookie on plain http (localhost development), browsers do not.
-        self.refresh_cookie = refresh_token
+        self.refresh_cookie = None if token else refresh_token
         self.refresh_cookie_name = refresh_cookie_name
         self.on_refresh_cookie = on_refresh_cookie
         self._refresh_lock = threading.Lock()
@@ -197,6 +203,8 @@ class Client(ResourcesMixin, VersionsMixin):
     # -- auth -----------------------------------------------------------------------------
 
     def login(self, email, password):
+        """Log in with a password; a personal access token set before is dropped."""
+        self.token = None
         body = self._json(
             "POST",
             f"{AUTH_PATH}/login",
@@ -221,7 +229,12 @@ class Client(ResourcesMixin, VersionsMixin):
         return body
 
     def logout(self):
-        """End the session: the cookie's refresh token and the bearer's access token."""
+        """End the session: the cookie's refresh token and the bearer's access token. A
+        personal access token is only forgotten here (it stays valid until revoked:
+        ``token_revoke``, or until it expires)."""
+        if self.token is not None:
+            self.token = self.access_token = None
+            return {"message": "Forgot the personal access token (it stays valid)"}
         try:
             return self._json(
                 "POST", f"{AUTH_PATH}/logout", authenticated=self.access_token is not None

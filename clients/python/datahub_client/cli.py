@@ -1,16 +1,21 @@
 """The ``datahub`` command: the service's resources from a shell, on ``datahub_client``.
 
     datahub login --email ann@example.com        # password from a prompt or DATAHUB_PASSWORD
+    datahub login --token < token.txt            # or DATAHUB_TOKEN=dhp_... in the environment
+    datahub tokens create ci --read-only --days 90  # prints the secret, once
     datahub datasets create "Oslo weather" --tag weather
     datahub datasets upload 1 weather.csv --message "first readings"
     datahub datasets download 1 copy.csv --force    # an existing file is kept without --force
     datahub datasets versions 1                     # every upload is a version
     datahub datasets diff 1 1 2 --key date          # what changed from version 1 to 2
     datahub datasets lineage 2                      # the runs it comes from and leads to
+    datahub datasets share 1 --group analysts --permission read
+    datahub datasets visibility 1 internal          # every user may read it
     datahub --json datasets list
 
-Between runs only the refresh cookie is kept, in ``~/.config/datahub/session.json`` (or
-``$DATAHUB_SESSION_FILE``), mode 0600, rewritten after every rotation. Every failure is one
+Between runs only the refresh cookie (or the personal access token of ``login --token``)
+is kept, in ``~/.config/datahub/session.json`` (or ``$DATAHUB_SESSION_FILE``), mode 0600,
+rewritten after every rotation; ``$DATAHUB_TOKEN``, when set, is used before it. Every failure is one
 ``Error: ...`` line on stderr and exit status 1; progress is drawn only on a terminal.
 """
 
@@ -20,10 +25,11 @@ from urllib.parse import urlsplit
 
 import click
 
+from datahub_client.cli_access import access_commands, groups, visibility_option
+from datahub_client.cli_auth import AUTH_COMMANDS
 from datahub_client.cli_context import Context, Main, pass_context
 from datahub_client.cli_lineage import datasets_lineage
 from datahub_client.cli_versions import VERSION_COMMANDS
-from datahub_client.errors import DatahubError, UnreachableError
 
 DEFAULT_URL = "http://127.0.0.1:8000"
 
@@ -48,52 +54,9 @@ def cli(ctx, url, as_json):
     ctx.obj = Context(url, as_json)
 
 
-@cli.command()
-@click.option("--email", envvar="DATAHUB_EMAIL", required=True, help="Also DATAHUB_EMAIL.")
-@pass_context
-def login(context, email):
-    """Log in (the password from DATAHUB_PASSWORD or a hidden prompt)."""
-    password = os.environ.get("DATAHUB_PASSWORD")
-    if password is None:
-        password = click.prompt("Password", hide_input=True, err=True)
-    if context.client.refresh_cookie:  # logged in already: end that session first
-        try:
-            context.client.logout()
-        except UnreachableError:
-            raise  # the login would fail the same way: say so now
-        except DatahubError:
-            pass  # already over: the new login replaces the file anyway
-    context.client.login(email, password)
-    user = context.client.me()
-    context.output(user)
-    if not context.as_json:
-        click.echo(f"Logged in to {context.url} as {user['email']}")
-
-
-@cli.command()
-@pass_context
-def logout(context):
-    """Log out: the session ends on the service and the session file is removed."""
-    body = (
-        context.client.logout() if context.client.refresh_cookie else {"message": "Not logged in"}
-    )
-    context.session.clear()
-    context.output(body)
-    if not context.as_json:
-        click.echo(body["message"])
-
-
-@cli.command()
-@pass_context
-def whoami(context):
-    """The logged-in user."""
-    context.require_session()
-    user = context.client.users_me()
-    context.output(
-        user,
-        ["EMAIL", "NAME", "ROLES", "ID"],
-        [[user["email"], user["name"], ",".join(user["roles"]), user["id"]]],
-    )
+for command in AUTH_COMMANDS:  # login, logout, whoami, tokens (cli_auth.py)
+    cli.add_command(command)
+cli.add_command(groups)  # cli_access.py
 
 
 # -- datasets -----------------------------------------------------------------------------
@@ -122,7 +85,7 @@ DATASET_COLUMNS = ["ID", "NAME", "TAGS", "FILE", "SIZE"]
 @cli.group()
 def datasets():
     """List, create, upload, download and delete datasets; list, pin, restore and compare
-    their versions; show their lineage."""
+    their versions; show their lineage; share them and set their visibility."""
 
 
 @datasets.command("list")
@@ -145,12 +108,13 @@ def datasets_list(context, q, tag, owner, limit, offset):
 @click.argument("name")
 @click.option("--description", help="What it is.")
 @click.option("--tag", "tags", multiple=True, help="A tag (repeatable).")
+@visibility_option
 @pass_context
-def datasets_create(context, name, description, tags):
+def datasets_create(context, name, description, tags, visibility):
     """Create a dataset called NAME."""
     context.require_session()
     dataset = context.client.dataset_create(
-        name, description=description, tags=list(tags) if tags else None
+        name, description=description, tags=list(tags) if tags else None, visibility=visibility
     )
     context.output(dataset, DATASET_COLUMNS, _dataset_rows([dataset]))
 
@@ -225,6 +189,8 @@ def datasets_delete(context, dataset_id):
 for command in VERSION_COMMANDS:  # versions, pin, unpin, restore, diff (cli_versions.py)
     datasets.add_command(command)
 datasets.add_command(datasets_lineage)  # cli_lineage.py
+for command in access_commands("dataset"):  # grants, share, unshare, visibility
+    datasets.add_command(command)
 
 
 # -- collections --------------------------------------------------------------------------
@@ -246,7 +212,7 @@ def _collection_rows(items):
 
 @cli.group()
 def collections():
-    """List and create collections; add and remove their datasets."""
+    """List and create collections; add and remove their datasets; share them."""
 
 
 @collections.command("list")
@@ -265,11 +231,14 @@ def collections_list(context, q, owner, limit, offset):
 @collections.command("create")
 @click.argument("name")
 @click.option("--description", help="What it groups.")
+@visibility_option
 @pass_context
-def collections_create(context, name, description):
+def collections_create(context, name, description, visibility):
     """Create a collection called NAME."""
     context.require_session()
-    collection = context.client.collection_create(name, description=description)
+    collection = context.client.collection_create(
+        name, description=description, visibility=visibility
+    )
     context.output(collection, COLLECTION_COLUMNS, _collection_rows([collection]))
 
 
@@ -295,6 +264,10 @@ def collections_remove(context, collection_id, dataset_id):
     context.output(collection, COLLECTION_COLUMNS, _collection_rows([collection]))
 
 
+for command in access_commands("collection"):  # grants, share, unshare, visibility
+    collections.add_command(command)
+
+
 # -- pipelines ----------------------------------------------------------------------------
 
 RUN_COLUMNS = ["RUN", "PIPELINE", "STATUS", "ROWS IN", "ROWS OUT", "OUTPUT", "ERROR"]
@@ -316,7 +289,7 @@ def _run_rows(run):
 
 @cli.group()
 def pipelines():
-    """List pipelines and run them."""
+    """List pipelines and run them; share them."""
 
 
 @pipelines.command("list")
@@ -375,6 +348,10 @@ def pipelines_run(context, pipeline_id, wait, poll):
     if wait and run["status"] != "succeeded":
         click.echo(f"Error: run {run['id']} {run['status']}: {run['error'] or '-'}", err=True)
         sys.exit(1)
+
+
+for command in access_commands("pipeline"):  # grants, share, unshare, visibility
+    pipelines.add_command(command)
 
 
 main = cli  # the console script ``datahub`` (the entry point in pyproject.toml)

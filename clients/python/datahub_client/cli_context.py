@@ -4,6 +4,7 @@ turns every failure into one ``Error: ...`` line."""
 
 import errno
 import json
+import os
 import sys
 
 import click
@@ -20,18 +21,22 @@ class Context:
         # Progress bars go to stderr, and only to a terminal: never into a file or a pipe.
         self.show_progress = not as_json and sys.stderr is not None and sys.stderr.isatty()
         self.session = SessionFile()
-        cookie_name, token = self.session.load(self.url)
+        cookie_name, refresh_token = self.session.load(self.url)
+        # A personal access token: $DATAHUB_TOKEN first, else the one ``login --token`` kept.
+        self.token_from_env = bool(os.environ.get("DATAHUB_TOKEN"))
+        token = os.environ.get("DATAHUB_TOKEN") or self.session.load_token(self.url)
         self.client = Client(
             self.url,
-            refresh_token=token,
+            token=token or None,
+            refresh_token=refresh_token,
             refresh_cookie_name=cookie_name or "__Secure-refresh_token",
             on_refresh_cookie=lambda name, value: self.session.save(self.url, name, value),
         )
 
     def require_session(self):
-        """Without a session: "Not logged in" only if the service answers at all (any
-        answer will do); one that cannot be reached says so (``UnreachableError``)."""
-        if not self.client.refresh_cookie:
+        """Without a session or a token: "Not logged in" only if the service answers at
+        all (any answer will do); one that cannot be reached says so (``UnreachableError``)."""
+        if not self.client.refresh_cookie and not self.client.token:
             try:
                 self.client.request("GET", "/healthz", authenticated=False)
             except UnreachableError:

@@ -137,8 +137,11 @@ class ResourcesMixin:
     def dataset_get(self, dataset_id):
         return self._json("GET", f"{API}/datasets/{int(dataset_id)}")
 
-    def dataset_create(self, name, *, description=None, tags=None):
+    def dataset_create(self, name, *, description=None, tags=None, visibility=None):
+        """``visibility``: ``private`` or ``internal`` (default: the service's)."""
         body = {"name": name}
+        if visibility is not None:
+            body["visibility"] = visibility
         if description is not None:
             body["description"] = description
         if tags is not None:
@@ -146,7 +149,7 @@ class ResourcesMixin:
         return self._json("POST", f"{API}/datasets/", json_body=body)
 
     def dataset_update(self, dataset_id, **changes):
-        """Change ``name``, ``description`` and/or ``tags``."""
+        """Change ``name``, ``description``, ``tags`` and/or ``visibility``."""
         return self._json("PATCH", f"{API}/datasets/{int(dataset_id)}", json_body=changes)
 
     def dataset_delete(self, dataset_id):
@@ -294,8 +297,10 @@ class ResourcesMixin:
     def collection_get(self, collection_id):
         return self._json("GET", f"{API}/collections/{int(collection_id)}")
 
-    def collection_create(self, name, *, description=None, dataset_ids=None):
+    def collection_create(self, name, *, description=None, dataset_ids=None, visibility=None):
         body = {"name": name}
+        if visibility is not None:
+            body["visibility"] = visibility
         if description is not None:
             body["description"] = description
         if dataset_ids is not None:

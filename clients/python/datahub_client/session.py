@@ -1,5 +1,6 @@
 """Where the ``datahub`` command keeps its login between runs: only the refresh cookie
-(the access token lives in memory), in a JSON file readable by its owner alone."""
+(the access token lives in memory), or the personal access token of ``datahub login
+--token``, in a JSON file readable by its owner alone."""
 
 import errno
 import json
@@ -17,20 +18,33 @@ def session_path():
 
 
 class SessionFile:
-    """``{"url", "cookie_name", "refresh_token"}`` for one service URL."""
+    """``{"url", "cookie_name", "refresh_token"}`` or ``{"url", "token"}`` (a personal
+    access token) for one service URL."""
 
     def __init__(self, path=None):
         self.path = Path(path) if path else session_path()
 
-    def load(self, url):
-        """(cookie name, refresh token) saved for ``url``, or (None, None)."""
+    def _data(self, url):
         try:
             data = json.loads(self.path.read_text())
         except (OSError, ValueError):
-            return None, None
+            return {}
         if not isinstance(data, dict) or data.get("url") != url:
-            return None, None
+            return {}
+        return data
+
+    def load(self, url):
+        """(cookie name, refresh token) saved for ``url``, or (None, None)."""
+        data = self._data(url)
         return data.get("cookie_name"), data.get("refresh_token")
+
+    def load_token(self, url):
+        """The personal access token saved for ``url``, or None."""
+        return self._data(url).get("token")
+
+    def save_token(self, url, token):
+        """Keep a personal access token (in place of any login session)."""
+        self._save({"url": url, "token": token})
 
     def save(self, url, cookie_name, refresh_token):
         """Write (or, with no token, remove) the session, atomically and with mode 0600.
@@ -38,8 +52,11 @@ class SessionFile:
         if refresh_token is None:
             self.clear()
             return
+        self._save({"url": url, "cookie_name": cookie_name, "refresh_token": refresh_token})
+
+    def _save(self, data):
         try:
-            self._write({"url": url, "cookie_name": cookie_name, "refresh_token": refresh_token})
+            self._write(data)
         except OSError as exc:
             # mkdir says "File exists" of a file where a folder should be: not a directory
             code = errno.ENOTDIR if isinstance(exc, FileExistsError) else exc.errno

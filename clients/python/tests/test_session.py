@@ -1,4 +1,5 @@
-"""The command's session file: the refresh cookie only, for one URL, mode 0600."""
+"""The command's session file: the refresh cookie (or a personal access token) only, for
+one URL, mode 0600."""
 
 import json
 import stat
@@ -46,3 +47,17 @@ def test_a_damaged_file_is_no_session(tmp_path):
     for content in ("not json", "[1, 2]", ""):
         path.write_text(content)
         assert SessionFile(path).load("http://a") == (None, None)
+
+
+def test_a_personal_access_token_is_kept_in_place_of_the_cookie(tmp_path):
+    path = tmp_path / "session.json"
+    session = SessionFile(path)
+    session.save("http://a", "refresh_token", "cookie")
+    session.save_token("http://a", "dhp_secret")
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert json.loads(path.read_text()) == {"url": "http://a", "token": "dhp_secret"}
+    assert session.load_token("http://a") == "dhp_secret"
+    assert session.load("http://a") == (None, None)  # no cookie any more
+    assert session.load_token("http://b") is None
+    session.save("http://a", "refresh_token", "cookie")  # a password login replaces it
+    assert session.load_token("http://a") is None

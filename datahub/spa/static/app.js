@@ -1,12 +1,16 @@
 // The datahub single-page app: log in, show the user, list and upload datasets, list the
 // pipelines and preview a run's output. A dataset's page (#dataset/ID, below the list)
-// shows its preview, its versions, a diff between two of them and its lineage.
+// shows its preview, its versions, a diff between two of them, its sharing (to those who
+// may manage it) and its lineage; the Tokens page (#tokens) the personal access tokens.
 // Everything that talks to the service goes through datahub-client.js; the parts of a
-// dataset's page are modules of their own (preview.js, versions.js, diff.js, lineage.js).
+// dataset's page are modules of their own (preview.js, versions.js, diff.js, sharing.js,
+// lineage.js), and so is the Tokens page (tokens.js).
 import { DatahubClient, DatahubError } from "./datahub-client.js";
 import { clearDiff, setUpDiff } from "./diff.js";
 import { clearLineage, showLineage } from "./lineage.js";
 import { clearPreview, showNoFile, showPreview } from "./preview.js";
+import { clearSharing, showSharing } from "./sharing.js";
+import { clearTokens, showTokens } from "./tokens.js";
 import { $, busy, cell, endSession, fail, say, size, when } from "./ui.js";
 import { clearVersions, showVersions } from "./versions.js";
 
@@ -26,8 +30,10 @@ function showLogin(message = "") {
   user = null;
   $("user").hidden = true;
   $("datasets-view").hidden = true;
+  $("tokens-view").hidden = true;
   $("login-view").hidden = false;
   closeDatasetPage();
+  clearTokens();
   say(message, Boolean(message));
 }
 
@@ -38,11 +44,19 @@ function mayChange(dataset) {
     || (user.roles.includes("editor") && dataset.owner_id === user.id);
 }
 
+// Who sees and changes a dataset's visibility and grants (datahub/resources/views.py): its
+// owner, if an editor, and admins.
+function mayManage(dataset) {
+  return user.roles.includes("admin")
+    || (user.roles.includes("editor") && dataset.owner_id === user.id);
+}
+
 function closeDatasetPage() {
   shownDatasetId = null;
   clearPreview();
   clearVersions();
   clearDiff();
+  clearSharing();
   clearLineage();
   $("dataset-area").hidden = true;
 }
@@ -62,6 +76,7 @@ async function openDataset(datasetId) {
     showVersions(api, dataset, changes).then((versions) => {
       if (versions) setUpDiff(api, dataset, versions);
     }),
+    showSharing(api, dataset, { mayManage: mayManage(dataset), user, onChange: changes.onChange }),
     showLineage(api, dataset, pipelineNames),
   ]);
 }
@@ -79,7 +94,24 @@ function datasetInAddress() {
   return match ? Number(match[1]) : null;
 }
 
+function tokensInAddress() {
+  return window.location.hash === "#tokens";
+}
+
+// #tokens: the Tokens page instead of the lists; anything else: the lists (and the
+// dataset's page of #dataset/ID). The secret of a new token is forgotten on the way out.
 async function route() {
+  const onTokens = tokensInAddress();
+  $("tokens-view").hidden = !onTokens;
+  $("datasets-view").hidden = onTokens;
+  $("nav-tokens").classList.toggle("current", onTokens);
+  $("nav-datasets").classList.toggle("current", !onTokens);
+  if (onTokens) {
+    closeDatasetPage();
+    await showTokens(api);
+    return;
+  }
+  clearTokens();
   const datasetId = datasetInAddress();
   if (datasetId === null) closeDatasetPage();
   else await openDataset(datasetId);
@@ -167,7 +199,7 @@ async function showMain() {
   $("user").hidden = false;
   $("create-area").hidden = !user.roles.some((role) => CREATING_ROLES.includes(role));
   $("login-view").hidden = true;
-  $("datasets-view").hidden = false;
+  $("datasets-view").hidden = tokensInAddress();
   $("datasets").replaceChildren(...page.items.map(datasetRow));
   $("total").textContent = `(${page.total})`;
   $("pipelines").replaceChildren(...pipelines.items.map((item, i) => pipelineRow(item, runs[i])));
@@ -187,6 +219,7 @@ $("login-form").addEventListener("submit", (event) => {
 
 $("logout").addEventListener("click", (event) => busy(event.target, async () => {
   await api.logout();
+  clearTokens();
   $("datasets").replaceChildren();
   $("pipelines").replaceChildren();
   showLogin();

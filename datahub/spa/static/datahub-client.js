@@ -9,6 +9,9 @@
  *   if (!(await api.restore())) await api.login(email, password);
  *   const me = await api.get("/api/v1/auth/me");
  *
+ *   // or, in a script, a personal access token (Tokens page) instead of a login:
+ *   const bot = new DatahubClient("https://datahub.example.com", { token: "dhp_..." });
+ *
  * How it behaves (the contract's client guidance, parts 5.7 and 7.4):
  *
  * - The access token is kept in this object's memory only: never in localStorage,
@@ -18,7 +21,9 @@
  *   Only login, refresh and logout, the endpoints that set, use or delete that cookie, are
  *   sent with `credentials: "include"` (login too: on another origin the browser would
  *   otherwise ignore the cookie it sets). Every other request uses `credentials: "omit"`
- *   and carries the access token as `Authorization: Bearer`.
+ *   and carries the access token as `Authorization: Bearer`. With the `token` option (a
+ *   personal access token) that token is the bearer and there is no cookie, no refresh:
+ *   a 401 is final (the token expired or was revoked).
  * - A 401 on a request made with a token refreshes and repeats the request once. One
  *   refresh is in flight at a time: concurrent requests that fail together all wait for
  *   the same refresh (each refresh rotates the cookie, so parallel refreshes would race).
@@ -60,6 +65,7 @@ export class DatahubClient {
    * @param {string} baseUrl  the service, e.g. "https://datahub.example.com" ("" = this origin)
    * @param {object} options  retryDelays (ms, default [1000, 2000, 4000]),
    *                          onSessionEnd() (called when a refresh is refused),
+   *                          token (a personal access token, "dhp_...", instead of a login),
    *                          fetch (for tests; default window.fetch)
    */
   constructor(baseUrl = "", options = {}) {
@@ -67,7 +73,8 @@ export class DatahubClient {
     this.retryDelays = options.retryDelays || [1000, 2000, 4000];
     this.onSessionEnd = options.onSessionEnd || (() => {});
     this._fetch = options.fetch || ((...args) => window.fetch(...args));
-    this._accessToken = null; // in memory only
+    this._token = options.token || null; // a personal access token: never refreshed
+    this._accessToken = this._token; // in memory only
     this._csrf = null;
     this._refreshing = null; // the one refresh in flight, shared
   }
@@ -99,6 +106,7 @@ export class DatahubClient {
 
   /** After a reload: get an access token through the refresh cookie. False if none. */
   async restore() {
+    if (this._token) return true;
     try {
       await this.refresh();
       return true;
@@ -133,6 +141,10 @@ export class DatahubClient {
   }
 
   async logout() {
+    if (this._token) { // nothing to end on the service: the token stays valid until revoked
+      this._token = this._accessToken = null;
+      return;
+    }
     const headers = this._csrfHeader();
     if (this._accessToken) headers.Authorization = `Bearer ${this._accessToken}`;
     try {
@@ -155,7 +167,7 @@ export class DatahubClient {
     try {
       return await this._send(method, path, this._withToken(options));
     } catch (error) {
-      if (!(error instanceof DatahubError) || error.status !== 401) throw error;
+      if (!(error instanceof DatahubError) || error.status !== 401 || this._token) throw error;
       // Another request may have renewed the token meanwhile: then just use the new one.
       if (this._accessToken === sentWith) await this._renewOrEnd();
       return this._send(method, path, this._withToken(options));
@@ -212,8 +224,9 @@ export class DatahubClient {
     return this.get(`/api/v1/datasets/${datasetId}`);
   }
 
-  createDataset({ name, description = "", tags = [] }) {
-    return this.post("/api/v1/datasets/", { name, description, tags });
+  /** visibility: "private" or "internal" (default: the service's). */
+  createDataset({ name, description = "", tags = [], visibility }) {
+    return this.post("/api/v1/datasets/", { name, description, tags, visibility });
   }
 
   /** Upload a File or Blob as the dataset's file (the raw body, its type kept): its new,
@@ -310,6 +323,59 @@ export class DatahubClient {
     return this.get(`/api/v1/pipelines/${pipelineId}/runs?${query}`);
   }
 
+  // Access: `kind` is "dataset", "collection" or "pipeline"; the owner (an editor) or an
+  // admin sees and changes a row's visibility and grants.
+
+  /** "private" (owner, grantees, admins) or "internal" (every user); the changed row. */
+  setVisibility(kind, id, visibility) {
+    return this.patch(rowPath(kind, id), { visibility });
+  }
+
+  /** {items: [{id, principal, permission, created_at}], total, limit, offset}. */
+  listGrants(kind, id, { limit = 100, offset = 0 } = {}) {
+    return this.get(`${rowPath(kind, id)}/grants?${new URLSearchParams({ limit, offset })}`);
+  }
+
+  /** principal: "user:<uuid>" or "group:<id>"; permission: "read" or "write". */
+  addGrant(kind, id, { principal, permission = "read" }) {
+    return this.post(`${rowPath(kind, id)}/grants`, { principal, permission });
+  }
+
+  removeGrant(kind, id, grantId) {
+    return this.delete(`${rowPath(kind, id)}/grants/${grantId}`);
+  }
+
+  /** Groups (any user): {items: [{id, name, description, source, member_ids}], ...}. */
+  listGroups({ limit = 100, offset = 0 } = {}) {
+    return this.get(`/api/v1/groups/?${new URLSearchParams({ limit, offset })}`);
+  }
+
+  /** Users whose email or name contains `q` (admins only). */
+  listUsers({ q, limit = 20, offset = 0 } = {}) {
+    const query = new URLSearchParams({ limit, offset });
+    if (q) query.set("q", q);
+    return this.get(`/api/v1/users/?${query}`);
+  }
+
+  // Personal access tokens (made with a login; a token cannot make tokens).
+
+  /** scopes: ["read"] or ["read", "write"]; expiresInDays: 1 to 365 (default 30). The
+   *  answer's `token` ("dhp_...") is the secret: shown this once, never again. */
+  createToken({ name, scopes = ["read", "write"], expiresInDays }) {
+    const body = { name, scopes };
+    if (expiresInDays !== undefined) body.expires_in_days = expiresInDays;
+    return this.post(`${AUTH}/tokens`, body);
+  }
+
+  /** The user's tokens, without their secrets. */
+  listTokens({ limit = 100, offset = 0 } = {}) {
+    return this.get(`${AUTH}/tokens?${new URLSearchParams({ limit, offset })}`);
+  }
+
+  revokeToken(tokenId) {
+    return this.delete(`${AUTH}/tokens/${encodeURIComponent(tokenId)}`);
+  }
+
   // -- internals ---------------------------------------------------------------------
 
   _withToken(options) {
@@ -358,6 +424,13 @@ export class DatahubClient {
       throw new DatahubError(response.status, await detailOf(response));
     }
   }
+}
+
+const KINDS = new Set(["dataset", "collection", "pipeline"]);
+
+function rowPath(kind, id) {
+  if (!KINDS.has(kind)) throw new TypeError(`kind must be dataset, collection or pipeline`);
+  return `/api/v1/${kind}s/${id}`;
 }
 
 function versionPath(datasetId, version) {

@@ -11,7 +11,8 @@ export function say(message, isError = false) {
 }
 
 export function fail(error) {
-  say(error instanceof DatahubError ? `Error: ${error.message}` : `Error: ${error}`, true);
+  // A DatahubError says the service's detail; any other Error its message.
+  say(`Error: ${error instanceof DatahubError || error instanceof Error ? error.message : error}`, true);
 }
 
 /** The session ended (a refused refresh): the failing request's error need not be shown. */
