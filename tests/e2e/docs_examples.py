@@ -15,6 +15,7 @@ DOCS = ROOT / "docs"
 WALKTHROUGH = (
     "quickstart.rst",
     "guides/versions.rst",  # before curl.rst, which ends with a logout
+    "guides/access.rst",
     "guides/curl.rst",
     "guides/command.rst",
     "guides/python.rst",
