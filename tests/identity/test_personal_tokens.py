@@ -5,6 +5,7 @@ do, expiry, last use and the audit log."""
 import hashlib
 import json
 import logging
+import time
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -257,6 +258,27 @@ def test_last_use_is_kept_to_the_minute_with_its_address(app, client, pat, audit
     assert events[1]["token_id"] == body["id"]
     listed = client.get(TOKENS, headers=headers).get_json()["items"][0]
     assert datetime.fromisoformat(listed["last_used_at"]) == record.last_used_at
+
+
+def test_last_use_is_written_at_most_once_a_minute(app, client, pat):
+    headers, _ = pat()
+    updates = []
+
+    def note(_conn, _cursor, statement, *_args):
+        if statement.lstrip().upper().startswith("UPDATE PERSONAL_ACCESS_TOKENS"):
+            updates.append(statement)
+
+    with app.app_context():
+        engine = db.engine
+    sa.event.listen(engine, "before_cursor_execute", note)
+    try:
+        minute = int(time.time() // 60)
+        for _ in range(5):
+            assert client.get(ME, headers=headers).status_code == 200
+        if int(time.time() // 60) == minute:  # else the minute turned: a second write is due
+            assert len(updates) == 1, updates
+    finally:
+        sa.event.remove(engine, "before_cursor_execute", note)
 
 
 def test_the_audit_log_records_creation_without_secrets(client, pat, audit_log):
