@@ -6,6 +6,10 @@ the ONE query that loads the user and tells whether the token was ended by logou
 prepared once per app. A deactivated user, a password change (``token_version``) or a
 logout is seen at once. With ``AUTH_CACHE_REDIS_URL`` the lookup's answers are kept per
 process while the invalidation channel is live (datahub.identity.auth_cache).
+
+A personal access token (``dhp_...``, datahub.identity.personal_tokens) is looked up the
+same way, by its SHA-256, in one prepared query joined to its active owner; its expiry and
+scopes are checked on every request, its last use recorded at most once a minute.
 """
 
 import json
@@ -121,6 +125,8 @@ class AccessGuard:
             personal_tokens.lookup_statement(_COLUMNS), engine.dialect
         )
         self.last_use = personal_tokens.LastUse(engine)
+        self.pat_claims = FifoCache(KEPT)  # a token's columns as read -> its claims
+        self.pat_hashes = FifoCache(KEPT)  # a token's text -> its SHA-256
         self.engine = engine
         self.connections = LookupConnections(
             engine,
@@ -195,7 +201,9 @@ class AccessGuard:
     def load_personal(self, token):
         """``(PersonalTokenClaims, Principal)`` of a ``dhp_`` token; raises InvalidToken
         (unknown, revoked, owner inactive) or TokenExpired (checked even when kept)."""
-        token_hash = personal_tokens.hash_token(token)
+        token_hash = self.pat_hashes.get(token)
+        if token_hash is None:
+            token_hash = self.pat_hashes.keep(token, personal_tokens.hash_token(token))
         cache, ticket = self.cache, None
         if cache is not None:
             cache_key = ("pat", token_hash)
@@ -204,14 +212,16 @@ class AccessGuard:
                 if kept[0].expires_at <= time.time():
                     raise TokenExpired()
                 return kept
-        params = {"token_hash": token_hash}
-        if self.pat_positional:
-            params = tuple(params[name] for name in self.pat_positional)
+        params = (token_hash,) if self.pat_positional else {"token_hash": token_hash}
         row = self.connections.fetch_one(self.pat_sql, params)
         if row is None:
             raise InvalidToken()
         user_id, email, name, _active, provider, roles, created_at, version = row[:8]
-        claims = personal_tokens.claims_of(user_id, *row[8:])
+        token_id, scopes, expires_at = row[8:]  # parsed once per value (as Principals)
+        key = (user_id, token_id, scopes if isinstance(scopes, str) else tuple(scopes), expires_at)
+        claims = self.pat_claims.get(key)
+        if claims is None:
+            claims = self.pat_claims.keep(key, personal_tokens.claims_of(*key))
         if claims.expires_at <= time.time():
             raise TokenExpired()
         kept = (claims, self._principal(user_id, email, name, provider, roles, created_at, version))
@@ -220,7 +230,8 @@ class AccessGuard:
         return kept
 
     def authenticate(self):
-        scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+        environ = request.environ
+        scheme, _, token = environ.get("HTTP_AUTHORIZATION", "").partition(" ")
         if scheme.lower() != "bearer":
             raise NotAuthenticated()
         token = token.strip()
@@ -228,8 +239,8 @@ class AccessGuard:
             raise InvalidToken()
         if token.startswith(PAT_PREFIX):
             claims, principal = self.load_personal(token)
-            personal_tokens.check_scope(claims, request.method)
-            self.last_use.record(claims, request.remote_addr)
+            personal_tokens.check_scope(claims, environ["REQUEST_METHOD"])
+            self.last_use.record(claims, environ.get("REMOTE_ADDR"))
             return claims, principal
         claims = self.decode(token)
         return claims, self.load(claims)
