@@ -28,7 +28,10 @@ class ScopeSet(validate.Validator):
 def scopes_field(**kwargs):
     return fields.List(
         fields.String(validate=OneOf((READ, WRITE))),
-        metadata={"description": SCOPES_DESCRIPTION, "uniqueItems": True, "minItems": 1},
+        metadata={
+            "description": SCOPES_DESCRIPTION,
+            "enum": [[READ], [READ, WRITE], [WRITE, READ]],
+        },
         **kwargs,
     )
 
