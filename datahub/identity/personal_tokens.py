@@ -131,7 +131,7 @@ def lookup_statement(principal_columns):
         sa.select(
             *(users.c[name] for name in principal_columns),
             pats.c.id,
-            pats.c.scopes,
+            sa.cast(pats.c.scopes, sa.Text),  # as text: parsed only once per value
             pats.c.expires_at,
         )
         .select_from(pats.join(users, users.c.id == pats.c.user_id))
