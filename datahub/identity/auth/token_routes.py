@@ -44,7 +44,13 @@ class Tokens(MethodView):
         201,
         NewPersonalTokenSchema,
         description="Created; `token` is shown this once",
-        headers={"Location": "Location"},
+        headers={
+            "Location": "Location",
+            "Cache-Control": {
+                "description": "`no-store`: the token is never cached",
+                "schema": {"type": "string"},
+            },
+        },
     )
     @session_required
     @blp.arguments(PersonalTokenCreateSchema)
@@ -74,7 +80,15 @@ class TokenItem(MethodView):
         Without its secret."""
         return personal_tokens.get_token(current_user.id, token_id)
 
-    @operation(blp, "delete_token", 401, NOT_FOUND, 422, security=BEARER)
+    @operation(
+        blp,
+        "delete_token",
+        401,
+        (403, "`Forbidden`: a personal access token without the `write` scope"),
+        NOT_FOUND,
+        422,
+        security=BEARER,
+    )
     @blp.response(204, description="Revoked: the token stops working at once")
     @auth_required
     def delete(self, token_id):
