@@ -791,6 +791,14 @@ def bench_me_cache(args, env, report):
     auth_cache.bench_me_cache(args, env, report)
 
 
+def bench_me_pat(args, env, report):
+    """GET /auth/me with a personal access token against a JWT, without and with the auth
+    cache (bench/personal_tokens.py)."""
+    from bench import personal_tokens
+
+    personal_tokens.bench_me_pat(args, env, report)
+
+
 def bench_internals(args, env, report):
     """Each use of a library's private parts on and off, on the case it speeds up
     (bench/internals.py): ``--internals-args`` for its options."""
@@ -808,6 +816,7 @@ def bench_internals(args, env, report):
 CASES = {
     "me": bench_me,
     "me_cache": bench_me_cache,
+    "me_pat": bench_me_pat,
     "login": bench_login,
     "list": bench_list,
     "files": bench_files,
@@ -857,7 +866,7 @@ def main():
         help='options of the internals case, e.g. "--before main --skip-worker" '
         '(see --internals-args "--help")',
     )
-    cache_args = parser.add_argument_group("the me_cache case")
+    cache_args = parser.add_argument_group("the me_cache and me_pat cases")
     cache_args.add_argument(
         "--auth-cache-redis",
         default="redis://127.0.0.1:6379/6",
@@ -911,7 +920,9 @@ def main():
         help="at most this long for the server to drain after a round",
     )
     args = parser.parse_args()
-    if {"me", "me_cache", "internals"} & set(args.cases.split(",")) and not shutil.which("wrk"):
+    if {"me", "me_cache", "me_pat", "internals"} & set(args.cases.split(",")) and not shutil.which(
+        "wrk"
+    ):
         sys.exit("wrk is needed: apt-get install wrk")
     # A SIGTERM unwinds like Ctrl-C: servers stopped, temporary folders removed.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))

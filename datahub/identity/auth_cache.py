@@ -4,9 +4,11 @@ while its invalidation channel (datahub.identity.invalidation_channel) is live.
 On when ``AUTH_CACHE_REDIS_URL`` is set; otherwise every request queries, as without it.
 
 What is kept: the ``Principal`` a token's lookup answered, keyed by the token's
-``(user id, session id, token id)``, for at most ``AUTH_CACHE_TTL_SECONDS``. Refusals are
-never kept (they query every time, as before). What ends an entry, on every host: a
-message naming its user (``u:<id>``), its session (``s:<id>``), its token (``t:<id>``), or
+``(user id, session id, token id)``, for at most ``AUTH_CACHE_TTL_SECONDS``; for a personal
+access token, its claims and ``Principal``, keyed by ``("pat", sha256 of the token)`` (the
+user is not known before the lookup). Refusals are never kept (they query every time, as
+before). What ends an entry, on every host: a message naming its user (``u:<id>``), its
+session (``s:<id>``), its token (``t:<id>``), its personal access token (``p:<id>``), or
 ``*`` (everything).
 
 Who sends them: SQLAlchemy session events, for every commit of any code (views, CLI
@@ -15,10 +17,13 @@ goes on (so before a response is sent):
 
 * a changed or deleted ``User`` → ``u:``; an ``AuthSession`` deleted, or changed in
   anything but its bookkeeping columns → ``s:``; a new ``RevokedAccessToken`` (logout)
-  → ``t:`` (a CLI command publishes too: it must run with the same setting);
+  → ``t:``; a ``PersonalAccessToken`` deleted, or changed in anything but
+  ``last_used_at``/``last_used_address`` → ``p:`` (a CLI command publishes too: it must
+  run with the same setting);
 * a bulk ``UPDATE``/``DELETE``/``INSERT`` of those tables (``session.execute(update(...))``)
   → the ids its WHERE names (``id = x`` or ``id IN (...)``), else ``*``; deleting
-  blocklist entries changes no kept answer (only successes are kept);
+  blocklist entries, inserting personal access tokens or setting only their bookkeeping
+  columns changes no kept answer (only successes are kept);
 * SQL text that writes one of those tables → ``*``.
 
 Writes that bypass the ORM session (``engine.begin()``, a ``psql`` shell) are not seen:
@@ -40,14 +45,23 @@ from sqlalchemy.sql import operators
 from datahub.app.extensions import db
 from datahub.app.registry import per_app
 from datahub.identity.invalidation_channel import RedisChannel
-from datahub.identity.models import AuthSession, RevokedAccessToken, User
+from datahub.identity.models import AuthSession, PersonalAccessToken, RevokedAccessToken, User
 
 EXTENSION = "datahub.auth_cache"
 _PENDING = "datahub.auth_cache.pending"  # in Session.info: names to publish at commit
 # An AuthSession's columns that the lookup never reads and that change on every refresh.
 _SESSION_BOOKKEEPING = frozenset({"last_used_at", "user_agent", "client_address", "csrf_token"})
-_TABLES = {User.__table__: "u", AuthSession.__table__: "s", RevokedAccessToken.__table__: "t"}
-_TABLE_NAMES = re.compile(r"\b(users|auth_sessions|revoked_access_tokens)\b", re.IGNORECASE)
+# A PersonalAccessToken's columns that the guard writes on use (a plain UPDATE).
+_TOKEN_BOOKKEEPING = frozenset({"last_used_at", "last_used_address"})
+_TABLES = {
+    User.__table__: "u",
+    AuthSession.__table__: "s",
+    RevokedAccessToken.__table__: "t",
+    PersonalAccessToken.__table__: "p",
+}
+_TABLE_NAMES = re.compile(
+    r"\b(users|auth_sessions|revoked_access_tokens|personal_access_tokens)\b", re.IGNORECASE
+)
 _WRITES = re.compile(r"\b(insert|update|delete|merge|truncate|alter|drop)\b")
 
 
@@ -58,8 +72,8 @@ class AuthCache:
     def __init__(self, config):
         self.ttl = float(config["AUTH_CACHE_TTL_SECONDS"])
         self.max_entries = int(config["AUTH_CACHE_MAX_ENTRIES"])
-        self.entries = {}  # (user_id, session_id, token_id) -> (Principal, expires at)
-        self.index = {}  # "u:<id>", "s:<id>", "t:<id>" -> the keys it names
+        self.entries = {}  # key -> (what is kept, expires at, the names that end it)
+        self.index = {}  # "u:<id>", "s:<id>", "t:<id>", "p:<id>" -> the keys it names
         self.generation = 0
         self.channel = RedisChannel(
             config["AUTH_CACHE_REDIS_URL"],
@@ -74,7 +88,7 @@ class AuthCache:
     # -- the request path --------------------------------------------------------------
 
     def get(self, key):
-        """``(Principal, None)`` when kept; else ``(None, ticket)``: give the ticket to
+        """``(what is kept, None)`` when kept; else ``(None, ticket)``: give the ticket to
         ``put`` (None: the channel is not live, keep nothing)."""
         with self.channel.lock:
             if not self.channel.live():
@@ -88,16 +102,18 @@ class AuthCache:
                 self._drop(key)
             return None, self.generation
 
-    def put(self, key, principal, ticket):
-        """Keep what the lookup answered, unless anything was invalidated since ``get``."""
+    def put(self, key, principal, ticket, names=None):
+        """Keep what the lookup answered, unless anything was invalidated since ``get``.
+        ``names`` end it (by default those of a JWT's key, see ``_names_of``)."""
         with self.channel.lock:
             # Drain first: a message read here must void the answer being kept.
             if not self.channel.live() or ticket != self.generation:
                 return
             if len(self.entries) >= self.max_entries:
                 self._drop(next(iter(self.entries)))  # the oldest
-            self.entries[key] = (principal, time.monotonic() + self.ttl)
-            for name in _names_of(key):
+            names = tuple(_names_of(key) if names is None else names)
+            self.entries[key] = (principal, time.monotonic() + self.ttl, names)
+            for name in names:
                 self.index.setdefault(name, set()).add(key)
 
     # -- invalidation (caller holds the lock) ------------------------------------------
@@ -119,9 +135,10 @@ class AuthCache:
         self.invalidate(("*",))
 
     def _drop(self, key):
-        if self.entries.pop(key, None) is None:
+        entry = self.entries.pop(key, None)
+        if entry is None:
             return
-        for name in _names_of(key):
+        for name in entry[2]:
             keys = self.index.get(name)
             if keys is not None:
                 keys.discard(key)
@@ -175,6 +192,8 @@ def _after_flush(session, _flush_context):
             names.add("u:" + _identity(instance))
         elif isinstance(instance, AuthSession):
             names.add("s:" + _identity(instance))
+        elif isinstance(instance, PersonalAccessToken):
+            names.add("p:" + _identity(instance))
     for instance in session.dirty:
         if isinstance(instance, User) and _changed_columns(instance):
             names.add("u:" + _identity(instance))
@@ -182,6 +201,10 @@ def _after_flush(session, _flush_context):
             _changed_columns(instance) - _SESSION_BOOKKEEPING
         ):
             names.add("s:" + _identity(instance))
+        elif isinstance(instance, PersonalAccessToken) and (
+            _changed_columns(instance) - _TOKEN_BOOKKEEPING
+        ):
+            names.add("p:" + _identity(instance))
     for instance in session.new:
         if isinstance(instance, RevokedAccessToken):
             names.add("t:" + instance.jti)
@@ -207,8 +230,17 @@ def _bulk_statement(state):
     prefix = _TABLES.get(getattr(statement, "table", None))
     if prefix is None or (prefix == "t" and state.is_delete):
         return  # unblocking a token changes no kept answer (only successes are kept)
+    if prefix == "p" and (state.is_insert or (state.is_update and _bookkeeping_only(statement))):
+        return  # a new token, or its last use: no kept answer changes
     ids = None if state.is_insert else _ids_named(statement)
     _note(state.session, {"*"} if ids is None else {f"{prefix}:{value}" for value in ids})
+
+
+def _bookkeeping_only(statement):
+    """Whether an UPDATE sets only a personal access token's last use."""
+    values = getattr(statement, "_values", None) or {}
+    columns = {getattr(column, "key", column) for column in values}
+    return bool(columns) and columns <= _TOKEN_BOOKKEEPING
 
 
 def _ids_named(statement):

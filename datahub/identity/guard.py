@@ -6,9 +6,14 @@ the ONE query that loads the user and tells whether the token was ended by logou
 prepared once per app. A deactivated user, a password change (``token_version``) or a
 logout is seen at once. With ``AUTH_CACHE_REDIS_URL`` the lookup's answers are kept per
 process while the invalidation channel is live (datahub.identity.auth_cache).
+
+A personal access token (``dhp_...``, datahub.identity.personal_tokens) is looked up the
+same way, by its SHA-256, in one prepared query joined to its active owner; its expiry and
+scopes are checked on every request, its last use recorded at most once a minute.
 """
 
 import json
+import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from functools import wraps
@@ -19,10 +24,11 @@ from werkzeug.local import LocalProxy
 
 from datahub.app.extensions import db
 from datahub.app.registry import per_app
-from datahub.identity import auth_cache, tokens
-from datahub.identity.errors import InvalidToken, NotAuthenticated, TokenRevoked
+from datahub.identity import auth_cache, personal_tokens, tokens
+from datahub.identity.errors import InvalidToken, NotAuthenticated, TokenExpired, TokenRevoked
 from datahub.identity.fifo_cache import FifoCache
 from datahub.identity.models import AuthSession, RevokedAccessToken, User
+from datahub.identity.personal_tokens import PREFIX as PAT_PREFIX
 from datahub.platform.database import LookupConnections, driver_sql
 
 KEPT = 4096  # Principals kept per worker
@@ -114,6 +120,13 @@ class AccessGuard:
             .where(users.c.id == sa.bindparam("user_id"))
         )
         self.sql, self.positional = driver_sql(statement, engine.dialect)
+        # A personal access token's: by its hash, joined to its (active) owner.
+        self.pat_sql, self.pat_positional = driver_sql(
+            personal_tokens.lookup_statement(_COLUMNS), engine.dialect
+        )
+        self.last_use = personal_tokens.LastUse(engine)
+        self.pat_claims = FifoCache(KEPT)  # a token's columns as read -> its claims
+        self.pat_hashes = FifoCache(KEPT)  # a token's text -> its SHA-256
         self.engine = engine
         self.connections = LookupConnections(
             engine,
@@ -161,6 +174,12 @@ class AccessGuard:
             raise TokenRevoked()
         if not is_active:
             raise InvalidToken()
+        principal = self._principal(user_id, email, name, provider, roles, created_at, version)
+        if ticket is not None:
+            cache.put(cache_key, principal, ticket)
+        return principal
+
+    def _principal(self, user_id, email, name, provider, roles, created_at, version):
         # The user's columns, as read: the same row gives the same Principal, so it is
         # built once (any change to the user makes another key).
         key = (
@@ -175,17 +194,54 @@ class AccessGuard:
         principal = self.principals.get(key)
         if principal is None:
             principal = self.principals.keep(key, _principal(*key))
-        if ticket is not None:
-            cache.put(cache_key, principal, ticket)
         return principal
 
+    # -- a personal access token ---------------------------------------------------------
+
+    def load_personal(self, token):
+        """``(PersonalTokenClaims, Principal)`` of a ``dhp_`` token; raises InvalidToken
+        (unknown, revoked, owner inactive) or TokenExpired (checked even when kept)."""
+        token_hash = self.pat_hashes.get(token)
+        if token_hash is None:
+            token_hash = self.pat_hashes.keep(token, personal_tokens.hash_token(token))
+        cache, ticket = self.cache, None
+        if cache is not None:
+            cache_key = ("pat", token_hash)
+            kept, ticket = cache.get(cache_key)
+            if kept is not None:
+                if kept[0].expires_at <= time.time():
+                    raise TokenExpired()
+                return kept
+        params = (token_hash,) if self.pat_positional else {"token_hash": token_hash}
+        row = self.connections.fetch_one(self.pat_sql, params)
+        if row is None:
+            raise InvalidToken()
+        user_id, email, name, _active, provider, roles, created_at, version = row[:8]
+        token_id, scopes, expires_at = row[8:]  # parsed once per value (as Principals)
+        key = (user_id, token_id, scopes if isinstance(scopes, str) else tuple(scopes), expires_at)
+        claims = self.pat_claims.get(key)
+        if claims is None:
+            claims = self.pat_claims.keep(key, personal_tokens.claims_of(*key))
+        if claims.expires_at <= time.time():
+            raise TokenExpired()
+        kept = (claims, self._principal(user_id, email, name, provider, roles, created_at, version))
+        if ticket is not None:
+            cache.put(cache_key, kept, ticket, names=("u:" + user_id, "p:" + claims.token_id))
+        return kept
+
     def authenticate(self):
-        scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+        environ = request.environ
+        scheme, _, token = environ.get("HTTP_AUTHORIZATION", "").partition(" ")
         if scheme.lower() != "bearer":
             raise NotAuthenticated()
         token = token.strip()
         if not token or " " in token:
             raise InvalidToken()
+        if token.startswith(PAT_PREFIX):
+            claims, principal = self.load_personal(token)
+            personal_tokens.check_scope(claims, environ["REQUEST_METHOD"])
+            self.last_use.record(claims, environ.get("REMOTE_ADDR"))
+            return claims, principal
         claims = self.decode(token)
         return claims, self.load(claims)
 
@@ -214,8 +270,29 @@ def auth_required(view):
     return wrapper
 
 
+def session_required(view):
+    """``auth_required``, and 403 ``Forbidden`` for a personal access token: for what only
+    a login may do (tokens, password, sessions)."""
+
+    @wraps(view)
+    def wrapper(*args, **kwargs):
+        authenticate()
+        require_session()
+        return view(*args, **kwargs)
+
+    wrapper.bearer_guard = authenticate
+    return wrapper
+
+
 current_user = LocalProxy(lambda: g.current_user)
-current_claims = LocalProxy(lambda: g.access_claims)  # the request's tokens.AccessClaims
+# The request's tokens.AccessClaims, or personal_tokens.PersonalTokenClaims (session_id
+# None, ``is_personal_token`` true).
+current_claims = LocalProxy(lambda: g.access_claims)
+
+
+def require_session():
+    """403 ``Forbidden`` for a personal access token: only a login may do this."""
+    personal_tokens.require_session(g.access_claims)
 
 
 def current_user_record():

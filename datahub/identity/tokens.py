@@ -43,6 +43,8 @@ class AccessClaims:
     not_before: float
     expires_at: float
 
+    is_personal_token = False  # see datahub.identity.personal_tokens.PersonalTokenClaims
+
 
 @dataclass(frozen=True, slots=True)
 class RefreshClaims:

@@ -115,7 +115,8 @@ ERROR_DESCRIPTIONS = {
     "nested too deeply, or a number out of range)",
     401: "Not authenticated: no bearer token, or one that is invalid, expired or revoked "
     "(`Not authenticated`, `Invalid token`, `Token has expired`, `Token has been revoked`)",
-    403: "Forbidden: the role or ownership does not allow this",
+    403: "Forbidden: the role or ownership does not allow this, or a personal access "
+    "token's scopes do not (a `read` token only reads)",
     404: "Not found",
     409: "Conflict (for example `Name already exists`)",
     413: "Request body too large: over `MAX_JSON_BODY_BYTES` (1 MiB by default), refused "

@@ -45,6 +45,7 @@ EXAMPLES = {
     "PipelineUpdate": {"steps": PIPELINE_STEPS[:1], "output_format": "parquet"},
     "GroupCreate": {"name": "Analysts", "description": "The analytics team"},
     "GroupUpdate": {"name": "Data analysts", "description": "Analytics and reporting"},
+    "PersonalTokenCreate": {"name": "nightly export", "scopes": ["read"], "expires_in_days": 90},
     "GrantCreate": {"principal": "user:3f2c8a4e-5b1d-4c7e-9a0f-2d6b8e1c4a7f", "permission": "read"},
 }
 

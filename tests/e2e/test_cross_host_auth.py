@@ -136,3 +136,17 @@ def test_logout_demotion_and_deactivation_on_a_are_seen_by_b_at_once(hosts, chan
     status, body = call(a, "PATCH", f"/api/v1/users/{ann_id}", {"is_active": False}, token=admin)
     assert status == 200, body
     assert next_requests(b, token) == [(401, {"detail": "Token has been revoked"})] * 6
+
+
+def test_a_personal_access_token_revoked_on_a_is_refused_by_b_at_once(hosts, channel):
+    a, b = hosts
+    admin = log_in(a, "admin@example.com", a.admin_password())
+    status, body = call(
+        a, "POST", "/api/v1/auth/tokens", {"name": "script", "scopes": ["read"]}, token=admin
+    )
+    assert status == 201, body
+    token_id, token = body["id"], body["token"]
+    warm(b, token, channel)
+    status, _ = call(a, "DELETE", f"/api/v1/auth/tokens/{token_id}", token=admin)
+    assert status == 204
+    assert next_requests(b, token) == [(401, {"detail": "Invalid token"})] * 6

@@ -26,14 +26,17 @@ from datahub.identity.guard import (
     current_claims,
     current_user,
     current_user_record,
+    session_required,
 )
 from datahub.identity.models import AuthSession
+from datahub.identity.personal_tokens import PREFIX as PAT_PREFIX
 from datahub.identity.token_loaders import verified_refresh
 from datahub.identity.users import services as user_services
 from datahub.identity.users.schemas import UserSchema
 from datahub.platform.database import utcnow
 from datahub.web.api import Blueprint
 from datahub.web.audit import audit
+from datahub.web.errors import Forbidden
 from datahub.web.openapi import (
     BEARER,
     JSON_BODY_ERRORS,
@@ -63,6 +66,7 @@ _SET_COOKIE = {
     }
 }
 _TOO_MANY = (429, limits.TOO_MANY["description"])
+_NOT_WITH_PAT = "`Forbidden`: a personal access token cannot do this (only a login can)"
 
 
 def _token_body(access_token):
@@ -168,7 +172,11 @@ class Logout(MethodView):
     @operation(
         blp,
         "logout",
-        (403, "`Forbidden`: a cross-site request (Origin or Sec-Fetch-Site)"),
+        (
+            403,
+            "`Forbidden`: a cross-site request (Origin or Sec-Fetch-Site), or a personal "
+            "access token as the bearer",
+        ),
         security=[{}, *BEARER, *REFRESH_COOKIE],
     )
     @blp.response(200, MessageSchema, description="Logged out; the refresh cookie is deleted")
@@ -178,6 +186,10 @@ class Logout(MethodView):
         End the session: revoke the refresh cookie's session and the bearer's access
         token (either, both or neither may be sent; the answer is the same)."""
         require_trusted_origin()
+        authorization = request.headers.get("Authorization", "")
+        scheme, _, bearer = authorization.partition(" ")
+        if scheme.lower() == "bearer" and bearer.strip().startswith(PAT_PREFIX):
+            raise Forbidden()  # revoke it with DELETE /auth/tokens/{id}
         user_id = session_id = None
         codec = tokens.codec()
         refresh_cookie = request.cookies.get(current_app.config["JWT_REFRESH_COOKIE_NAME"])
@@ -192,8 +204,6 @@ class Logout(MethodView):
             user_id, session_id = refresh.user_id, refresh.session_id
             sessions.revoke_session(session_id, "logout")
 
-        authorization = request.headers.get("Authorization", "")
-        scheme, _, bearer = authorization.partition(" ")
         access = codec.read(bearer.strip(), tokens.ACCESS) if scheme.lower() == "bearer" else None
         if access is not None:
             sessions.revoke_access_token(access)
@@ -210,9 +220,9 @@ class Logout(MethodView):
 
 @blp.route("/logout-all")
 class LogoutAll(MethodView):
-    @operation(blp, "logout_all", 401, security=BEARER)
+    @operation(blp, "logout_all", 401, (403, _NOT_WITH_PAT), security=BEARER)
     @blp.response(200, MessageSchema, description="Every session of the caller has ended")
-    @auth_required
+    @session_required
     def post(self):
         """Log out everywhere
 
@@ -227,9 +237,9 @@ class LogoutAll(MethodView):
 
 @blp.route("/sessions")
 class Sessions(MethodView):
-    @operation(blp, "list_sessions", 401, 422, security=BEARER)
+    @operation(blp, "list_sessions", 401, (403, _NOT_WITH_PAT), 422, security=BEARER)
     @blp.response(200, SessionPageSchema, headers=_NO_STORE)
-    @auth_required
+    @session_required
     @blp.arguments(PageArgsSchema, location="query", as_kwargs=True)
     def get(self, limit, offset):
         """List the caller's sessions
@@ -268,12 +278,13 @@ class SessionItem(MethodView):
         blp,
         "delete_session",
         401,
+        (403, _NOT_WITH_PAT),
         (404, "`Session not found` (unknown, ended or someone else's)"),
         422,
         security=BEARER,
     )
     @blp.response(204, description="The session has ended")
-    @auth_required
+    @session_required
     def delete(self, session_id):
         """End one of the caller's sessions
 
@@ -327,6 +338,7 @@ class MyPassword(MethodView):
         "change_password",
         400,
         401,
+        (403, _NOT_WITH_PAT),
         (
             409,
             "`Password is managed by the identity provider` (a user of LDAP "
@@ -348,7 +360,7 @@ class MyPassword(MethodView):
         "every access token already out is void; use the one returned here",
         headers=_NO_STORE,
     )
-    @auth_required
+    @session_required
     @limits.password_change_per_user
     @blp.arguments(PasswordChangeSchema)
     def put(self, body):

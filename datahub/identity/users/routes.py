@@ -3,10 +3,11 @@
 from flask import url_for
 from flask.views import MethodView
 
-from datahub.identity import permissions
+from datahub.identity import permissions, personal_tokens
 from datahub.identity.guard import authenticate, current_user
 from datahub.identity.users import services
 from datahub.identity.users.schemas import NewUserSchema, UserSchema, UserUpdateSchema
+from datahub.identity.users.token_schemas import PersonalTokenPageSchema
 from datahub.web.api import Blueprint
 from datahub.web.listing import ListArgsSchema, page_schema, paginate
 from datahub.web.openapi import BEARER, JSON_BODY_ERRORS, operation
@@ -120,3 +121,38 @@ class UserById(MethodView):
         409 for the last active admin, and while the user owns datasets, collections or
         pipelines (deactivate instead, to keep them). Admins only."""
         services.delete_user(services.get_user(user_id))
+
+
+@blp.route("/<text:user_id>/tokens")
+class UserTokens(MethodView):
+    @operation(blp, "list_user_tokens", 401, 403, NOT_FOUND, 422, security=BEARER)
+    @blp.arguments(ListArgsSchema, location="query")
+    @blp.response(200, PersonalTokenPageSchema)
+    def get(self, args, user_id):
+        """List a user's personal access tokens
+
+        Newest first, without their secrets. Admins only."""
+        user = services.get_user(user_id)
+        return paginate(personal_tokens.tokens_query(user.id), args)
+
+
+@blp.route("/<text:user_id>/tokens/<text:token_id>")
+class UserTokenItem(MethodView):
+    @operation(
+        blp,
+        "delete_user_token",
+        401,
+        403,
+        (404, "`User not found`, or `Token not found` (unknown, or not this user's)"),
+        422,
+        security=BEARER,
+    )
+    @blp.response(204, description="Revoked: the token stops working at once")
+    def delete(self, user_id, token_id):
+        """Revoke a user's personal access token
+
+        It is deleted; the next request with it is answered 401. Admins only."""
+        user = services.get_user(user_id)
+        record = personal_tokens.get_token(user.id, token_id)
+        personal_tokens.revoke_token(record, by=current_user.id)
+        return ""

@@ -1,0 +1,78 @@
+"""Personal access tokens as the API shows them (``/auth/tokens``, ``/users/{id}/tokens``)."""
+
+from marshmallow import ValidationError, post_load, validate
+
+from datahub.identity.personal_tokens import READ, SCOPE_SETS, WRITE
+from datahub.web.listing import page_schema
+from datahub.web.validation import OneOf, Range, Schema, fields, name_field, strip_name
+from datahub.web.validation.fields import ErrorMessage
+
+MAX_DAYS = 365
+SCOPES_DESCRIPTION = (
+    '`["read"]` (GET, HEAD and OPTIONS only) or `["read", "write"]` (everything the user '
+    'may do), in any order; `["write"]` alone is refused'
+)
+
+
+class ScopeSet(validate.Validator):
+    """Exactly ``read``, or ``read`` and ``write``, each once."""
+
+    error = ErrorMessage('scopes must be ["read"] or ["read", "write"]', "value_error.scopes")
+
+    def __call__(self, value):
+        if len(set(value)) != len(value) or frozenset(value) not in SCOPE_SETS:
+            raise ValidationError(self.error)
+        return value
+
+
+def scopes_field(**kwargs):
+    return fields.List(
+        fields.String(validate=OneOf((READ, WRITE))),
+        metadata={
+            "description": SCOPES_DESCRIPTION,
+            "enum": [[READ], [READ, WRITE], [WRITE, READ]],
+        },
+        **kwargs,
+    )
+
+
+class PersonalTokenCreateSchema(Schema):
+    @post_load
+    def _strip(self, data, **_):
+        return strip_name(data)
+
+    name = name_field("What the token is for (1 to 255 characters)", required=True)
+    scopes = scopes_field(required=True, validate=ScopeSet())
+    expires_in_days = fields.Integer(
+        load_default=30,
+        validate=Range(min=1, max=MAX_DAYS),
+        metadata={"description": f"1 to {MAX_DAYS}; 30 by default"},
+    )
+
+
+class PersonalTokenSchema(Schema):
+    """A token, without its secret."""
+
+    id = fields.String(required=True)
+    name = fields.String(required=True)
+    scopes = scopes_field(required=True)
+    created_at = fields.DateTime(required=True, format="iso")
+    expires_at = fields.DateTime(required=True, format="iso")
+    last_used_at = fields.DateTime(
+        required=True,
+        allow_none=True,
+        format="iso",
+        metadata={"description": "To the minute; null: never used"},
+    )
+
+
+class NewPersonalTokenSchema(PersonalTokenSchema):
+    """A token just created: with its secret, shown this once."""
+
+    token = fields.String(
+        required=True,
+        metadata={"description": "`dhp_...`: send it as `Authorization: Bearer`. Not shown again"},
+    )
+
+
+PersonalTokenPageSchema = page_schema(PersonalTokenSchema, "PersonalTokenPage")
