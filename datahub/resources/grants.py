@@ -11,6 +11,7 @@ from datahub.platform.database import utcnow, valid_id
 from datahub.platform.errors import Conflict, InvalidValues, NotFound
 from datahub.resources.access import grants_of
 from datahub.web.audit import audit
+from datahub.web.validation.fields import ErrorMessage
 
 
 class GrantNotFound(NotFound):
@@ -22,8 +23,11 @@ class GrantExists(Conflict):
 
 
 class UnknownPrincipal(InvalidValues):
+    """A 422 at ``principal``: no such user or group."""
+
     def __init__(self):
-        super().__init__({"principal": ["No such user or group"]})
+        message = ErrorMessage("No such user or group", "value_error.principal_not_found")
+        super().__init__({"principal": [message]})
 
 
 def grants_query(row):

@@ -74,7 +74,9 @@ def test_grant_answers(client, actors, caplog):
     )
     assert unknown.status_code == 422
     assert unknown.get_json()["detail"] == [
-        validation_error(["body", "principal"], "No such user or group", "value_error")
+        validation_error(
+            ["body", "principal"], "No such user or group", "value_error.principal_not_found"
+        )
     ]
     for bad in (
         {"principal": "bob", "permission": "read"},

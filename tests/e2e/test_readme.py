@@ -91,15 +91,21 @@ def test_walkthrough_examples_run(app, gunicorn_server, tmp_path):
     assert lines.count("same") == 2  # curl's and the command's download equal the upload
     assert "304" in lines  # If-None-Match with the sha256
     assert "date,temp" in lines  # the 9 bytes of the Range request
-    assert lines.count("204") == 3  # the dataset, the user and the other session deleted
+    # The dataset, the user and the other session deleted; a grant and a token revoked.
+    assert lines.count("204") == 5
     assert (
         '{"format":"csv","columns":[{"name":"date","type":"DATE"},{"name":"temp",'
         '"type":"BIGINT"},{"name":"note","type":"VARCHAR"}],'
         '"rows":[["2024-01-01",-3,null],["2024-01-02",-5,"windy"]],"truncated":false}'
     ) in lines  # preview
     assert '{"message":"Successfully logged out"}' in lines
-    # The only error on the way: the refresh after logout.
-    assert output.count('"detail"') == 1 and '{"detail":"Not authenticated"}' in lines
+    # Access: Bea's 404 before the grant and after its revocation, her 403 on a change,
+    # the read-only token's 403, and the revoked token's 401.
+    assert lines.count("404") == 2
+    assert lines.count('{"detail":"Forbidden"}') == 2
+    assert '{"detail":"Invalid token"}' in lines
+    # Otherwise the only error on the way: the refresh after logout.
+    assert output.count('"detail"') == 4 and '{"detail":"Not authenticated"}' in lines
     # The datahub command.
     assert f"Logged in to {gunicorn_server.url} as admin@example.com" in lines
     assert any(line.split()[1:3] == ["Bergen", "weather"] for line in lines if line.split())
