@@ -28,7 +28,6 @@ from datahub.web.errors import Forbidden
 
 PREFIX = "dhp_"
 READ, WRITE = "read", "write"
-SCOPE_SETS = (frozenset({READ}), frozenset({READ, WRITE}))
 READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 log = logging.getLogger(__name__)
 
@@ -82,7 +81,7 @@ def create_token(user_id, name, scopes, expires_in_days):
         user_id=user_id,
         name=name,
         token_hash=hash_token(text),
-        scopes=sorted(scopes, key=(READ, WRITE).index),
+        scopes=[READ, WRITE] if WRITE in scopes else [READ],  # write implies read
         created_at=now,
         expires_at=now + timedelta(days=expires_in_days),
     )

@@ -93,6 +93,7 @@ def test_walkthrough_examples_run(app, gunicorn_server, tmp_path):
     assert "date,temp" in lines  # the 9 bytes of the Range request
     # The dataset, the user and the other session deleted; a grant and a token revoked.
     assert lines.count("204") == 5
+    assert "204 204 204 " in lines  # the access guide's dataset, group and user
     assert (
         '{"format":"csv","columns":[{"name":"date","type":"DATE"},{"name":"temp",'
         '"type":"BIGINT"},{"name":"note","type":"VARCHAR"}],'

@@ -107,7 +107,6 @@ def test_list_pages_and_is_the_callers_own(client, session_headers, auth_headers
 @pytest.mark.parametrize(
     "body",
     [
-        {"name": "x", "scopes": ["write"]},
         {"name": "x", "scopes": []},
         {"name": "x", "scopes": ["read", "read"]},
         {"name": "x", "scopes": ["read", "admin"]},
@@ -301,3 +300,9 @@ def test_a_pat_authenticates_the_rate_limited_routes_key(client, pat):
 def test_a_login_still_works_beside_tokens(client, pat):
     pat()
     assert login(client).status_code == 200
+
+
+def test_write_implies_read(client, session_headers):
+    """``["write"]`` is ``["read", "write"]``: what the document calls valid is accepted."""
+    made = client.post(TOKENS, json={"name": "w", "scopes": ["write"]}, headers=session_headers)
+    assert made.status_code == 201 and made.get_json()["scopes"] == ["read", "write"]

@@ -2,7 +2,7 @@
 
 from marshmallow import ValidationError, post_load, validate
 
-from datahub.identity.personal_tokens import READ, SCOPE_SETS, WRITE
+from datahub.identity.personal_tokens import READ, WRITE
 from datahub.web.listing import page_schema
 from datahub.web.validation import OneOf, Range, Schema, fields, name_field, strip_name
 from datahub.web.validation.fields import ErrorMessage
@@ -10,17 +10,22 @@ from datahub.web.validation.fields import ErrorMessage
 MAX_DAYS = 365
 SCOPES_DESCRIPTION = (
     '`["read"]` (GET, HEAD and OPTIONS only) or `["read", "write"]` (everything the user '
-    'may do), in any order; `["write"]` alone is refused'
+    'may do); `write` implies `read`, so `["write"]` is `["read", "write"]`'
 )
 
 
 class ScopeSet(validate.Validator):
-    """Exactly ``read``, or ``read`` and ``write``, each once."""
+    """One or both of ``read`` and ``write``, each once (the document says so with
+    ``minItems``, ``maxItems`` and ``uniqueItems``: what it calls valid is accepted)."""
 
-    error = ErrorMessage('scopes must be ["read"] or ["read", "write"]', "value_error.scopes")
+    error = ErrorMessage("the items must be unique", "value_error.list.unique_items")
 
     def __call__(self, value):
-        if len(set(value)) != len(value) or frozenset(value) not in SCOPE_SETS:
+        if not value:
+            raise ValidationError(
+                ErrorMessage("ensure this value has at least 1 items", "value_error.list.min_items")
+            )
+        if len(set(value)) != len(value):
             raise ValidationError(self.error)
         return value
 
@@ -30,7 +35,9 @@ def scopes_field(**kwargs):
         fields.String(validate=OneOf((READ, WRITE))),
         metadata={
             "description": SCOPES_DESCRIPTION,
-            "enum": [[READ], [READ, WRITE], [WRITE, READ]],
+            "minItems": 1,
+            "maxItems": 2,
+            "uniqueItems": True,
         },
         **kwargs,
     )
