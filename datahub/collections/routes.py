@@ -8,8 +8,14 @@ from datahub.collections.models import Collection
 from datahub.identity import permissions
 from datahub.identity.guard import authenticate, current_user
 from datahub.resources.grant_routes import add_grant_routes
-from datahub.resources.grants import note_visibility
-from datahub.resources.views import changeable, changes_row, manageable, readable, readable_page
+from datahub.resources.views import (
+    apply_change,
+    changeable,
+    changes_row,
+    manageable,
+    readable,
+    readable_page,
+)
 from datahub.web.api import Blueprint
 from datahub.web.openapi import BEARER, JSON_BODY_ERRORS, described, operation
 
@@ -96,12 +102,11 @@ class CollectionById(MethodView):
         "the caller may not read stay.",
     )
     def patch(self, collection, values):
-        before = collection.visibility
-        if "visibility" in values:
-            manageable(collection)
-        services.update_collection(collection, values, current_user)
-        note_visibility(collection, before, current_user)
-        return collection
+        return apply_change(
+            collection,
+            values,
+            lambda row, values: services.update_collection(row, values, current_user),
+        )
 
     @operation(blp, "delete_collection", 401, 403, COLLECTION_NOT_FOUND, 422, security=BEARER)
     @blp.response(204, description="Deleted; its datasets stay")

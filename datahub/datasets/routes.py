@@ -10,8 +10,7 @@ from datahub.datasets.models import Dataset
 from datahub.identity import permissions
 from datahub.identity.guard import current_user
 from datahub.resources.grant_routes import add_grant_routes
-from datahub.resources.grants import note_visibility
-from datahub.resources.views import changes_row, manageable, readable, readable_page
+from datahub.resources.views import apply_change, changes_row, manageable, readable, readable_page
 from datahub.web.openapi import BEARER, JSON_BODY_ERRORS, described, operation
 
 NOT_FOUND = (404, "`Dataset not found`")
@@ -73,12 +72,7 @@ class DatasetById(MethodView):
         "or an admin); `visibility` only the owner or an admin.",
     )
     def patch(self, dataset, values):
-        before = dataset.visibility
-        if "visibility" in values:
-            manageable(dataset)
-        services.update_dataset(dataset, values)
-        note_visibility(dataset, before, current_user)
-        return dataset
+        return apply_change(dataset, values, services.update_dataset)
 
     @operation(blp, "delete_dataset", 401, 403, NOT_FOUND, 422, security=BEARER)
     @blp.response(204, description="Deleted; its file is removed and it leaves its collections")

@@ -9,8 +9,14 @@ from datahub.identity.guard import authenticate, current_user
 from datahub.pipelines import schemas, services
 from datahub.pipelines.models import Pipeline
 from datahub.resources.grant_routes import add_grant_routes
-from datahub.resources.grants import note_visibility
-from datahub.resources.views import changeable, changes_row, manageable, readable, readable_page
+from datahub.resources.views import (
+    apply_change,
+    changeable,
+    changes_row,
+    manageable,
+    readable,
+    readable_page,
+)
 from datahub.web.api import Blueprint
 from datahub.web.listing import paginate
 from datahub.web.openapi import BEARER, JSON_BODY_ERRORS, described, operation
@@ -82,12 +88,11 @@ class PipelineById(MethodView):
         "with; a queued one will use these.",
     )
     def patch(self, pipeline, values):
-        before = pipeline.visibility
-        if "visibility" in values:
-            manageable(pipeline)
-        services.update_pipeline(pipeline, values, current_user)
-        note_visibility(pipeline, before, current_user)
-        return pipeline
+        return apply_change(
+            pipeline,
+            values,
+            lambda row, values: services.update_pipeline(row, values, current_user),
+        )
 
     @operation(blp, "delete_pipeline", 401, 403, NOT_FOUND, 422, security=BEARER)
     @blp.response(204, description="Deleted with its runs; the output dataset stays")

@@ -12,6 +12,7 @@ import functools
 from datahub.identity import permissions
 from datahub.identity.guard import current_user
 from datahub.resources import access
+from datahub.resources.grants import note_visibility
 from datahub.web.errors import Forbidden
 from datahub.web.listing import paginate
 
@@ -45,6 +46,17 @@ def manageable(row):
     (404 unless readable, else 403)."""
     if not access.may_manage(current_user, readable(row)):
         raise Forbidden()
+    return row
+
+
+def apply_change(row, values, update):
+    """A PATCH of ``row`` the caller may change: ``visibility`` only by its owner or an
+    admin (403), then ``update(row, values)``; a changed visibility is audited."""
+    before = row.visibility
+    if "visibility" in values:
+        manageable(row)
+    update(row, values)
+    note_visibility(row, before, current_user)
     return row
 
 
