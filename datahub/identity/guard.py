@@ -126,7 +126,6 @@ class AccessGuard:
         )
         self.last_use = personal_tokens.LastUse(engine)
         self.pat_claims = FifoCache(KEPT)  # a token's columns as read -> its claims
-        self.pat_hashes = FifoCache(KEPT)  # a token's text -> its SHA-256
         self.engine = engine
         self.connections = LookupConnections(
             engine,
@@ -201,9 +200,7 @@ class AccessGuard:
     def load_personal(self, token):
         """``(PersonalTokenClaims, Principal)`` of a ``dhp_`` token; raises InvalidToken
         (unknown, revoked, owner inactive) or TokenExpired (checked even when kept)."""
-        token_hash = self.pat_hashes.get(token)
-        if token_hash is None:
-            token_hash = self.pat_hashes.keep(token, personal_tokens.hash_token(token))
+        token_hash = personal_tokens.hash_token(token)  # a microsecond; no secret is kept
         cache, ticket = self.cache, None
         if cache is not None:
             cache_key = ("pat", token_hash)

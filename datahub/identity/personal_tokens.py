@@ -47,10 +47,6 @@ class PersonalTokenClaims:
     session_id: None = None  # never bound to a session
     is_personal_token: bool = True
 
-    @property
-    def can_write(self):
-        return WRITE in self.scopes
-
 
 def hash_token(text):
     """The stored form of a token's text: its SHA-256, in hex."""
@@ -59,7 +55,7 @@ def hash_token(text):
 
 def require_session(claims):
     """403 unless the request came with a login's access token (not a personal one)."""
-    if getattr(claims, "is_personal_token", False):
+    if claims.is_personal_token:
         raise Forbidden()
 
 

@@ -6,7 +6,7 @@ from flask.cli import with_appcontext
 from datahub.app.extensions import db
 from datahub.identity.group_models import GROUP_SOURCES
 from datahub.identity.groups import services
-from datahub.identity.users.commands import _reports_errors
+from datahub.identity.users.commands import reports_errors
 from datahub.identity.users.services import get_by_email
 
 
@@ -26,7 +26,7 @@ def groups_cli():
     help="Who keeps the members: admins (local), or each LDAP or OIDC login.",
 )
 @with_appcontext
-@_reports_errors
+@reports_errors
 def create(name, description, source):
     """Create a group."""
     group = services.create_group(name=name, description=description, source=source)
@@ -49,7 +49,7 @@ def list_groups():
 @groups_cli.command("delete")
 @click.argument("name")
 @with_appcontext
-@_reports_errors
+@reports_errors
 def delete(name):
     """Delete a group, with its memberships and the grants to it."""
     group = services.get_by_name(name)
@@ -61,7 +61,7 @@ def delete(name):
 @click.argument("name")
 @click.argument("email")
 @with_appcontext
-@_reports_errors
+@reports_errors
 def add_member(name, email):
     """Add a user to a local group (idempotent)."""
     group = services.get_by_name(name)
@@ -74,7 +74,7 @@ def add_member(name, email):
 @click.argument("name")
 @click.argument("email")
 @with_appcontext
-@_reports_errors
+@reports_errors
 def remove_member(name, email):
     """Remove a user from a local group (idempotent)."""
     group = services.get_by_name(name)

@@ -22,7 +22,7 @@ def _fail(error):
     raise click.ClickException(detail)
 
 
-def _reports_errors(command):
+def reports_errors(command):
     """The service's errors end the command with their detail (exit status 1)."""
 
     @functools.wraps(command)
@@ -92,7 +92,7 @@ def _user_command(name):
         @users_cli.command(name)
         @click.argument("email")
         @with_appcontext
-        @_reports_errors
+        @reports_errors
         @functools.wraps(function)
         def command(email, **options):
             return function(services.get_by_email(email), **options)
@@ -108,7 +108,7 @@ def _user_command(name):
 @click.option("--name", default="")
 @_role_option
 @with_appcontext
-@_reports_errors
+@reports_errors
 def create(email, password, name, roles):
     """Create a local user (role viewer unless --role is given)."""
     user = services.create_user(
