@@ -22,8 +22,8 @@ import uuid
 
 import pytest
 
-from tests.e2e.conftest import free_port
 from tests.processes import popen, stop
+from tests.workers import free_port
 
 BUCKET = "datahub-tests"
 CREDENTIALS = {

@@ -9,7 +9,7 @@ import pytest
 from datahub import create_app
 from datahub.platform.errors import ConfigurationError
 from tests.conftest import login
-from tests.identity.oidc_provider import free_port
+from tests.workers import free_port
 
 JSON_LOGS = {"LOG_FORMAT": "json"}
 

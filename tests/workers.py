@@ -2,13 +2,16 @@
 (``python -m tests`` starts them): a PostgreSQL database, Redis databases and an auth-cache
 channel. Outside xdist the process is worker ``main`` and has the first worker's share.
 
-Folders need nothing here: ``tmp_path_factory`` gives each worker a base folder of its own,
-and servers the tests start listen on free ports (tests.e2e.conftest.free_port).
+Folders need nothing here: ``tmp_path_factory`` gives each worker a base folder of its own.
+Servers the tests start listen on ports from :func:`free_port`, a range of each worker's.
 """
 
 import functools
+import itertools
 import os
+import random
 import re
+import socket
 
 import sqlalchemy as sa
 
@@ -29,6 +32,40 @@ def worker_number():
     if number >= MAX_WORKERS:
         raise RuntimeError(f"at most {MAX_WORKERS} test workers: each has two Redis databases")
     return number
+
+
+# Ports for the servers the tests start, below the kernel's ephemeral range (32768-60999:
+# what bind(("127.0.0.1", 0)) and outgoing connections take) and away from the machine's
+# own services. Each worker has a block of its own: a port found free and released here
+# cannot be taken by another worker's server before ours binds it (as happened when every
+# worker probed the ephemeral range: a host of the cluster bound nothing and its "ready"
+# check was answered by another worker's gunicorn).
+PORTS_BASE, PORTS_PER_WORKER = 10000, 1500
+
+
+@functools.cache
+def _port_candidates():
+    number = MAX_WORKERS if worker_id() == "main" else worker_number()
+    first = PORTS_BASE + number * PORTS_PER_WORKER
+    start = random.randrange(PORTS_PER_WORKER)  # a rerun skips the last run's TIME_WAITs
+    return itertools.cycle(
+        [first + (start + i) % PORTS_PER_WORKER for i in range(PORTS_PER_WORKER)]
+    )
+
+
+def free_port():
+    """A loopback port of this worker's block that nothing holds now (bound, then
+    released; the next call gives another)."""
+    candidates = _port_candidates()
+    for _ in range(PORTS_PER_WORKER):
+        port = next(candidates)
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError(f"no free port left in test worker {worker_id()}'s block")
 
 
 def redis_url(which=0, host="127.0.0.1:6379"):

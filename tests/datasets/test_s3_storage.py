@@ -14,10 +14,10 @@ from datahub.pipelines.execute import NO_ROOM_FOR_INPUTS
 from datahub.platform.storage import get_storage
 from datahub.platform.storage.s3 import S3Storage
 from tests.datasets.test_files import GeneratedStream, pattern, put_stream, sha256_of
-from tests.e2e.conftest import free_port
 from tests.pipelines.helpers import create_pipeline, run_now, source
 from tests.resources import create_dataset, upload
 from tests.small_disk import mounted_tmpfs, unmount
+from tests.workers import free_port
 
 MIB = 1024 * 1024
 PART = 5 * MIB

@@ -17,9 +17,10 @@ from pathlib import Path
 import redis
 
 from tests import workers
-from tests.e2e.conftest import ROOT, free_port, wait_until_ready
+from tests.e2e.conftest import ROOT, wait_until_ready
 from tests.e2e.nginx_site import Nginx
 from tests.processes import popen, stop_group
+from tests.workers import free_port
 
 DATABASE = "datahub_cluster"  # with the test worker's name under xdist (tests.workers)
 BUCKET = "datahub-cluster"

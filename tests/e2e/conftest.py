@@ -4,7 +4,6 @@ import contextlib
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -14,14 +13,9 @@ from pathlib import Path
 import pytest
 
 from tests.processes import popen
+from tests.workers import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def free_port():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 class Server:

@@ -4,7 +4,6 @@ its own: shared by tests/e2e/test_nginx.py and the benchmarks (bench/run.py)."""
 import http.client
 import os
 import shutil
-import socket
 import ssl
 import subprocess
 import time
@@ -12,14 +11,9 @@ from pathlib import Path
 
 from datahub.spa import STATIC as SPA_STATIC
 from tests import processes
+from tests.workers import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def free_port():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def nginx_binary():

@@ -18,7 +18,7 @@ from datahub.app.extensions import db
 from datahub.pipelines.tasks import QUEUE, TASK_NAME
 from datahub.pipelines.worker import SHUTDOWN_ERROR, STALE_ERROR
 from tests.conftest import TEST_SECRET
-from tests.e2e.conftest import ROOT, free_port
+from tests.e2e.conftest import ROOT
 from tests.e2e.test_pipeline_workers import HEAVY, LIGHT, big_source  # noqa: F401  (fixture)
 from tests.pipelines.helpers import (  # broker: a fixture
     BROKER,
@@ -32,6 +32,7 @@ from tests.pipelines.helpers import (  # broker: a fixture
 )
 from tests.processes import popen
 from tests.resources import actors  # noqa: F401  (fixture)
+from tests.workers import free_port
 
 pytestmark = pytest.mark.e2e
 

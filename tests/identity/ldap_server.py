@@ -15,6 +15,7 @@ import time
 import ldap3
 
 from tests import processes
+from tests.workers import free_port
 
 SUFFIX = "dc=example,dc=org"
 ROOT_DN = f"cn=admin,{SUFFIX}"
@@ -60,12 +61,6 @@ def slapd_binary():
             "(.ci/run installs it: apt-get install slapd)"
         )
     return found
-
-
-def free_port():
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def _openssl(*args):

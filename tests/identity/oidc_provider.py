@@ -15,7 +15,6 @@ import base64
 import hashlib
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -24,6 +23,7 @@ import urllib.parse
 import urllib3
 
 from tests import processes
+from tests.workers import free_port
 
 TAMPERING = ("bad_signature", "wrong_audience", "wrong_issuer", "expired", "wrong_nonce")
 
@@ -105,12 +105,6 @@ def build_app():
         return response
 
     return app
-
-
-def free_port():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 class Provider:

@@ -16,7 +16,8 @@ from datahub.identity.models import User
 from tests.conftest import PASSWORD, bearer, login
 from tests.e2e.tcp_proxy import TcpProxy
 from tests.identity.conftest import directory_password, ldap_settings
-from tests.identity.ldap_server import EDITORS, PEOPLE, SERVICE_DN, free_port
+from tests.identity.ldap_server import EDITORS, PEOPLE, SERVICE_DN
+from tests.workers import free_port
 
 STARTTLS_OID = "1.3.6.1.4.1.1466.20037"
 

@@ -5,8 +5,8 @@ import pytest
 
 from tests.conftest import login
 from tests.identity.conftest import directory_password, ldap_settings, oidc_settings
-from tests.identity.ldap_server import free_port
 from tests.metrics_samples import samples
+from tests.workers import free_port
 
 CALLBACK = "/api/v1/auth/oidc/callback"
 

@@ -13,7 +13,7 @@ from datahub.identity.models import User
 from tests.conftest import bearer
 from tests.identity.auth.helpers import COOKIE, PATH, refresh
 from tests.identity.conftest import oidc_settings
-from tests.identity.oidc_provider import free_port
+from tests.workers import free_port
 
 LOGIN = "/api/v1/auth/oidc/login"
 CALLBACK = "/api/v1/auth/oidc/callback"

@@ -12,7 +12,6 @@ from datahub.app.extensions import db
 from datahub.pipelines.models import Run
 from datahub.pipelines.tasks import QUEUE, redispatch
 from datahub.platform.database import utcnow
-from tests.e2e.conftest import free_port
 from tests.pipelines.helpers import (  # noqa: F401  (broker: a fixture)
     BROKER,
     broker,
@@ -21,6 +20,7 @@ from tests.pipelines.helpers import (  # noqa: F401  (broker: a fixture)
     source,
     start,
 )
+from tests.workers import free_port
 
 
 @pytest.fixture
