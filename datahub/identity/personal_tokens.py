@@ -28,7 +28,7 @@ from datahub.web.errors import Forbidden
 
 PREFIX = "dhp_"
 READ, WRITE = "read", "write"
-READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+READ_METHODS = frozenset({"GET", "HEAD"})  # a read token: GET and HEAD only
 log = logging.getLogger(__name__)
 
 

@@ -22,7 +22,7 @@ from flask import current_app
 from datahub import quotas
 from datahub.app.extensions import db
 from datahub.datasets import tabular, versions
-from datahub.datasets.models import Dataset
+from datahub.datasets.models import Dataset, DatasetVersion, VersionRead
 from datahub.datasets.services import NewFile, add_stored_version, discard, drop_duplicate
 from datahub.pipelines import lineage_events
 from datahub.pipelines.engine import PipelineError
@@ -252,6 +252,30 @@ def _quota_errors():
         ) from None
 
 
+def _widened_for(dataset, run, plan):
+    """Whether the internal output ``dataset`` may take this run's result. Derived data is
+    never wider than its sources unless its owner widens it (docs/guides/access.rst): over
+    private inputs, only when its current version came from a run of the same pipeline
+    that read each of them, so that the widening was of data made from them."""
+    if not plan.private_inputs:
+        return True
+    made_by = db.session.scalar(
+        sa.select(Run.id)
+        .join(DatasetVersion, DatasetVersion.run_id == Run.id)
+        .where(
+            DatasetVersion.dataset_id == dataset.id,
+            DatasetVersion.version == dataset.current_version,
+            Run.pipeline_id == run.pipeline_id,
+        )
+    )
+    if made_by is None:
+        return False
+    read = db.session.scalars(
+        sa.select(VersionRead.dataset_id).where(VersionRead.run_id == made_by)
+    )
+    return plan.private_inputs <= set(read)
+
+
 def _publish(run_id, name, plan, stored, rows_in, rows_out):
     """In one transaction: add the new file as the output dataset's new version and mark
     the run succeeded. If the run is no longer ours, the name belongs to someone else's dataset,
@@ -278,7 +302,7 @@ def _publish(run_id, name, plan, stored, rows_in, rows_out):
                 owner_id=plan.owner_id,
                 # Derived data is never wider than its sources (docs/guides/access.rst).
                 visibility="private"
-                if plan.private_input
+                if plan.private_inputs
                 else current_app.config["DEFAULT_VISIBILITY"],
                 created_at=now,
             )
@@ -289,6 +313,12 @@ def _publish(run_id, name, plan, stored, rows_in, rows_out):
             raise PipelineError(
                 f"the output dataset name {output_name!r} belongs to another "
                 "user's dataset; choose another output_dataset_name"
+            )
+        elif dataset.visibility != "private" and not _widened_for(dataset, run, plan):
+            raise PipelineError(
+                f"the output dataset {output_name!r} is internal and this run reads private "
+                "data it was not made from; make the output dataset private, or choose "
+                "another output_dataset_name"
             )
         fmt = plan.output_format
         suffix = tabular.SUFFIXES[fmt]

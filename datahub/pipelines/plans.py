@@ -34,7 +34,7 @@ class RunPlan:
     source_key: str
     joins: dict = field(default_factory=dict)  # dataset id → its file's storage key
     names: dict = field(default_factory=dict)  # storage key → what a user calls the file
-    private_input: bool = False  # then a new output dataset is private (derived data)
+    private_inputs: set = field(default_factory=set)  # ids of inputs that are private
     reads: list = field(default_factory=list)  # (dataset id, version) of every input
 
 
@@ -67,8 +67,9 @@ def plan_run(pipeline):
         source_key=source_key,
         names={source_key: "the source file"},
         reads=[(source.id, source_version)],
-        private_input=source.visibility == "private",
     )
+    if source.visibility == "private":
+        plan.private_inputs.add(source.id)
     for position, step in enumerate(plan.steps):
         if step.get("op") != "join":
             continue
@@ -80,7 +81,8 @@ def plan_run(pipeline):
         plan.joins[other.id] = key
         plan.names[key] = f"dataset {other.id}'s file"
         plan.reads.append((other.id, number))
-        plan.private_input = plan.private_input or other.visibility == "private"
+        if other.visibility == "private":
+            plan.private_inputs.add(other.id)
     return plan
 
 

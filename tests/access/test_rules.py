@@ -217,6 +217,61 @@ def test_derived_data_and_hidden_lineage(app, client, actors, caplog):
     assert f"dataset:{source['id']}@1" in {node["id"] for node in full["nodes"]}
 
 
+def widened_output(app, client, owner, source_name="secret"):
+    """A private source, a pipeline over it, one run, its output widened by the owner:
+    ``(source, pipeline, output url)``."""
+    source = create_dataset(client, owner.headers, source_name, visibility="private")
+    assert upload(client, owner.headers, source["id"], CSV).status_code == 200
+    pipeline = create_pipeline(client, owner.headers, source["id"], output="published")
+    run = run_now(app, client, owner.headers, pipeline["id"])
+    assert run["status"] == "succeeded", run
+    output_url = f"{DATASETS}{run['output_dataset_id']}"
+    widened = client.patch(output_url, json={"visibility": "internal"}, headers=owner.headers)
+    assert widened.status_code == 200
+    return source, pipeline, output_url
+
+
+def test_a_widened_output_takes_the_next_runs_of_its_pipeline(app, client, actors):
+    editor = actors["editor"]
+    source, pipeline, output_url = widened_output(app, client, editor)
+    assert upload(client, editor.headers, source["id"], CSV + b"cy,3\n").status_code == 200
+    run = run_now(app, client, editor.headers, pipeline["id"])
+    assert run["status"] == "succeeded", run
+    output = client.get(output_url, headers=editor.headers).get_json()
+    assert (output["visibility"], output["current_version"]) == ("internal", 2)
+
+
+def test_private_data_never_flows_into_an_internal_dataset_it_was_not_made_from(
+    app, client, actors
+):
+    """A write grantee of a pipeline over private data points it at the owner's internal
+    dataset, or at another private source it may read: each run fails and the internal
+    dataset keeps its versions (derived data is never wider than its sources)."""
+    editor, grantee = actors["editor"], actors["other_editor"]
+    source, pipeline, output_url = widened_output(app, client, editor)
+    public = create_dataset(client, editor.headers, "public notes")
+    assert upload(client, editor.headers, public["id"], CSV).status_code == 200
+    other_secret = create_dataset(client, editor.headers, "other secret", visibility="private")
+    assert upload(client, editor.headers, other_secret["id"], CSV + b"x,9\n").status_code == 200
+    grant(client, editor.headers, "pipelines", pipeline["id"], f"user:{grantee.id}", "write")
+    grant(client, editor.headers, "datasets", other_secret["id"], f"user:{grantee.id}", "read")
+    refused = (
+        "is internal and this run reads private data it was not made from; make the output "
+        "dataset private, or choose another output_dataset_name"
+    )
+    for change, internal_url in [
+        ({"output_dataset_name": "public notes"}, f"{DATASETS}{public['id']}"),
+        ({"output_dataset_name": "published", "source_dataset_id": other_secret["id"]}, output_url),
+    ]:
+        before = client.get(internal_url, headers=editor.headers).get_json()["current_version"]
+        url = f"/api/v1/pipelines/{pipeline['id']}"
+        assert client.patch(url, json=change, headers=grantee.headers).status_code == 200
+        run = run_now(app, client, grantee.headers, pipeline["id"])
+        assert run["status"] == "failed" and refused in run["error"], run
+        after = client.get(internal_url, headers=editor.headers).get_json()
+        assert (after["visibility"], after["current_version"]) == ("internal", before)
+
+
 def test_a_run_reads_with_its_owners_rights_when_it_starts(app, client, actors):
     """The pipeline's owner loses the right to read its source: the run fails as if the
     source were gone (nothing about it is told)."""

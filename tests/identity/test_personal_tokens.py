@@ -135,6 +135,7 @@ def test_a_read_token_reads_only(client, pat):
     refused = client.post("/api/v1/datasets", headers=headers, json={"name": "d"})
     assert (refused.status_code, refused.get_json()["detail"]) == (403, "Forbidden")
     assert client.delete(f"{TOKENS}/x", headers=headers).status_code == 403
+    assert client.options("/api/v1/datasets", headers=headers).status_code == 403
 
 
 def test_a_write_token_creates_a_dataset(client, pat):
@@ -160,6 +161,23 @@ def test_no_token_creates_tokens_changes_the_password_or_manages_sessions(
     headers, _ = pat()
     response = getattr(client, method)(path, headers=headers, json=body)
     assert (response.status_code, response.get_json()["detail"]) == (403, "Forbidden")
+
+
+def test_an_admins_token_sets_no_users_password(client, auth_headers, session_headers, pat):
+    admin = auth_headers("admin@example.com", roles=("admin",))
+    headers, _ = pat(headers=admin)
+    user_id = client.get(ME, headers=session_headers).get_json()["id"]
+    response = client.patch(
+        f"/api/v1/users/{user_id}", headers=headers, json={"password": "new password 123"}
+    )
+    assert (response.status_code, response.get_json()["detail"]) == (403, "Forbidden")
+    assert login(client, "user@example.com").status_code == 200  # the old password stands
+    renamed = client.patch(f"/api/v1/users/{user_id}", headers=headers, json={"name": "B"})
+    assert renamed.status_code == 200  # the rest of a user's administration is allowed
+    by_login = client.patch(
+        f"/api/v1/users/{user_id}", headers=admin, json={"password": "new password 123"}
+    )
+    assert by_login.status_code == 200
 
 
 def test_a_token_lists_and_revokes_its_users_tokens(client, pat):

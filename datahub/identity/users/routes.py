@@ -4,7 +4,7 @@ from flask import url_for
 from flask.views import MethodView
 
 from datahub.identity import permissions, personal_tokens
-from datahub.identity.guard import authenticate, current_user
+from datahub.identity.guard import authenticate, current_user, require_session
 from datahub.identity.users import services
 from datahub.identity.users.schemas import NewUserSchema, UserSchema, UserUpdateSchema
 from datahub.identity.users.token_schemas import PersonalTokenPageSchema
@@ -101,7 +101,10 @@ class UserById(MethodView):
         Change name, roles, is_active or password. Deactivating or a new password ends
         the user's sessions; the last active admin cannot be demoted or deactivated (409),
         and a user of an identity provider (LDAP) has no password here (409). Admins
-        only."""
+        only, and a new password only from a login's session: a personal access token
+        changes no password (403)."""
+        if "password" in values:
+            require_session()
         return services.update_user(services.get_user(user_id), values)
 
     @operation(
