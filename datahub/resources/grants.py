@@ -6,7 +6,7 @@ import sqlalchemy as sa
 
 from datahub.app.extensions import db
 from datahub.identity.group_models import Group
-from datahub.identity.models import User
+from datahub.identity.models import User, normalise_email
 from datahub.platform.database import utcnow, valid_id
 from datahub.platform.errors import Conflict, InvalidValues, NotFound
 from datahub.resources.access import grants_of
@@ -36,22 +36,28 @@ def grants_query(row):
 
 
 def _principal_ids(principal):
-    """``(user_id, group_id)`` of ``"user:<uuid>"`` or ``"group:<id>"`` (the schema has
-    checked the form); :class:`UnknownPrincipal` when there is no such user or group."""
+    """``(principal, user_id, group_id)`` of ``"user:<uuid>"``, ``"user:<email>"`` (then
+    the principal kept is ``"user:<uuid>"``) or ``"group:<id>"`` (the schema has checked
+    the form); :class:`UnknownPrincipal` when there is no such user or group."""
     kind, _, value = principal.partition(":")
     if kind == "user":
-        if db.session.get(User, value) is None:
+        if "@" in value:
+            found = sa.select(User.id).where(User.email == normalise_email(value))
+        else:
+            found = sa.select(User.id).where(User.id == value)
+        user_id = db.session.scalar(found)
+        if user_id is None:
             raise UnknownPrincipal()
-        return value, None
+        return f"user:{user_id}", user_id, None
     group_id = int(value)
     if not valid_id(group_id) or db.session.get(Group, group_id) is None:
         raise UnknownPrincipal()
-    return None, group_id
+    return principal, None, group_id
 
 
 def add_grant(row, principal, permission, by):
     grants = grants_of(type(row))
-    user_id, group_id = _principal_ids(principal)
+    principal, user_id, group_id = _principal_ids(principal)
     grant = grants(
         resource_id=row.id,
         principal=principal,

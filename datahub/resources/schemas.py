@@ -18,8 +18,11 @@ VISIBILITY = named_enum(
 PERMISSION = named_enum(
     "Permission", PERMISSIONS, "read: get, list, download, preview; write: read and change"
 )
+# A user by id or by email (any owner may share by email: the grant keeps the id), a
+# group by id.
 PRINCIPAL_PATTERN = (
-    r"^(user:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|group:[1-9][0-9]{0,9})$"
+    r"^(user:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+    r"|user:[^\s@:]{1,64}@[^\s@]{1,255}|group:[1-9][0-9]{0,9})$"
 )
 
 
@@ -41,7 +44,10 @@ class GrantCreateSchema(Schema):
             PRINCIPAL_PATTERN,
             error=ErrorMessage('string does not match regex "{regex}"', "value_error.str.regex"),
         ),
-        metadata={"description": "`user:<uuid>` or `group:<id>`", "pattern": PRINCIPAL_PATTERN},
+        metadata={
+            "description": "`user:<uuid>`, `user:<email>` (kept as the user's id) or `group:<id>`",
+            "pattern": PRINCIPAL_PATTERN,
+        },
     )
     permission = fields.String(required=True, validate=OneOf(PERMISSIONS), metadata=PERMISSION)
 

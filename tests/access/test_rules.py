@@ -100,6 +100,34 @@ def test_grant_answers(client, actors, caplog):
     assert len(deleted) == 1 and deleted[0]["user_id"] == editor.id
 
 
+def test_an_owner_shares_by_email_and_the_grant_keeps_the_id(client, actors, caplog):
+    caplog.set_level(logging.INFO, logger="datahub.audit")
+    editor, viewer = actors["editor"], actors["viewer"]
+    dataset = create_dataset(client, editor.headers, "d", visibility="private")
+    url = f"{DATASETS}{dataset['id']}/grants"
+    email = client.get("/api/v1/auth/me", headers=viewer.headers).get_json()["email"]
+    made = client.post(
+        url,
+        json={"principal": f"user:{email.upper()}", "permission": "read"},
+        headers=editor.headers,
+    )
+    assert made.status_code == 201, made.get_json()
+    assert made.get_json()["principal"] == f"user:{viewer.id}"
+    assert audit_events(caplog, "grant_created")[-1]["principal"] == f"user:{viewer.id}"
+    assert client.get(f"{DATASETS}{dataset['id']}", headers=viewer.headers).status_code == 200
+    again = client.post(
+        url, json={"principal": f"user:{viewer.id}", "permission": "write"}, headers=editor.headers
+    )
+    assert (again.status_code, again.get_json()) == (409, {"detail": "Grant already exists"})
+    unknown = client.post(
+        url,
+        json={"principal": "user:no-such-person@example.com", "permission": "read"},
+        headers=editor.headers,
+    )
+    assert unknown.status_code == 422
+    assert unknown.get_json()["detail"][0]["type"] == "value_error.principal_not_found"
+
+
 def test_a_grant_id_of_another_resource_is_not_found(client, actors):
     editor, viewer = actors["editor"], actors["viewer"]
     one, two = (create_dataset(client, editor.headers, name) for name in ("one", "two"))

@@ -173,7 +173,7 @@ def test_the_command_shares_and_sets_visibility(client, datahub):
     assert (result.exit_code, result.stderr) == (1, "Error: Pipeline not found\n")
 
 
-def test_only_admins_look_users_up_by_email(client, gunicorn_server, tmp_path):
+def test_an_editor_shares_by_email(client, gunicorn_server, tmp_path):
     from click.testing import CliRunner
 
     from datahub_client.cli import main
@@ -193,11 +193,11 @@ def test_only_admins_look_users_up_by_email(client, gunicorn_server, tmp_path):
 
     assert run("login").exit_code == 0
     dataset_id = str(json.loads(run("--json", "datasets", "create", "Fred's").stdout)["id"])
-    result = run("datasets", "share", dataset_id, "--user", "gina@example.com")
-    assert result.exit_code == 1
-    assert result.stderr.startswith("Error: Only admins may look a user up by email")
-    result = run("datasets", "share", dataset_id, "--user", gina["id"])
+    result = run("--json", "datasets", "share", dataset_id, "--user", "Gina@example.com")
     assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout)["principal"] == f"user:{gina['id']}"
+    result = run("datasets", "share", dataset_id, "--user", "nobody-here@example.com")
+    assert (result.exit_code, result.stderr) == (1, "Error: principal: No such user or group\n")
 
 
 def make_group(app, name, member_ids):

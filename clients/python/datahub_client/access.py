@@ -3,8 +3,8 @@ pipelines, personal access tokens, and groups. Mixed into ``Client``; every meth
 the decoded JSON answer.
 
 ``kind`` is ``"dataset"``, ``"collection"`` or ``"pipeline"``. A grant's ``principal`` is
-``"user:<uuid>"`` or ``"group:<id>"`` (``user_principal`` and ``group_principal`` make
-them); its ``permission`` ``"read"`` or ``"write"``. Only the owner (an editor) or an
+``"user:<uuid>"``, ``"user:<email>"`` (kept as the user's id) or ``"group:<id>"``
+(``user_principal`` and ``group_principal`` make them); its ``permission`` ``"read"`` or ``"write"``. Only the owner (an editor) or an
 admin sees and changes a row's grants and visibility."""
 
 from urllib.parse import quote

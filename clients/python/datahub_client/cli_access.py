@@ -16,7 +16,6 @@ import click
 from datahub_client.access import PERMISSIONS, VISIBILITIES, group_principal, user_principal
 from datahub_client.cli_context import json_option, pass_context
 from datahub_client.cli_versions import _when
-from datahub_client.errors import PermissionDeniedError
 
 UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.I)
 GRANT_COLUMNS = ["ID", "PRINCIPAL", "PERMISSION", "CREATED"]
@@ -32,24 +31,14 @@ def _grant_rows(items):
     return [[g["id"], g["principal"], g["permission"], _when(g["created_at"])] for g in items]
 
 
-def user_id_of(client, user):
-    """A user's id from ``user``: an id, ``me``, or an email (looking an email up is for
-    admins only: anyone else gives the id)."""
+def user_principal_of(client, user):
+    """A user's principal from ``user``: an id, ``me``, or an email (the service keeps
+    the user's id in the grant)."""
     if UUID.match(user):
-        return user.lower()
+        return user_principal(user.lower())
     if user == "me":
-        return client.me()["id"]
-    try:
-        page = client.users_list(q=user, limit=100)
-    except PermissionDeniedError:
-        raise click.ClickException(
-            f"Only admins may look a user up by email: give {user}'s id instead "
-            "(datahub whoami shows one's own)"
-        ) from None
-    found = [u for u in page["items"] if u["email"].lower() == user.lower()]
-    if not found:
-        raise click.ClickException(f"No user {user}")
-    return found[0]["id"]
+        return user_principal(client.me()["id"])
+    return user_principal(user.strip())
 
 
 def group_id_of(client, group):
@@ -84,7 +73,7 @@ def access_commands(kind):
 
     @click.command("share")
     @id_arg
-    @click.option("--user", help='A user\'s email (admins), id, or "me".')
+    @click.option("--user", help='A user\'s email, id, or "me".')
     @click.option("--group", help="A group's name or id.")
     @click.option(
         "--permission",
@@ -101,7 +90,7 @@ def access_commands(kind):
         context.require_session()
         client = context.client
         principal = (
-            user_principal(user_id_of(client, user))
+            user_principal_of(client, user)
             if user is not None
             else group_principal(group_id_of(client, group))
         )

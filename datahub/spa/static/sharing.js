@@ -1,7 +1,7 @@
 // Sharing on a dataset's page, for those who may manage it (its owner, an editor, or an
 // admin, as the service decides): its visibility (private or internal) with a button that
 // switches it, the grants (who, read or write, since when; Remove) and a form to share it
-// with a user (an email, looked up by admins, or a user id) or a group (name or id).
+// with a user (an email or a user id) or a group (name or id).
 import { DatahubError } from "./datahub-client.js";
 import { $, busy, button, cell, lastOnly, say, when } from "./ui.js";
 
@@ -97,23 +97,16 @@ async function reload() {
   await showSharing(api, dataset, { mayManage: true, user, onChange });
 }
 
-// The principal the form names: a user by id, or by email (admins: looked up); a group by
-// id or name.
-async function principalOf(api, kind, who, user, groups) {
+// The principal the form names: a user by id or email (the service keeps the id), a group
+// by id or name.
+function principalOf(kind, who, groups) {
   if (kind === "group") {
     const group = groups.find((g) => g.name === who);
     if (group) return `group:${group.id}`;
     if (/^[1-9][0-9]*$/.test(who)) return `group:${who}`;
     throw new Error(`No group ${who}`);
   }
-  if (UUID.test(who)) return `user:${who.toLowerCase()}`;
-  if (!user.roles.includes("admin")) {
-    throw new Error("Only admins may look a user up by email: give the user's id instead");
-  }
-  const page = await api.listUsers({ q: who, limit: 100 });
-  const found = page.items.find((u) => u.email.toLowerCase() === who.toLowerCase());
-  if (!found) throw new Error(`No user ${who}`);
-  return `user:${found.id}`;
+  return UUID.test(who) ? `user:${who.toLowerCase()}` : `user:${who}`;
 }
 
 $("grant-kind").addEventListener("change", () => {
@@ -123,10 +116,10 @@ $("grant-kind").addEventListener("change", () => {
 
 $("grant-form").addEventListener("submit", (event) => {
   event.preventDefault();
-  const { api, dataset, user, groups } = shown;
+  const { api, dataset, groups } = shown;
   busy(event.submitter, async () => {
     const who = $("grant-who").value.trim();
-    const principal = await principalOf(api, $("grant-kind").value, who, user, groups);
+    const principal = principalOf($("grant-kind").value, who, groups);
     const permission = $("grant-permission").value;
     await api.addGrant("dataset", dataset.id, { principal, permission });
     $("grant-who").value = "";
