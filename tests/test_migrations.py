@@ -348,3 +348,31 @@ def test_0009_makes_each_existing_file_version_1(app, client, actors):
     assert (empty["current_version"], empty["file"]) == (None, None)
     versions = client.get(f"{url}{without}/versions", headers=editor.headers).get_json()
     assert (versions["items"], versions["total"]) == ([], 0)
+
+
+def test_0010_makes_every_existing_row_internal(app, client, actors):
+    """A database from before access control: every dataset, collection and pipeline
+    becomes ``internal``, read (and counted in lists) by every user."""
+    from tests.pipelines.helpers import create_pipeline
+    from tests.resources import create_collection, create_dataset
+
+    editor, viewer = actors["editor"], actors["viewer"]
+    dataset = create_dataset(client, editor.headers, "old data", visibility="private")
+    collection = create_collection(client, editor.headers, "old things", visibility="private")
+    pipeline = create_pipeline(client, editor.headers, dataset["id"], visibility="private")
+    rows = {"datasets": dataset, "collections": collection, "pipelines": pipeline}
+    for kind, row in rows.items():
+        assert client.get(f"/api/v1/{kind}/{row['id']}", headers=viewer.headers).status_code == 404
+    with app.app_context():
+        flask_migrate.downgrade(revision="0009")
+        try:
+            with db.engine.connect() as conn:
+                assert "groups" not in sa.inspect(conn).get_table_names()
+        finally:
+            flask_migrate.upgrade()
+        db.session.remove()
+    for kind, row in rows.items():
+        got = client.get(f"/api/v1/{kind}/{row['id']}", headers=viewer.headers)
+        assert (got.status_code, got.get_json()["visibility"]) == (200, "internal"), kind
+        page = client.get(f"/api/v1/{kind}/", headers=viewer.headers).get_json()
+        assert (page["total"], [item["id"] for item in page["items"]]) == (1, [row["id"]]), kind
