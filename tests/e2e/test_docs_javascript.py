@@ -99,3 +99,35 @@ def test_the_fetch_example_of_the_security_page_runs(browser, gunicorn_server): 
     assert answers == ["admin@example.com", "admin@example.com", "log in again"], json.dumps(
         answers
     )
+
+
+def test_the_javascript_client_takes_a_personal_access_token(browser, gunicorn_server):  # noqa: F811
+    """``new DatahubClient(url, { token })``: the token is the bearer (no login, no
+    cookie); a read token cannot write; once revoked, a 401 is final (no refresh)."""
+    api = Client(gunicorn_server.url)
+    api.login("admin@example.com", gunicorn_server.admin_password())
+    token = api.tokens_create("chromium", scopes=("read",))
+    origin = spa_url(gunicorn_server).removesuffix("/app/")
+    script = f"""
+        const {{ DatahubClient }} = await import("/app/datahub-client.js");
+        const bot = new DatahubClient({json.dumps(origin)}, {{ token: {json.dumps(token["token"])} }});
+        const refusal = async (call) => {{
+            try {{ await call(); return null; }} catch (error) {{ return [error.status, error.detail]; }}
+        }};
+    """
+    answers = run_in_page(
+        browser,
+        gunicorn_server,
+        script
+        + """
+        const me = await bot.me();
+        const page = await bot.listDatasets();
+        return [me.email, page.total, await refusal(() => bot.createDataset({ name: "by bot" }))];
+    """,
+    )
+    assert answers == ["admin@example.com", 0, [403, "Forbidden"]], json.dumps(answers)
+    api.token_revoke(token["id"])
+    answers = run_in_page(
+        browser, gunicorn_server, script + "return await refusal(() => bot.me());"
+    )
+    assert answers == [401, "Invalid token"], json.dumps(answers)
