@@ -2,7 +2,7 @@
 guard (datahub.identity.guard) needs to accept one as a bearer token.
 
 A token's text is shown once, at creation; only its SHA-256 is stored. Its scopes are
-``["read"]`` (GET, HEAD and OPTIONS only) or ``["read", "write"]``. No token creates
+``["read"]`` (GET and HEAD only) or ``["read", "write"]``. No token creates
 tokens, changes a password or manages sessions (``require_session``). ``last_used_at`` is
 kept to the minute, with ``last_used_address``, by a plain UPDATE (no cache invalidation).
 """

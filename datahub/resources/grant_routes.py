@@ -52,7 +52,8 @@ def add_grant_routes(blp, get_row, path_name, kind, title):
         @blp.response(201, schemas.GrantSchema, headers={"Location": "Location"})
         @described(
             f"Grant access to a {kind}",
-            "Let a user (`user:<uuid>`) or every member of a group (`group:<id>`) read, "
+            "Let a user (`user:<uuid>`, or `user:<email>`, kept as the id) or every "
+            "member of a group (`group:<id>`) read, "
             f"or read and change, the {kind} (the owner, if an editor, or an admin). "
             "422 at `principal` when there is no such user or group.",
         )

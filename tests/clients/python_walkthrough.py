@@ -20,24 +20,42 @@ import uuid
 from http.cookies import SimpleCookie
 
 from datahub_openapi_client import AuthenticatedClient, Client
-from datahub_openapi_client.api.auth import login, logout, refresh_token
+from datahub_openapi_client.api.auth import (
+    create_token,
+    delete_token,
+    get_me,
+    login,
+    logout,
+    refresh_token,
+)
 from datahub_openapi_client.api.datasets import (
+    add_dataset_grant,
     create_dataset,
     download_dataset_file,
     get_dataset,
+    list_dataset_grants,
     list_datasets,
+    update_dataset,
     upload_dataset_file,
 )
+from datahub_openapi_client.api.groups import create_group
 from datahub_openapi_client.models import (
     Dataset,
     DatasetCreate,
     DatasetPage,
+    DatasetUpdate,
     Error,
+    GrantCreate,
+    GroupCreate,
     Login,
     Message,
+    Permission,
+    PersonalTokenCreate,
+    PersonalTokenCreateScopesItem,
     Token,
     UploadDatasetFileFilesBody,
     ValidationItem,
+    Visibility,
 )
 from datahub_openapi_client.types import File
 
@@ -156,6 +174,38 @@ def main(base_url, email, password):
     assert response.status_code == 422
     [item] = response.parsed.detail
     assert isinstance(item, ValidationItem) and item.loc == ["body", "name"], item
+
+    step("make the dataset private and share it with a new group")
+    response = update_dataset.sync_detailed(
+        dataset.id, client=client, body=DatasetUpdate(visibility=Visibility.PRIVATE)
+    )
+    assert response.status_code == 200 and response.parsed.visibility == Visibility.PRIVATE
+    response = create_group.sync_detailed(
+        client=client, body=GroupCreate(name=f"readers {uuid.uuid4().hex[:8]}")
+    )
+    assert response.status_code == 201, response.content
+    grant = GrantCreate(principal=f"group:{response.parsed.id}", permission=Permission.READ)
+    response = add_dataset_grant.sync_detailed(dataset.id, client=client, body=grant)
+    assert response.status_code == 201, response.content
+    assert response.parsed.principal == grant.principal
+    page = list_dataset_grants.sync(dataset.id, client=client)
+    assert [item.principal for item in page.items] == [grant.principal]
+
+    step("a read-only personal access token: reads, cannot write, revoked at once")
+    body = PersonalTokenCreate(name="walk-through", scopes=[PersonalTokenCreateScopesItem.READ])
+    response = create_token.sync_detailed(client=client, body=body)
+    assert response.status_code == 201, response.content
+    created = response.parsed
+    assert created.token.startswith("dhp_") and created.last_used_at is None
+    script = AuthenticatedClient(
+        base_url=base_url, token=created.token, raise_on_unexpected_status=True
+    )
+    assert get_dataset.sync(dataset.id, client=script).name == name
+    response = create_dataset.sync_detailed(client=script, body=DatasetCreate(name=name + " 2"))
+    assert (response.status_code, response.parsed.detail) == (403, "Forbidden")
+    assert delete_token.sync_detailed(created.id, client=client).status_code == 204
+    response = get_me.sync_detailed(client=script)
+    assert (response.status_code, response.parsed.detail) == (401, "Invalid token")
 
     step("logout")
     response = logout.sync_detailed(client=client.with_cookies(dict([cookie])))

@@ -12,13 +12,20 @@
  */
 import { createClient, createConfig } from './generated/client';
 import {
+  addDatasetGrant,
   createDataset,
+  createGroup,
+  createToken,
+  deleteToken,
   downloadDatasetFile,
   getDataset,
+  getMe,
+  listDatasetGrants,
   listDatasets,
   login,
   logout,
   refreshToken,
+  updateDataset,
   uploadDatasetFile,
 } from './generated';
 import type { Dataset, DatasetPage, Token, ValidationItem } from './generated';
@@ -154,6 +161,39 @@ async function main(): Promise<void> {
   check(Array.isArray(detail), 'a list');
   const items: Array<ValidationItem> = detail;
   check(items.length === 1 && items[0]?.loc.join('.') === 'body.name', JSON.stringify(items));
+
+  step('make the dataset private and share it with a new group');
+  const narrowed = await updateDataset({
+    client, path: { dataset_id: dataset.id }, body: { visibility: 'private' },
+  });
+  check(present(narrowed.data, 'the dataset').visibility === 'private', 'private');
+  const group = await createGroup({
+    client, body: { name: `readers ${Math.random().toString(16).slice(2, 10)}` },
+  });
+  const principal = `group:${present(group.data, 'a group').id}`;
+  const granted = await addDatasetGrant({
+    client, path: { dataset_id: dataset.id }, body: { principal, permission: 'read' },
+  });
+  check(granted.response.status === 201, `grant: ${JSON.stringify(granted.error)}`);
+  const grants = await listDatasetGrants({ client, path: { dataset_id: dataset.id } });
+  check(present(grants.data, 'grants').items.map((g) => g.principal).join() === principal,
+    'the grant is listed');
+
+  step('a read-only personal access token: reads, cannot write, revoked at once');
+  const made = await createToken({ client, body: { name: 'walk-through', scopes: ['read'] } });
+  const pat = present(made.data, 'a token');
+  check(pat.token.startsWith('dhp_') && pat.last_used_at === null, 'a new dhp_ token');
+  const script = createClient(createConfig({ baseUrl, auth: () => pat.token }));
+  const read = await getDataset({ client: script, path: { dataset_id: dataset.id } });
+  check(present(read.data, 'the dataset').name === name, 'the token reads');
+  const refused = await createDataset({ client: script, body: { name: `${name} 2` } });
+  check(refused.response.status === 403 && present(refused.error, 'an error').detail === 'Forbidden',
+    `a read token writes nothing: ${refused.response.status}`);
+  const revoked = await deleteToken({ client, path: { token_id: pat.id } });
+  check(revoked.response.status === 204, `revoke: ${revoked.response.status}`);
+  const after401 = await getMe({ client: script });
+  check(after401.response.status === 401
+    && present(after401.error, 'an error').detail === 'Invalid token', 'revoked at once');
 
   step('logout');
   const loggedOut = await logout({ client });

@@ -80,9 +80,9 @@ class AccessMixin:
         )
 
     def grant_add(self, kind, resource_id, principal, permission="read"):
-        """Let ``principal`` (``user:<uuid>`` or ``group:<id>``) read, or read and change
-        (``write``), the row (POST, never retried). 409 if it holds a grant already; 422 at
-        ``principal`` if there is no such user or group."""
+        """Let ``principal`` (``user:<uuid>``, ``user:<email>`` or ``group:<id>``) read, or
+        read and change (``write``), the row (POST, never retried). 409 if it holds a grant
+        already; 422 at ``principal`` if there is no such user or group."""
         return self._json(
             "POST",
             _row_path(kind, resource_id) + "/grants",

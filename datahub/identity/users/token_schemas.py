@@ -9,7 +9,7 @@ from datahub.web.validation.fields import ErrorMessage
 
 MAX_DAYS = 365
 SCOPES_DESCRIPTION = (
-    '`["read"]` (GET, HEAD and OPTIONS only) or `["read", "write"]` (everything the user '
+    '`["read"]` (GET and HEAD only) or `["read", "write"]` (everything the user '
     'may do); `write` implies `read`, so `["write"]` is `["read", "write"]`'
 )
 

@@ -336,7 +336,7 @@ export class DatahubClient {
     return this.get(`${rowPath(kind, id)}/grants?${new URLSearchParams({ limit, offset })}`);
   }
 
-  /** principal: "user:<uuid>" or "group:<id>"; permission: "read" or "write". */
+  /** principal: "user:<uuid>", "user:<email>" (kept as the id) or "group:<id>"; permission: "read" or "write". */
   addGrant(kind, id, { principal, permission = "read" }) {
     return this.post(`${rowPath(kind, id)}/grants`, { principal, permission });
   }
