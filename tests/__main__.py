@@ -39,7 +39,10 @@ def run(args):
 
 def main(args):
     workers = os.environ.get("DATAHUB_TEST_WORKERS", "4")
-    parallel = run(["-n", workers, "--dist", "loadgroup", *with_marker(args, "not serial")])
+    # The slowest tests are listed at the end: where the pass's time goes.
+    parallel = run(
+        ["-n", workers, "--dist", "loadgroup", "--durations=25", *with_marker(args, "not serial")]
+    )
     serial = run([*with_marker(args, "serial"), "-n", "0"])
     print(f"tests: parallel part exited {parallel}, serial part {serial}", flush=True)
     if parallel == serial == NO_TESTS_RAN:
