@@ -390,6 +390,7 @@ def proxy(slapd):
     proxy.down()
 
 
+@pytest.mark.serial  # each stale connection costs one 1 s receive timeout, no more
 @pytest.mark.parametrize("concurrent", [False, True], ids=["one-by-one", "concurrent"])
 def test_a_restart_behind_a_load_balancer_costs_no_login_a_503(app, slapd, proxy, concurrent):
     """The directory restarts behind something that never tells the pooled connections
