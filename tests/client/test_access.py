@@ -154,7 +154,7 @@ def test_the_command_shares_and_sets_visibility(client, datahub):
     assert client.grants_list("dataset", dataset_id)["items"][0]["permission"] == "write"
 
     result = datahub("datasets", "share", dataset_id, "--user", "nobody@example.com")
-    assert (result.exit_code, result.stderr) == (1, "Error: No user nobody@example.com\n")
+    assert (result.exit_code, result.stderr) == (1, "Error: principal: No such user or group\n")
     result = datahub("datasets", "share", dataset_id, "--group", "999999")
     assert result.exit_code == 1 and result.stderr.startswith("Error: principal: ")
     result = datahub("datasets", "share", dataset_id)

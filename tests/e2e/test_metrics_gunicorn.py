@@ -106,8 +106,10 @@ def test_gunicorn_output_is_json_lines(app, database_url, tmp_path):
         stop_gunicorn(server, quick=False)  # the graceful shutdown's lines too
     text = server.log()
     lines = [line for line in text.splitlines() if line.strip()]
+    not_json = [line for line in lines if not line.startswith("{")]
+    assert not_json == [], text  # the whole output: where such a line came from
     for line in lines:
-        entry = json.loads(line)  # fails on the first line that is not JSON
+        entry = json.loads(line)
         assert {"time", "level", "logger", "message"} <= set(entry), line
     entries = [json.loads(line) for line in lines]
     loggers = {entry["logger"] for entry in entries}
