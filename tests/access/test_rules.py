@@ -51,6 +51,12 @@ def test_a_viewer_granted_write_still_only_reads(client, actors):
     assert response.status_code == 403
 
 
+def post_grant(client, url, headers, principal, permission="read"):
+    return client.post(
+        url, json={"principal": principal, "permission": permission}, headers=headers
+    )
+
+
 def test_grant_answers(client, actors, caplog):
     caplog.set_level(logging.INFO, logger="datahub.audit")
     editor, viewer = actors["editor"], actors["viewer"]
@@ -63,15 +69,9 @@ def test_grant_answers(client, actors, caplog):
     body = made.get_json()
     assert list(body) == ["id", "principal", "permission", "created_at"]
     assert made.headers["Location"] == f"{url}/{body['id']}"
-    again = client.post(
-        url, json={"principal": f"user:{viewer.id}", "permission": "write"}, headers=editor.headers
-    )
+    again = post_grant(client, url, editor.headers, f"user:{viewer.id}", "write")
     assert (again.status_code, again.get_json()) == (409, {"detail": "Grant already exists"})
-    unknown = client.post(
-        url,
-        json={"principal": "user:00000000-0000-4000-8000-000000000000", "permission": "read"},
-        headers=editor.headers,
-    )
+    unknown = post_grant(client, url, editor.headers, "user:00000000-0000-4000-8000-000000000000")
     assert unknown.status_code == 422
     assert unknown.get_json()["detail"] == [
         validation_error(
@@ -106,24 +106,14 @@ def test_an_owner_shares_by_email_and_the_grant_keeps_the_id(client, actors, cap
     dataset = create_dataset(client, editor.headers, "d", visibility="private")
     url = f"{DATASETS}{dataset['id']}/grants"
     email = client.get("/api/v1/auth/me", headers=viewer.headers).get_json()["email"]
-    made = client.post(
-        url,
-        json={"principal": f"user:{email.upper()}", "permission": "read"},
-        headers=editor.headers,
-    )
+    made = post_grant(client, url, editor.headers, f"user:{email.upper()}")
     assert made.status_code == 201, made.get_json()
     assert made.get_json()["principal"] == f"user:{viewer.id}"
     assert audit_events(caplog, "grant_created")[-1]["principal"] == f"user:{viewer.id}"
     assert client.get(f"{DATASETS}{dataset['id']}", headers=viewer.headers).status_code == 200
-    again = client.post(
-        url, json={"principal": f"user:{viewer.id}", "permission": "write"}, headers=editor.headers
-    )
+    again = post_grant(client, url, editor.headers, f"user:{viewer.id}", "write")
     assert (again.status_code, again.get_json()) == (409, {"detail": "Grant already exists"})
-    unknown = client.post(
-        url,
-        json={"principal": "user:no-such-person@example.com", "permission": "read"},
-        headers=editor.headers,
-    )
+    unknown = post_grant(client, url, editor.headers, "user:no-such-person@example.com")
     assert unknown.status_code == 422
     assert unknown.get_json()["detail"][0]["type"] == "value_error.principal_not_found"
 
