@@ -18,7 +18,7 @@ from datahub.app.extensions import db
 from datahub.identity.group_models import GroupMember
 from datahub.identity.permissions import READ_ROLES
 from datahub.resources.grant_models import GRANT_MODELS
-from datahub.web.listing import kept_count
+from datahub.web.listing import kept_count, kept_count_query
 
 VISIBILITIES = ("private", "internal")
 
@@ -44,15 +44,20 @@ def _held_by(grants, user):
     return sa.or_(grants.user_id == user.id, grants.group_id.in_(groups_of(user.id)))
 
 
+def _grant_selects(model, user, private_only=False):
+    grants = grants_of(model)
+    private = (grants.resource_private.is_(True),) if private_only else ()
+    return (
+        sa.select(grants.resource_id).where(grants.user_id == user.id, *private),
+        sa.select(grants.resource_id).where(grants.group_id.in_(groups_of(user.id)), *private),
+    )
+
+
 def granted_ids(model, user):
     """The ids of the ``model`` rows ``user`` holds a grant on, as a subquery: the user's
     own grants and their groups' as two selects, each on its index (one select with an OR
     made PostgreSQL scan every grant: 12 ms instead of 1.5 ms with 50,000 grants)."""
-    grants = grants_of(model)
-    return sa.union_all(
-        sa.select(grants.resource_id).where(grants.user_id == user.id),
-        sa.select(grants.resource_id).where(grants.group_id.in_(groups_of(user.id))),
-    )
+    return sa.union_all(*_grant_selects(model, user))
 
 
 def readable_clause(model, user):
@@ -74,22 +79,26 @@ def filter_readable(query, model, user):
 def readable_total(model, user):
     """How many ``model`` rows ``user`` may read, without counting the table: the kept
     count, less the kept count of private rows (migrations 0005 and 0010), plus the
-    private rows the user owns or holds a grant on (few, on indexes). None when no count
-    is kept."""
-    total = kept_count(model.__tablename__)
-    if total is None or is_admin(user):
-        return total
-    private = kept_count(f"{model.__tablename__}:private")
-    if private is None:
-        return None
-    if private == 0:
-        return total
-    is_private = model.visibility == "private"
+    private rows the user owns or holds a grant on (few; the grants say which of theirs
+    are private, migration 0011, so this reads indexes alone). One query; None when no
+    count is kept."""
+    table = model.__tablename__
+    if is_admin(user):
+        return kept_count(table)
     readable = sa.union(
-        sa.select(model.id).where(model.owner_id == user.id, is_private),
-        sa.select(model.id).where(model.id.in_(granted_ids(model, user)), is_private),
+        sa.select(model.id).where(model.owner_id == user.id, model.visibility == "private"),
+        *_grant_selects(model, user, private_only=True),
     ).subquery()
-    return total - private + db.session.scalar(sa.select(sa.func.count()).select_from(readable))
+    total, private, granted = db.session.execute(
+        sa.select(
+            kept_count_query(table).scalar_subquery(),
+            kept_count_query(f"{table}:private").scalar_subquery(),
+            sa.select(sa.func.count()).select_from(readable).scalar_subquery(),
+        )
+    ).one()
+    if total is None or private is None:
+        return None
+    return total - private + granted
 
 
 def readable_ids(model, ids, user):

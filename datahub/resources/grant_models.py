@@ -20,16 +20,29 @@ class GrantColumns:
     permission: Mapped[str] = mapped_column(sa.String(8))
     created_at: Mapped[object] = mapped_column(UTCDateTime, default=utcnow)
     created_by: Mapped[str | None] = mapped_column(sa.ForeignKey("users.id", ondelete="SET NULL"))
+    # Whether the resource is private, kept by migration 0011's triggers (never written
+    # here): a list's total counts the private rows a user is granted from the indexes.
+    resource_private: Mapped[bool] = mapped_column(sa.Boolean, server_default=sa.false())
 
     @declared_attr.directive
     def __table_args__(cls):
         # The list filter asks "which resources does this user or these groups hold a
-        # grant on": (user_id, resource_id) and (group_id, resource_id) answer it.
+        # grant on", and a list's total "which private ones": these two answer both.
         table = cls.__tablename__
         return (
             sa.UniqueConstraint("resource_id", "principal", name=f"uq_{table}_resource_principal"),
-            sa.Index(f"ix_{table}_user_id_resource_id", "user_id", "resource_id"),
-            sa.Index(f"ix_{table}_group_id_resource_id", "group_id", "resource_id"),
+            sa.Index(
+                f"ix_{table}_user_id_private_resource_id",
+                "user_id",
+                "resource_private",
+                "resource_id",
+            ),
+            sa.Index(
+                f"ix_{table}_group_id_private_resource_id",
+                "group_id",
+                "resource_private",
+                "resource_id",
+            ),
             {"sqlite_autoincrement": True},
         )
 

@@ -72,11 +72,13 @@ def _count(select):
     )
 
 
+def kept_count_query(table_name):
+    return sa.select(row_counts.c.row_count).where(row_counts.c.table_name == table_name)
+
+
 def kept_count(table_name):
     """The kept number of rows of one of ``COUNTED_TABLES`` (None if not kept)."""
-    return db.session.scalar(
-        sa.select(row_counts.c.row_count).where(row_counts.c.table_name == table_name)
-    )
+    return db.session.scalar(kept_count_query(table_name))
 
 
 def paginate(select, args, total=None):
