@@ -193,7 +193,20 @@ def test_the_driver_sql_of_a_statement(dialect, positional):
     )
 
 
-# -- flask-smorest and webargs (datahub/web/api.py: public API only) ------------------------
+# -- flask-smorest and webargs (datahub/web/api.py) ----------------------------------------
+
+
+def test_smorest_documents_through_the_blueprint_and_serves_the_spec():
+    """The deferred document (DeferredSpec): smorest's Api documents a blueprint by
+    calling its ``register_views_in_doc`` and serves ``self.spec.to_dict()``."""
+    relied_on(
+        parameters(flask_smorest.Blueprint.register_views_in_doc)
+        == ["self", "api", "app", "spec", "name", "parameters"]
+        and "register_views_in_doc" in names_used(flask_smorest.Api.register_blueprint)
+        and {"spec", "to_dict"} <= names_used(flask_smorest.Api._openapi_json),
+        "flask-smorest's blueprint documentation",
+        "OPENAPI_DEFERRED",
+    )
 
 
 def test_the_public_hooks_api_py_uses(app):

@@ -128,7 +128,7 @@ def register_blueprints(app):
     api.register_blueprint(collections_blp)
     api.register_blueprint(users_blp)
     api.register_blueprint(groups_blp)
-    register_openapi_schemas(api.spec)
+    api.spec.later(register_openapi_schemas)
     api.register_blueprint(pipelines_blp)
     api.register_blueprint(lineage_blp)
     app.register_blueprint(ops_blp)

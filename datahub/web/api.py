@@ -1,8 +1,10 @@
 """flask-smorest glue: a request parser that raises our errors, the path converters, the
 Blueprint and the Api (the document's parts are in datahub.web.openapi). Public API of
-flask-smorest and webargs only (``tests/test_library_shapes.py`` keeps it so)."""
+flask-smorest and webargs, and one reliance on how smorest uses it: the deferred document
+(:class:`DeferredSpec`, ``OPENAPI_DEFERRED``; ``tests/test_library_shapes.py``)."""
 
 import re
+import threading
 
 import flask_smorest
 from apispec.ext.marshmallow import MarshmallowPlugin
@@ -162,6 +164,45 @@ def _view_guard():
     return getattr(view, "bearer_guard", None)
 
 
+class DeferredSpec:
+    """An app's OpenAPI document (apispec's ``APISpec``), whose paths are added when the
+    document is first read rather than when the app is made.
+
+    Documenting a blueprint's views resolves every schema of every operation: two thirds of
+    ``create_app``'s time (0.08 of 0.12 CPU-s), paid by every gunicorn worker and every test
+    for a document that only ``/api/v1/openapi.json``, ``flask openapi`` and the docs read
+    (docs/contributing/internals.rst). The views are queued in the order they were
+    registered and documented by the first ``to_dict`` or ``to_yaml``: the document is the
+    same, key order included. Everything else goes to the ``APISpec`` at once. Relies on
+    smorest documenting a blueprint through ``Blueprint.register_views_in_doc`` and
+    serving ``Api.spec``'s ``to_dict()``; ``OPENAPI_DEFERRED=false`` documents at start."""
+
+    def __init__(self, spec):
+        self._spec = spec
+        self._queued = []
+        self._lock = threading.Lock()
+
+    def later(self, document):
+        """Call ``document(spec)`` before the document is next read."""
+        self._queued.append(document)
+
+    def complete(self):
+        """The ``APISpec``, with everything queued done (once, whoever asks first)."""
+        with self._lock:
+            while self._queued:
+                self._queued.pop(0)(self._spec)
+        return self._spec
+
+    def to_dict(self):
+        return self.complete().to_dict()
+
+    def to_yaml(self, *args, **kwargs):
+        return self.complete().to_yaml(*args, **kwargs)
+
+    def __getattr__(self, name):
+        return getattr(self._spec, name)
+
+
 class Blueprint(flask_smorest.Blueprint):
     """smorest's Blueprint with our parser. ``guard``, a function that raises for a request
     it refuses, runs before anything else (so a 401 comes before a 404 or a 422); a
@@ -181,6 +222,14 @@ class Blueprint(flask_smorest.Blueprint):
             self.before_request(reject_invalid_ids)
         super().add_url_rule(rule, *args, **kwargs)
 
+    def register_views_in_doc(self, api, app, spec, *, name, parameters):
+        """Queued on the app's :class:`DeferredSpec` (done when the document is read), or
+        done now with ``OPENAPI_DEFERRED`` off."""
+        document = super().register_views_in_doc
+        spec.later(lambda real: document(api, app, real, name=name, parameters=parameters))
+        if not app.config["OPENAPI_DEFERRED"]:
+            spec.complete()
+
 
 class Api(flask_smorest.Api):
     """smorest's Api with our error schema, path converters, top-level document, response
@@ -191,10 +240,20 @@ class Api(flask_smorest.Api):
     DEFAULT_ERROR_RESPONSE_NAME = "UnexpectedError"
 
     def __init__(self, *args, spec_kwargs=None, **kwargs):
+        self._spec = None
         super().__init__(*args, spec_kwargs={**SPEC_KWARGS, **(spec_kwargs or {})}, **kwargs)
         # Before any init_app: each app's spec is then built with them.
         self.register_converter(IdConverter, idconverter2paramschema)
         self.register_converter(TextConverter, textconverter2paramschema)
+
+    # smorest sets ``spec`` when it makes an app's document and reads it to serve it.
+    @property
+    def spec(self):
+        return self._spec
+
+    @spec.setter
+    def spec(self, spec):
+        self._spec = None if spec is None else DeferredSpec(spec)
 
     def init_app(self, app, *args, spec_kwargs=None, **kwargs):
         app.url_map.converters["id"] = IdConverter
