@@ -22,15 +22,19 @@ TEST_SECRET = "test-secret-" + "x" * 40
 
 # Tests whose subject does not touch the database's dialect: the client package's own tests
 # and the Python client's against a server, generated clients, the browser, OpenLineage's
-# events, nginx in front of gunicorn, gunicorn facing slow clients, curl's cookie jar,
-# gunicorn's metrics, workers and shutdown, the rate-limit counts (kept in the instance
-# folder, not the database). With
+# events, nginx in front of gunicorn, gunicorn facing slow clients and streaming uploads,
+# curl's cookie jar, gunicorn's metrics, workers and shutdown, the rate-limit counts (kept
+# in the instance folder, not the database), the documentation's walk-through, and the
+# contract fuzz (what a hostile value does to each database is tests/test_hostile_values.py,
+# run on both). The cluster (tests/e2e/cluster.py) runs on PostgreSQL in either pass. With
 # DATAHUB_TEST_SKIP_DATABASE_INDEPENDENT=1 they are deselected: CI's second pass (on
 # PostgreSQL) does so to stay within its time budget, the first pass having run them.
 DATABASE_INDEPENDENT = (
     "clients/python/tests/",
     "tests/client/",
     "tests/clients/",
+    "tests/e2e/test_cluster.py",
+    "tests/e2e/test_contract_fuzz.py",
     "tests/e2e/test_docs_javascript.py",
     "tests/e2e/test_docs_offline.py",
     "tests/e2e/test_gunicorn_curl.py",
@@ -38,12 +42,15 @@ DATABASE_INDEPENDENT = (
     "tests/e2e/test_nginx.py",
     "tests/e2e/test_nginx_slow_clients.py",
     "tests/e2e/test_rate_limits_workers.py",
+    "tests/e2e/test_readme.py",
     "tests/e2e/test_shutdown.py",
     "tests/e2e/test_slow_clients.py",
     "tests/e2e/test_spa.py",
+    "tests/e2e/test_spa_access.py",
     "tests/e2e/test_spa_oidc.py",
     "tests/e2e/test_spa_versions.py",
     "tests/e2e/test_unauthenticated_uploads.py",
+    "tests/e2e/test_uploads.py",
     "tests/pipelines/test_openlineage.py",
     "tests/test_docs_site.py",
 )
