@@ -143,6 +143,9 @@ def app(migrated, base_config, config_overrides, tmp_path_factory):
             with db.engine.begin() as conn:
                 delete_all_rows(conn)
             db.engine.dispose()
+        # The guard's lookup connections are outside the pool: closed now, not when the
+        # app is collected (PostgreSQL's 100 connections ran out with apps left to the GC).
+        app.extensions["datahub.access_guard"].connections.close()
         empty_storage(app.config["STORAGE_PATH"])
 
 

@@ -172,6 +172,13 @@ class LookupConnections:
             self._release(connection)
             return row
 
+    def close(self):
+        """Close every connection this process opened here (also done when this object is
+        collected: an app made and dropped, as the tests do, closes them at once)."""
+        with self.lock:
+            self.idle.clear()
+        _close_connections(self.opened)
+
     def _fetch_one_pooled(self, sql, params):
         with self.engine.connect() as connection:
             if self.postgres:

@@ -197,6 +197,24 @@ def test_the_lookup_keeps_its_own_connection_and_replaces_a_dead_one(app, client
     assert len(guard.connections.opened) == 1
 
 
+def test_closing_the_lookup_connections_closes_them_at_once(app, client, make_user):
+    """``close()`` (the tests' app teardown) closes every kept connection now, not when
+    the app is collected; the next lookup opens a new one."""
+    from tests.conftest import bearer, login
+
+    make_user()
+    headers = bearer(login(client).get_json()["access_token"])
+    guard = app.extensions["datahub.access_guard"]
+    assert client.get("/api/v1/auth/me", headers=headers).status_code == 200
+    [(_, kept)] = guard.connections.opened
+    guard.connections.close()
+    assert (guard.connections.opened, guard.connections.idle) == ([], [])
+    with pytest.raises(guard.engine.dialect.loaded_dbapi.Error):
+        kept.cursor().execute("SELECT 1")
+    assert client.get("/api/v1/auth/me", headers=headers).status_code == 200
+    assert len(guard.connections.opened) == 1
+
+
 def test_many_threads_keep_few_lookup_connections(app, client, make_user):
     """Each worker runs many threads: they share a few kept connections instead of each
     holding one (64 threads x 5 workers would exceed PostgreSQL's connection limit)."""
