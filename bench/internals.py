@@ -282,6 +282,11 @@ def in_process_us(root, env, batches, per_batch):
         .replace("BATCHES", str(batches))
         .replace("PER_BATCH", str(per_batch))
     )
+    return json_of_snippet(code, root, env)
+
+
+def json_of_snippet(code, root, env):
+    """Run ``code`` in a fresh interpreter in the tree ``root``; the JSON of its last line."""
     done = subprocess.run(
         [sys.executable, "-c", code],
         cwd=root,
@@ -355,16 +360,7 @@ def bench_create_app(args, env, report):
     process (the round that took the least counts): what every gunicorn worker and every
     test pays."""
     code = CREATE_APP.replace("ROUNDS", str(args.create_app_rounds)).replace("PER_ROUND", "10")
-    done = subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=ROOT,
-        env=tree_env(env, ROOT),
-        capture_output=True,
-        text=True,
-    )
-    if done.returncode:
-        raise RuntimeError(done.stderr[-3000:])
-    on, off = json.loads(done.stdout.strip().splitlines()[-1])
+    on, off = json_of_snippet(code, ROOT, env)
     report(
         "OPENAPI_DEFERRED: create_app, CPU on vs off",
         f"{on / 1000:.0f} ms",
