@@ -187,10 +187,12 @@ class DeferredSpec:
         self._queued.append(document)
 
     def complete(self):
-        """The ``APISpec``, with everything queued done (once, whoever asks first)."""
+        """The ``APISpec``, with everything queued done (once, whoever asks first). One
+        that fails stays queued: the document is never served with its paths missing."""
         with self._lock:
             while self._queued:
-                self._queued.pop(0)(self._spec)
+                self._queued[0](self._spec)
+                self._queued.pop(0)
         return self._spec
 
     def to_dict(self):
