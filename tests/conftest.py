@@ -27,7 +27,8 @@ TEST_SECRET = "test-secret-" + "x" * 40
 # in the instance folder, not the database), the documentation's walk-through, the
 # contract fuzz (what a hostile value does to each database is tests/test_hostile_values.py,
 # run on both), DuckDB's side of pipelines (the engine, its bounds, damaged files, the sql
-# step's sandbox), and the 422 mapping's independence of marshmallow's English. The cluster (tests/e2e/cluster.py) runs on PostgreSQL in either pass. With
+# step's sandbox), and the 422 mapping's independence of marshmallow's English. The
+# cluster (tests/e2e/cluster.py) runs on PostgreSQL in either pass. With
 # DATAHUB_TEST_SKIP_DATABASE_INDEPENDENT=1 they are deselected: CI's second pass (on
 # PostgreSQL) does so to stay within its time budget, the first pass having run them.
 DATABASE_INDEPENDENT = (
