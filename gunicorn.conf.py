@@ -71,6 +71,7 @@ def on_starting(server):
     server.datahub_worker_wanted = bool(
         app.config["PIPELINE_EMBEDDED_WORKER"]
     ) and not app.config.get("CELERY_BROKER_URL")
+    freeze_heap()
 
 
 def when_ready(server):
@@ -126,6 +127,16 @@ if __name__ == "__config__":
     prepare_metrics_folder()
 
 
+def freeze_heap():
+    """Move every object alive now (modules, the app) out of the garbage collector's
+    reach (``gc.freeze``). They live as long as the process anyway; without this,
+    collecting them took 1-2 s of every process's exit (a quick shutdown included, 3 s
+    under load), and the collections of a worker copied the master's pages it shares."""
+    import gc
+
+    gc.freeze()
+
+
 def child_exit(server, worker):
     """A worker ended: prometheus_client drops its live gauges (its counts are kept)."""
     from prometheus_client import multiprocess
@@ -142,6 +153,16 @@ def post_worker_init(worker):
 
     from datahub.datasets.storage import sweep_storage
 
+    freeze_heap()
+
     threading.Thread(
         target=sweep_storage, args=(worker.wsgi,), name="storage-sweep", daemon=True
     ).start()
+
+
+def worker_exit(server, worker):
+    """A worker ends: its event streams end first, each with a proper end, and their
+    clients reconnect to another worker (datahub/platform/serving/streams.py)."""
+    from datahub.platform.serving import streams
+
+    streams.close_all()

@@ -95,8 +95,8 @@ def _request(port, method, path, body=None, headers=None):
     return response.status, data, response
 
 
-def wrk(port, path, headers, seconds, connections, threads=2):
-    """Requests per second from wrk (Debian's package)."""
+def wrk_output(port, path, headers, seconds, connections, threads=2):
+    """What wrk (Debian's package) prints, ``--latency`` included; raises on any non-2xx."""
     args = ["wrk", f"-t{threads}", f"-c{connections}", f"-d{seconds}s", "--latency"]
     for key, value in headers.items():
         args += ["-H", f"{key}: {value}"]
@@ -105,6 +105,12 @@ def wrk(port, path, headers, seconds, connections, threads=2):
     ).stdout
     if "Non-2xx" in out:
         raise RuntimeError(f"wrk saw errors:\n{out}")
+    return out
+
+
+def wrk(port, path, headers, seconds, connections, threads=2):
+    """Requests per second from wrk."""
+    out = wrk_output(port, path, headers, seconds, connections, threads)
     return float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
 
 

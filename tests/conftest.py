@@ -26,11 +26,12 @@ TEST_SECRET = "test-secret-" + "x" * 40
 # curl's cookie jar, gunicorn's metrics, workers and shutdown, the rate-limit counts (kept
 # in the instance folder, not the database), the documentation's walk-through, the
 # contract fuzz (what a hostile value does to each database is tests/test_hostile_values.py,
-# run on both), DuckDB's side of pipelines (the engine, its bounds, damaged files, the sql
-# step's sandbox), and the 422 mapping's independence of marshmallow's English. The
-# cluster (tests/e2e/cluster.py) runs on PostgreSQL in either pass. With
-# DATAHUB_TEST_SKIP_DATABASE_INDEPENDENT=1 they are deselected: CI's second pass (on
-# PostgreSQL) does so to stay within its time budget, the first pass having run them.
+# run on both), DuckDB's side of pipelines and datasets (the engine, its bounds, damaged
+# files, each step operator and cast, the sql step's checks and sandbox, previews and
+# diffs), the steps' request validation, and the 422 mapping's independence of
+# marshmallow's English. The cluster (tests/e2e/cluster.py) runs on PostgreSQL in either
+# pass. With DATAHUB_TEST_SKIP_DATABASE_INDEPENDENT=1 they are deselected: CI's second pass
+# (on PostgreSQL) does so to stay within its time budget, the first pass having run them.
 DATABASE_INDEPENDENT = (
     "clients/python/tests/",
     "tests/client/",
@@ -49,15 +50,24 @@ DATABASE_INDEPENDENT = (
     "tests/e2e/test_slow_clients.py",
     "tests/e2e/test_spa.py",
     "tests/e2e/test_spa_access.py",
+    "tests/e2e/test_spa_live.py",
     "tests/e2e/test_spa_oidc.py",
     "tests/e2e/test_spa_versions.py",
     "tests/e2e/test_unauthenticated_uploads.py",
     "tests/e2e/test_uploads.py",
+    "tests/datasets/test_diffs.py",
+    "tests/datasets/test_preview.py",
+    "tests/datasets/test_preview_bounds.py",
     "tests/pipelines/test_bounds.py",
+    "tests/pipelines/test_cast.py",
     "tests/pipelines/test_damaged_files.py",
     "tests/pipelines/test_engine.py",
     "tests/pipelines/test_openlineage.py",
     "tests/pipelines/test_sandbox.py",
+    "tests/pipelines/test_sql_check.py",
+    "tests/pipelines/test_step_validation.py",
+    "tests/pipelines/test_steps.py",
+    "tests/pipelines/test_validation.py",
     "tests/test_docs_site.py",
     "tests/test_validation_identity.py",
 )

@@ -16,10 +16,20 @@ def _die_with_parent():
     ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
-def popen(args, **kwargs):
+def _die_with_parent_and_hear_ctrl_c():
+    _die_with_parent()
+    # A shell that starts a job in the background (``cmd &``, as a CI runner may) has it
+    # ignore SIGINT, and its children inherit that: Python then never raises
+    # KeyboardInterrupt. A test of what Ctrl-C does needs it heard.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def popen(args, ctrl_c=False, **kwargs):
     """``subprocess.Popen`` for a process that must not outlive the test run. Call it from
-    the main thread: the kernel signals the child when the thread that started it ends."""
-    return subprocess.Popen(args, preexec_fn=_die_with_parent, **kwargs)
+    the main thread: the kernel signals the child when the thread that started it ends.
+    ``ctrl_c``: the process hears SIGINT, whatever the test run ignores."""
+    preexec = _die_with_parent_and_hear_ctrl_c if ctrl_c else _die_with_parent
+    return subprocess.Popen(args, preexec_fn=preexec, **kwargs)
 
 
 def stop(process, timeout=10):

@@ -15,23 +15,40 @@ class Actor:
     headers: dict
 
 
+ROLES = {
+    "admin": ["admin"],
+    "editor": ["editor"],
+    "other_editor": ["editor"],
+    "viewer": ["viewer"],
+    "nobody": [],
+}
+
+
+class Actors(dict):
+    """Logged-in users by key, each made at its first use: most tests need one or two of
+    them, and each costs a user and a login."""
+
+    def __init__(self, client, make_user):
+        super().__init__()
+        self.client, self.make_user = client, make_user
+
+    def __missing__(self, key):
+        email = f"{key}@example.com"
+        user = self.make_user(email=email, roles=ROLES[key])
+        response = login(self.client, email)
+        assert response.status_code == 200, response.get_json()
+        actor = self[key] = Actor(key, user.id, bearer(response.get_json()["access_token"]))
+        return actor
+
+    def everyone(self):
+        """Make every one of them now, in ``ROLES``' order."""
+        return [self[key] for key in ROLES]
+
+
 @pytest.fixture
 def actors(client, make_user):
-    """One logged-in user per role, plus a second editor: ``actors["editor"]`` etc."""
-    people = {}
-    for key, roles in (
-        ("admin", ["admin"]),
-        ("editor", ["editor"]),
-        ("other_editor", ["editor"]),
-        ("viewer", ["viewer"]),
-        ("nobody", []),
-    ):
-        email = f"{key}@example.com"
-        user = make_user(email=email, roles=roles)
-        response = login(client, email)
-        assert response.status_code == 200, response.get_json()
-        people[key] = Actor(key, user.id, bearer(response.get_json()["access_token"]))
-    return people
+    """A logged-in user per role, plus a second editor: ``actors["editor"]`` etc."""
+    return Actors(client, make_user)
 
 
 def create_dataset(client, headers, name="Dataset", **fields):

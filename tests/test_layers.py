@@ -40,6 +40,7 @@ LAYERS = {
     "datahub.datasets": 4,
     "datahub.collections": 4,
     "datahub.pipelines": 4,
+    "datahub.events": 4,
     "datahub.quotas": 4,
     "datahub.ops": 4,
     "datahub.docs": 4,
@@ -56,9 +57,16 @@ ALLOWED_UPWARD = set()
 # Which features a feature may import: collections hold datasets, pipelines read them;
 # the three share resources; quotas count datasets and runs, which check them.
 FEATURE_USES = {
-    "datahub.datasets": {"datahub.resources", "datahub.quotas"},
+    "datahub.datasets": {"datahub.resources", "datahub.quotas", "datahub.events"},
     "datahub.collections": {"datahub.datasets", "datahub.resources"},
-    "datahub.pipelines": {"datahub.datasets", "datahub.resources", "datahub.quotas"},
+    "datahub.pipelines": {
+        "datahub.datasets",
+        "datahub.resources",
+        "datahub.quotas",
+        "datahub.events",
+    },
+    # Events are about datasets and pipelines, shown to who may read them.
+    "datahub.events": {"datahub.datasets", "datahub.pipelines", "datahub.resources"},
     "datahub.quotas": {"datahub.datasets", "datahub.pipelines"},
     "datahub.ops": {"datahub.datasets", "datahub.pipelines"},  # the /metrics gauges
     # A member is a user; the commands find one by email.

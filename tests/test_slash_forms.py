@@ -68,13 +68,14 @@ def slash_forms(rule):
 
 
 METRICS_ENDPOINT = "ops.metrics"
+STREAM_ENDPOINT = "events.EventStream"
 
 
 def test_no_path_of_the_service_answers_html_but_its_pages(app, client, admin):
     """Every GET route without parameters, in every slash form: what is not a page (the
-    docs, the SPA's files) or Prometheus's text (``/metrics``, off the API) is JSON,
-    redirects and errors included."""
-    pages = {"api-docs.openapi_swagger_ui", "spa.app_file", METRICS_ENDPOINT}
+    docs, the SPA's files), Prometheus's text (``/metrics``, off the API) or the event
+    stream's Server-Sent Events is JSON, redirects and errors included."""
+    pages = {"api-docs.openapi_swagger_ui", "spa.app_file", METRICS_ENDPOINT, STREAM_ENDPOINT}
     paths = {
         path
         for rule in app.url_map.iter_rules()

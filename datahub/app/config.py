@@ -272,6 +272,32 @@ class DefaultConfig:
     # A run's new output dataset is private anyway when any input is.
     DEFAULT_VISIBILITY = "internal"
 
+    # -- Events ------------------------------------------------------------------------
+    # CloudEvents about datasets, versions, pipelines and runs (docs/guides/events.rst).
+
+    # Days an event is kept; older ones are removed by the sweep that applies
+    # VERSIONS_KEEP (every VERSIONS_PRUNE_SECONDS).
+    EVENTS_RETENTION_DAYS = 30
+    # The live stream (docs/guides/events.rst, "The live stream"), in each web worker
+    # process: how often it looks for new events for its open streams.
+    EVENTS_STREAM_POLL_SECONDS = 0.25
+    EVENTS_STREAM_HEARTBEAT_SECONDS = 15  # a comment on a stream that sent nothing so long
+    EVENTS_STREAM_RECHECK_SECONDS = 5  # how often a stream's token and user are checked again
+    EVENTS_STREAMS_PER_USER = 20  # open streams of one user a worker process holds (429 past)
+    EVENTS_STREAMS_MAX = 1000  # open streams a worker process holds in all (429 past)
+    # Webhooks (docs/guides/events.rst, "Webhooks"), delivered by the pipeline worker
+    # processes. Their URLs must be https unless this is true (development).
+    WEBHOOK_ALLOW_HTTP = False
+    # Addresses that resolve to loopback, private, link-local (the clouds' metadata service)
+    # or reserved ranges are refused, at creation and at each delivery, unless this is true.
+    WEBHOOK_ALLOW_PRIVATE = False
+    WEBHOOK_TIMEOUT_SECONDS = 5  # the most one attempt takes, answer included
+    # The waits before each retry of a failed delivery; after the last, it has failed.
+    WEBHOOK_RETRY_SECONDS = [5, 30, 120, 600, 3600, 21600]
+    WEBHOOK_MAX_FAILURES = 20  # failed attempts in a row that turn a webhook off
+    WEBHOOK_POLL_SECONDS = 0.1  # how often a worker looks for events and due deliveries
+    WEBHOOK_CONCURRENCY = 4  # deliveries a worker process has on their way at once
+
     # -- OpenLineage -------------------------------------------------------------------
     # Pipeline runs as OpenLineage RunEvents: START, then COMPLETE, FAIL or ABORT
     # (docs/guides/versions.rst).

@@ -35,6 +35,7 @@ def create_app(test_config=None):
     configure_secrets(app)
 
     register_extensions(app)
+    register_subscribers()
     register_blueprints(app)
     register_error_handlers(app)
     register_commands(app)
@@ -105,12 +106,19 @@ def request_only_reads():
     return has_request_context() and request.method in READ_METHODS
 
 
+def register_subscribers():
+    """What acts on events in their change's transaction (datahub.events.outbox)."""
+    import datahub.pipelines.triggers  # noqa: F401  (a new version wants triggered runs)
+
+
 def register_blueprints(app):
     from datahub.app.extensions import api
     from datahub.collections.routes import blp as collections_blp
     from datahub.datasets.routes import blp as datasets_blp
     from datahub.docs import blp as docs_blp
     from datahub.docs import serve_docs_with_slash
+    from datahub.events.routes import blp as events_blp
+    from datahub.events.webhook_routes import blp as webhooks_blp
     from datahub.identity.auth import token_routes  # noqa: F401 (its routes are on auth_blp)
     from datahub.identity.auth.oidc_routes import blp as oidc_blp
     from datahub.identity.auth.routes import blp as auth_blp
@@ -119,6 +127,7 @@ def register_blueprints(app):
     from datahub.ops import blp as ops_blp
     from datahub.pipelines.lineage_routes import blp as lineage_blp
     from datahub.pipelines.routes import blp as pipelines_blp
+    from datahub.pipelines.schemas import register_trigger_schemas
     from datahub.pipelines.steps import register_openapi_schemas
     from datahub.spa import blp as spa_blp
 
@@ -129,8 +138,11 @@ def register_blueprints(app):
     api.register_blueprint(users_blp)
     api.register_blueprint(groups_blp)
     api.spec.later(register_openapi_schemas)
+    api.spec.later(register_trigger_schemas)
     api.register_blueprint(pipelines_blp)
     api.register_blueprint(lineage_blp)
+    api.register_blueprint(events_blp)
+    api.register_blueprint(webhooks_blp)
     app.register_blueprint(ops_blp)
     app.register_blueprint(spa_blp)
     app.register_blueprint(docs_blp)

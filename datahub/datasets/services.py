@@ -1,5 +1,6 @@
 """What can be done to datasets, independent of HTTP."""
 
+import functools
 from dataclasses import dataclass
 
 import sqlalchemy as sa
@@ -8,6 +9,7 @@ from datahub import quotas
 from datahub.app.extensions import db
 from datahub.datasets import tabular, versions
 from datahub.datasets.errors import DatasetNotFound
+from datahub.datasets.event_data import record_dataset
 from datahub.datasets.models import Dataset, DatasetTag, DatasetVersion
 from datahub.datasets.storage import delete_quietly
 from datahub.platform.errors import FileTooLarge
@@ -31,6 +33,10 @@ def datasets_query(args, user):
     return query.order_by(Dataset.id)
 
 
+CREATED = functools.partial(record_dataset, "datahub.dataset.created")
+UPDATED = functools.partial(record_dataset, "datahub.dataset.updated")
+
+
 def create_dataset(owner, values):
     """A new dataset; 403 ``Dataset quota exceeded`` when the owner has
     ``QUOTA_DATASETS`` already (counted under the owner's lock, see datahub.quotas)."""
@@ -39,11 +45,11 @@ def create_dataset(owner, values):
         quotas.lock_user(owner.id)
         quotas.check_datasets(owner.id)
 
-    return create_named(Dataset, owner, values, FIELDS, check=within_quota)
+    return create_named(Dataset, owner, values, FIELDS, check=within_quota, record=CREATED)
 
 
 def update_dataset(dataset, values):
-    return update_named(dataset, values, FIELDS)
+    return update_named(dataset, values, FIELDS, record=UPDATED)
 
 
 def delete_dataset(dataset):
@@ -52,6 +58,7 @@ def delete_dataset(dataset):
     keys = db.session.scalars(
         sa.select(DatasetVersion.file_key).where(DatasetVersion.dataset_id == dataset.id)
     ).all()
+    record_dataset("datahub.dataset.deleted", dataset)
     db.session.delete(dataset)
     db.session.commit()
     versions.drop_unreferenced(keys)  # the current file is one of them

@@ -18,6 +18,7 @@ import sqlalchemy as sa
 
 from datahub.app.extensions import db
 from datahub.datasets.errors import VersionIsCurrent, VersionNotFound, VersionUsedByRun
+from datahub.datasets.event_data import record_version
 from datahub.datasets.models import Dataset, DatasetVersion, VersionRead
 from datahub.datasets.storage import delete_quietly
 from datahub.platform.database import utcnow, valid_id
@@ -80,6 +81,7 @@ def add_version(dataset, file_key, sha256, size, filename, content_type, fmt, **
     )
     db.session.add(version)
     make_current(dataset, version)
+    record_version(version)
     return version
 
 

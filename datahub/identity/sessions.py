@@ -167,13 +167,15 @@ def rotate(claims, user):
     access token and leaves the cookie that the other request set. Raises TokenRevoked
     (after committing the revocation) when a retired token is replayed too late.
     """
-    now = utcnow()
     session = db.session.execute(
         sa.select(AuthSession)
         .where(AuthSession.id == claims.session_id)
         .with_for_update()
         .execution_options(populate_existing=True)
     ).scalar_one_or_none()
+    # The time once the lock is held: a request that waited for a concurrent rotation must
+    # not be within the grace window only because it looked at the clock before waiting.
+    now = utcnow()
     record = db.session.execute(
         sa.select(RefreshToken)
         .where(RefreshToken.jti == claims.token_id)
@@ -203,7 +205,7 @@ def rotate(claims, user):
         return token, successor, session
 
     grace = timedelta(seconds=float(current_app.config["REFRESH_REUSE_GRACE_SECONDS"]))
-    if now - record.retired_at <= grace:
+    if now - record.retired_at < grace:
         session.last_used_at = now
         return None, None, session
 

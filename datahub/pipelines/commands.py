@@ -11,7 +11,8 @@ import click
 from flask import current_app
 from flask.cli import with_appcontext
 
-from datahub.pipelines import wakeups
+from datahub.events.dispatch import Dispatcher
+from datahub.pipelines import triggers, wakeups
 from datahub.pipelines.worker import Worker, reap_stale
 from datahub.platform import isolation
 
@@ -53,7 +54,7 @@ def worker_command(once, concurrency, loglevel):
     if app.extensions.get("celery") is not None and not once:
         from datahub.pipelines.tasks import run_celery_worker
 
-        sys.exit(run_celery_worker(app, concurrency, loglevel.upper()))
+        sys.exit(run_celery_worker(app, concurrency, loglevel.upper(), also=[triggers.sweep]))
     if not logging.getLogger().handlers:  # a log line per claimed, stopped or failed run
         logging.basicConfig(
             level=logging.INFO,
@@ -84,6 +85,8 @@ def worker_command(once, concurrency, loglevel):
             while not shutdown.is_set() and worker.run_once() is not None:
                 pass
         else:
+            # Webhooks and triggers are the worker processes' (docs/guides/events.rst).
+            Dispatcher(app, shutdown, also=[triggers.sweep]).start()
             worker.run_forever(concurrency or int(app.config["PIPELINE_CONCURRENCY"]))
     finally:
         pool.close()

@@ -22,10 +22,12 @@ from flask import current_app
 from datahub import quotas
 from datahub.app.extensions import db
 from datahub.datasets import tabular, versions
+from datahub.datasets.event_data import record_dataset
 from datahub.datasets.models import Dataset, DatasetVersion, VersionRead
 from datahub.datasets.services import NewFile, add_stored_version, discard, drop_duplicate
 from datahub.pipelines import lineage_events
 from datahub.pipelines.engine import PipelineError
+from datahub.pipelines.event_data import record_run, record_run_by_id
 from datahub.pipelines.models import Pipeline, Run
 from datahub.pipelines.plans import fingerprint, plan_run, reusable
 from datahub.platform import isolation
@@ -79,6 +81,8 @@ def _mark(run_id, name, **values):
         .values(finished_at=utcnow(), **values)
         .execution_options(synchronize_session=False)
     )
+    if result.rowcount:
+        record_run_by_id(f"datahub.run.{values['status']}", run_id)
     db.session.commit()
     return bool(result.rowcount)
 
@@ -309,6 +313,7 @@ def _publish(run_id, name, plan, stored, rows_in, rows_out):
             dataset.tags = []
             db.session.add(dataset)
             db.session.flush()
+            record_dataset("datahub.dataset.created", dataset)
         elif dataset.owner_id != plan.owner_id:
             raise PipelineError(
                 f"the output dataset name {output_name!r} belongs to another "
@@ -334,6 +339,7 @@ def _publish(run_id, name, plan, stored, rows_in, rows_out):
         run.output_dataset_id = dataset.id
         run.output_version = dataset.current_version
         run.error = None
+        record_run("datahub.run.succeeded", run)
         db.session.commit()
     except PipelineError as exc:
         discard(stored)

@@ -26,6 +26,12 @@ class Pipeline(OwnedNamed, db.Model):
     output_dataset_name: Mapped[str] = mapped_column(sa.String(255))
     output_format: Mapped[str] = mapped_column(sa.String(16), default="csv", server_default="csv")
     source_version: Mapped[int | None] = mapped_column(sa.Integer)  # None: the current one
+    # None, {"on": "new_version"} or {"cron": ..., "timezone": ...} (datahub.pipelines.triggers),
+    # a schedule's next due time, and the trigger of a run wanted but not queued yet
+    # ("new_version" or "schedule").
+    trigger: Mapped[dict | None] = mapped_column(sa.JSON(none_as_null=True))
+    next_run_at: Mapped[object | None] = mapped_column(UTCDateTime, index=True)
+    pending_trigger: Mapped[str | None] = mapped_column(sa.String(16), index=True)
 
 
 class Run(db.Model):
@@ -71,6 +77,9 @@ class Run(db.Model):
         viewonly=True,
     )
     # Which worker holds a running run, and when it last said it is alive.
+    # "user", "new_version" or "schedule" (datahub.pipelines.triggers). No Python default:
+    # rows inserted without one take the database's (also at older revisions: the tests).
+    triggered_by: Mapped[str] = mapped_column(sa.String(16), server_default="user")
     worker: Mapped[str | None] = mapped_column(sa.String(255))
     heartbeat_at: Mapped[object | None] = mapped_column(UTCDateTime)
 

@@ -7,6 +7,7 @@ from marshmallow import ValidationError, post_load, validate
 
 from datahub.datasets.schemas import FILE_FORMAT
 from datahub.datasets.tabular import FORMATS
+from datahub.pipelines import schedules
 from datahub.pipelines.models import STATUSES
 from datahub.pipelines.steps import step_field
 from datahub.platform.database import MAX_ID
@@ -14,6 +15,7 @@ from datahub.resources.schemas import visibility_field
 from datahub.web.listing import ListArgsSchema, NamedListArgsSchema, page_schema
 from datahub.web.validation import (
     ASCII_SPACE,
+    NO_CONTROL_PATTERN,
     OneOf,
     Range,
     Schema,
@@ -22,7 +24,7 @@ from datahub.web.validation import (
     strip_name,
     text_field,
 )
-from datahub.web.validation.fields import ErrorMessage
+from datahub.web.validation.fields import NOT_A_DICT, ErrorMessage
 
 MAX_STEPS = 100  # PIPELINE_MAX_STEPS' default, which the OpenAPI document states
 STEP_DOC = {
@@ -74,6 +76,69 @@ def _strip_output_name(data):
     return data
 
 
+# The two shapes of a trigger, as components of the OpenAPI document (generated clients
+# make a type of each): registered by ``register_trigger_schemas``.
+TRIGGER_SCHEMAS = {
+    "NewVersionTrigger": {
+        "type": "object",
+        "description": "A run on each new version of the source or of a joined dataset",
+        "properties": {"on": {"type": "string", "enum": [schedules.NEW_VERSION]}},
+        "required": ["on"],
+        "additionalProperties": False,
+    },
+    "ScheduleTrigger": {
+        "type": "object",
+        "description": "A run at each time of a cron expression, in a time zone",
+        "properties": {
+            "cron": {
+                "type": "string",
+                "maxLength": 100,
+                "pattern": NO_CONTROL_PATTERN,
+                "example": "0 3 * * *",
+            },
+            "timezone": {
+                "type": "string",
+                "maxLength": 64,
+                "pattern": NO_CONTROL_PATTERN,
+                "example": "Europe/Oslo",
+                "description": "A time zone database name; UTC when left out",
+            },
+        },
+        "required": ["cron"],
+        "additionalProperties": False,
+    },
+}
+TRIGGER_DOC = {
+    "description": "What starts runs besides a user: null (nothing), a new version of an "
+    "input, or a schedule",
+    "type": "object",  # OpenAPI 3.0: "nullable" needs a type
+    "nullable": True,
+    "oneOf": [{"$ref": f"#/components/schemas/{name}"} for name in TRIGGER_SCHEMAS],
+}
+
+
+def register_trigger_schemas(spec):
+    for name, schema in TRIGGER_SCHEMAS.items():
+        if name not in spec.components.schemas:
+            spec.components.schema(name, component=schema)
+
+
+class TriggerField(fields.Field):
+    """A pipeline's trigger (datahub.pipelines.triggers); a schedule's ``timezone`` is
+    ``UTC`` unless given."""
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if not isinstance(value, dict):
+            raise ValidationError(NOT_A_DICT)
+        trigger = value
+        reason = schedules.invalid_trigger(trigger)
+        if reason:
+            raise ValidationError(ErrorMessage(f"trigger {reason}", "value_error.trigger"))
+        if "cron" in trigger:
+            return {"cron": trigger["cron"], "timezone": trigger.get("timezone", "UTC")}
+        return dict(trigger)
+
+
 class PipelineSchema(Schema):
     id = fields.Integer(required=True)
     name = fields.String(required=True)
@@ -93,6 +158,13 @@ class PipelineSchema(Schema):
     steps = _steps(required=True)
     output_dataset_name = fields.String(required=True)
     output_format = fields.String(required=True, metadata=FILE_FORMAT)
+    trigger = TriggerField(required=True, allow_none=True, metadata=TRIGGER_DOC)
+    next_run_at = fields.DateTime(
+        required=True,
+        allow_none=True,
+        format="iso",
+        metadata={"description": "When its schedule next starts a run; null without one"},
+    )
     created_at = fields.DateTime(required=True, format="iso")
     updated_at = fields.DateTime(required=True, format="iso")
 
@@ -130,6 +202,7 @@ class PipelineCreateSchema(Schema):
         load_default="csv",
         metadata={**FILE_FORMAT, "description": "The output file's format"},
     )
+    trigger = TriggerField(allow_none=True, metadata=TRIGGER_DOC)
 
     @post_load
     def _strip(self, data, **_):
@@ -148,6 +221,7 @@ class PipelineUpdateSchema(PipelineCreateSchema):
     )
     steps = _steps()
     output_format = fields.String(validate=OneOf(FORMATS), metadata=FILE_FORMAT)
+    trigger = TriggerField(allow_none=True, metadata=TRIGGER_DOC)
 
 
 class PipelineListArgsSchema(NamedListArgsSchema):
@@ -193,6 +267,13 @@ class RunSchema(Schema):
         required=True,
         allow_none=True,
         metadata={"description": "The version the run made; null until it succeeds"},
+    )
+    triggered_by = fields.String(
+        required=True,
+        metadata={
+            "enum": ["user", schedules.NEW_VERSION, schedules.SCHEDULE],
+            "description": "What queued it: a user, a new version of an input, its schedule",
+        },
     )
     reused_run_id = fields.Integer(
         required=True,

@@ -1,5 +1,7 @@
 """What can be done to pipelines and runs, independent of HTTP."""
 
+import functools
+
 import sqlalchemy as sa
 from flask import current_app
 
@@ -7,7 +9,7 @@ from datahub import quotas
 from datahub.app.extensions import db
 from datahub.datasets.errors import DatasetNotFound
 from datahub.datasets.models import Dataset, DatasetVersion
-from datahub.pipelines import wakeups
+from datahub.pipelines import schedules, wakeups
 from datahub.pipelines.errors import (
     JoinedDatasetNotFound,
     PinnedVersionNotFound,
@@ -15,6 +17,7 @@ from datahub.pipelines.errors import (
     PipelineNotFound,
     RunNotFound,
 )
+from datahub.pipelines.event_data import record_pipeline, record_run, record_run_by_id
 from datahub.pipelines.models import ACTIVE_STATUSES, Pipeline, Run
 from datahub.platform.database import utcnow, valid_id
 from datahub.resources import access
@@ -28,6 +31,8 @@ FIELDS = (
     "steps",
     "output_dataset_name",
     "output_format",
+    "trigger",
+    "next_run_at",  # from ``trigger`` (_schedule)
 )
 
 
@@ -72,13 +77,28 @@ def _require_pinned_source(pipeline, values):
         raise PinnedVersionNotFound()
 
 
+def _schedule(values):
+    """A changed trigger's next due time (None unless it is a schedule)."""
+    if "trigger" in values:
+        values["next_run_at"] = schedules.next_due(values["trigger"], utcnow())
+
+
 def create_pipeline(owner, values):
     def check(values):
         _require_source(values, owner)
         _require_pinned_source(None, values)
+        _schedule(values)
 
     # Any other integrity error at the commit: the source dataset was deleted meanwhile.
-    return create_named(Pipeline, owner, values, FIELDS, check=check, otherwise=DatasetNotFound)
+    return create_named(
+        Pipeline,
+        owner,
+        values,
+        FIELDS,
+        check=check,
+        otherwise=DatasetNotFound,
+        record=functools.partial(record_pipeline, "datahub.pipeline.created"),
+    )
 
 
 def update_pipeline(pipeline, values, user):
@@ -88,18 +108,27 @@ def update_pipeline(pipeline, values, user):
     def check(values):
         _require_source(values, user)
         _require_pinned_source(pipeline, values)
+        _schedule(values)
 
-    return update_named(pipeline, values, FIELDS, check=check, otherwise=DatasetNotFound)
+    return update_named(
+        pipeline,
+        values,
+        FIELDS,
+        check=check,
+        otherwise=DatasetNotFound,
+        record=functools.partial(record_pipeline, "datahub.pipeline.updated"),
+    )
 
 
 def delete_pipeline(pipeline):
     """Delete the pipeline and its runs. A worker busy with one of them notices at its
     next heartbeat and discards its output; the output dataset stays."""
+    record_pipeline("datahub.pipeline.deleted", pipeline)
     db.session.delete(pipeline)
     db.session.commit()
 
 
-def start_run(pipeline):
+def start_run(pipeline, triggered_by="user"):
     """Queue a run. The partial unique index on active runs refuses a second one, also
     when several requests on several hosts race: that IntegrityError is the 409. Once the
     row is committed: with a broker, its task is sent; without, the worker processes of
@@ -115,8 +144,11 @@ def start_run(pipeline):
     if db.session.scalar(active.limit(1)) is not None:
         raise PipelineAlreadyRunning()
     quotas.check_queued_runs(pipeline.owner_id)
-    run = Run(pipeline_id=pipeline.id, status="queued", created_at=utcnow())
+    run = Run(
+        pipeline_id=pipeline.id, status="queued", created_at=utcnow(), triggered_by=triggered_by
+    )
     db.session.add(run)
+    record_run("datahub.run.queued", run)
     try:
         db.session.commit()
     except sa.exc.IntegrityError:
@@ -161,6 +193,8 @@ def cancel_run(run):
         .values(status="cancelled", finished_at=now, error=CANCELLED_BY_USER)
         .execution_options(synchronize_session=False)
     )
+    if result.rowcount:
+        record_run_by_id("datahub.run.cancelled", run.id)
     db.session.commit()
     db.session.refresh(run)
     return run, bool(result.rowcount)

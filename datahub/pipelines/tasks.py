@@ -25,6 +25,8 @@ from celery import Celery, Task, signals
 
 from datahub.app.extensions import db
 from datahub.datasets.versions import prune_versions
+from datahub.events.dispatch import Dispatcher
+from datahub.events.retention import prune_events
 from datahub.pipelines.models import Run
 from datahub.pipelines.worker import Worker, reap_stale
 from datahub.platform.database import utcnow
@@ -194,6 +196,7 @@ class Sweeper:
                     reap_stale(self.app)
                     redispatch(self.app)
                     prune_versions(self.app.config["VERSIONS_KEEP"])
+                    prune_events(self.app.config["EVENTS_RETENTION_DAYS"])
                 except Exception as exc:  # noqa: BLE001  the next sweep tries again
                     log.warning(
                         "sweep failed, retrying in %g s: %s: %s",
@@ -208,9 +211,10 @@ class Sweeper:
                 return
 
 
-def run_celery_worker(app, concurrency=None, loglevel="INFO"):
+def run_celery_worker(app, concurrency=None, loglevel="INFO", also=()):
     """Run a Celery worker in this process until it is stopped; its exit code. Runs are
-    threads of this process (the ``threads`` pool), like the claim-loop worker's."""
+    threads of this process (the ``threads`` pool), like the claim-loop worker's; webhooks
+    are delivered and each of ``also`` called by a dispatcher thread."""
     celery_app = app.extensions["celery"]
     concurrency = int(concurrency or app.config["CELERY_CONCURRENCY"])
     hostname = f"datahub-{os.getpid()}@{socket.gethostname()}"
@@ -236,6 +240,9 @@ def run_celery_worker(app, concurrency=None, loglevel="INFO"):
         quiet=True,
     )
     sweeper.start()  # at once: failing stale runs needs no broker
+    # Webhooks, and ``also``: the triggers (docs/guides/events.rst).
+    dispatcher = Dispatcher(app, sweeper.stop, also).start()
     worker.start()
     sweeper.stop.set()
+    dispatcher.thread.join(10)
     return worker.exitcode

@@ -27,7 +27,9 @@ import sqlalchemy as sa
 
 from datahub.app.extensions import db
 from datahub.datasets.versions import prune_versions
+from datahub.events.retention import prune_events
 from datahub.pipelines import lineage_events, wakeups
+from datahub.pipelines.event_data import record_run_by_id
 from datahub.pipelines.execute import RunStopped, execute_run
 from datahub.pipelines.models import Pipeline, Run
 from datahub.platform import isolation
@@ -50,16 +52,19 @@ def reap_stale(app):
     """Fail every running run whose heartbeat is stale; returns how many."""
     seconds = float(app.config["PIPELINE_STALE_AFTER_SECONDS"])
     now = utcnow()
-    result = db.session.execute(
+    failed = db.session.scalars(
         sa.update(Run)
         .where(Run.status == "running", Run.heartbeat_at < now - timedelta(seconds=seconds))
         .values(status="failed", finished_at=now, error=STALE_ERROR.format(seconds=f"{seconds:g}"))
+        .returning(Run.id)
         .execution_options(synchronize_session=False)
-    )
+    ).all()
+    for run_id in failed:
+        record_run_by_id("datahub.run.failed", run_id)
     db.session.commit()
-    if result.rowcount:
-        log.warning("marked %d run(s) with a stale heartbeat as failed", result.rowcount)
-    return result.rowcount
+    if failed:
+        log.warning("marked %d run(s) with a stale heartbeat as failed", len(failed))
+    return len(failed)
 
 
 def _claimed(name):
@@ -126,6 +131,8 @@ def claim_run(run_id, name):
         .values(**_claimed(name))
         .execution_options(synchronize_session=False)
     )
+    if result.rowcount:
+        record_run_by_id("datahub.run.started", run_id)
     db.session.commit()
     return bool(result.rowcount)
 
@@ -237,14 +244,15 @@ class Worker:
         reap_stale(self.app)
 
     def _maybe_prune(self):
-        """Retention of dataset versions (``VERSIONS_KEEP``), every
-        ``VERSIONS_PRUNE_SECONDS``."""
+        """Retention of dataset versions (``VERSIONS_KEEP``) and events
+        (``EVENTS_RETENTION_DAYS``), every ``VERSIONS_PRUNE_SECONDS``."""
         every = float(self.app.config["VERSIONS_PRUNE_SECONDS"])
         with self._reap_lock:
             if time.monotonic() - self._last_prune < every:
                 return
             self._last_prune = time.monotonic()
         prune_versions(self.app.config["VERSIONS_KEEP"])
+        prune_events(self.app.config["EVENTS_RETENTION_DAYS"])
 
     def run_forever(self, concurrency=1):
         """Work in ``concurrency`` threads until ``shutdown`` is set."""

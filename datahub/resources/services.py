@@ -108,10 +108,11 @@ def rename(row, name):
     row.name_key = name_key(name)
 
 
-def create_named(model, owner, values, fields, check=None, otherwise=None):
+def create_named(model, owner, values, fields, check=None, otherwise=None, record=None):
     """A new ``model`` row named ``values["name"]`` and owned by ``owner``, with ``fields``
     from ``values``. ``check(values)`` runs after the name's check (a 409 comes first);
-    ``otherwise`` is as for :func:`commit_named`."""
+    ``otherwise`` is as for :func:`commit_named`; ``record(row)`` records the change's
+    event in its transaction (datahub.events.outbox)."""
     refuse_taken_name(model, values["name"])
     if check is not None:
         check(values)
@@ -126,19 +127,24 @@ def create_named(model, owner, values, fields, check=None, otherwise=None):
     )
     _set_fields(row, values, fields)
     db.session.add(row)
+    if record is not None:
+        record(row)
     commit_named(model, row.name, otherwise=otherwise)
     return row
 
 
-def update_named(row, values, fields, check=None, otherwise=None):
+def update_named(row, values, fields, check=None, otherwise=None, record=None):
     """Apply a PATCH: the name (:class:`NameTaken`), then ``check(values)``, then whichever of
-    ``fields`` ``values`` has; ``updated_at`` is now."""
+    ``fields`` ``values`` has; ``updated_at`` is now. ``record``: as for
+    :func:`create_named`."""
     if "name" in values:
         rename(row, values["name"])
     if check is not None:
         check(values)
     _set_fields(row, values, (*fields, "visibility"))
     row.updated_at = utcnow()
+    if record is not None:
+        record(row)
     commit_named(type(row), row.name, exclude_id=row.id, otherwise=otherwise)
     return row
 

@@ -47,6 +47,11 @@ EXAMPLES = {
     "GroupUpdate": {"name": "Data analysts", "description": "Analytics and reporting"},
     "PersonalTokenCreate": {"name": "nightly export", "scopes": ["read"], "expires_in_days": 90},
     "GrantCreate": {"principal": "user:3f2c8a4e-5b1d-4c7e-9a0f-2d6b8e1c4a7f", "permission": "read"},
+    "WebhookCreate": {
+        "url": "https://hooks.example.com/datahub",
+        "event_types": ["datahub.dataset.version.created", "datahub.run.failed"],
+    },
+    "WebhookUpdate": {"active": True},
 }
 
 

@@ -32,32 +32,42 @@ def new_user(admin, email, role):
     return user, client
 
 
-def make_pipeline(client, dataset_id, **extra):
+def make_pipeline(client, dataset_id, name, **extra):
     return client._json(
         "POST",
         "/api/v1/pipelines/",
         json_body={
-            "name": "copy",
+            "name": name,
             "source_dataset_id": dataset_id,
-            "output_dataset_name": "copy",
+            "output_dataset_name": name,
             "steps": [],
             **extra,
         },
     )
 
 
-def test_visibility_and_grants_of_a_dataset(client):
+def make_group(admin, name, member_ids):
+    """A local group with these members, made by the admin through the groups API."""
+    group = admin._json("POST", "/api/v1/groups/", json_body={"name": name})
+    for user_id in member_ids:
+        admin._json("PUT", f"/api/v1/groups/{group['id']}/members/{user_id}")
+    return group["id"]
+
+
+def test_visibility_and_grants_of_a_dataset(client, unique):
     _, ann = new_user(client, "ann@example.com", "editor")
     bob, bob_client = new_user(client, "bob@example.com", "editor")
-    dataset = ann.dataset_create("Secret", visibility="private")
+    name = unique("Secret")
+    dataset = ann.dataset_create(name, visibility="private")
     assert dataset["visibility"] == "private"
     with pytest.raises(NotFoundError):
         bob_client.dataset_get(dataset["id"])
-    assert bob_client.datasets_list()["total"] == 0
+    assert ann.datasets_list(q=name)["total"] == 1
+    assert bob_client.datasets_list(q=name)["total"] == 0  # not listed either
 
     grant = ann.grant_add("dataset", dataset["id"], user_principal(bob["id"]), "read")
     assert (grant["principal"], grant["permission"]) == (f"user:{bob['id']}", "read")
-    assert bob_client.dataset_get(dataset["id"])["name"] == "Secret"
+    assert bob_client.dataset_get(dataset["id"])["name"] == name
     with pytest.raises(PermissionDeniedError):
         bob_client.dataset_update(dataset["id"], name="Mine")
     with pytest.raises(PermissionDeniedError):  # a grantee does not manage the grants
@@ -86,43 +96,48 @@ def test_visibility_and_grants_of_a_dataset(client):
 
     write = ann.grant_add("dataset", dataset["id"], user_principal(bob["id"]), "write")
     assert write["permission"] == "write"
-    assert bob_client.dataset_update(dataset["id"], name="Shared")["name"] == "Shared"
+    shared = unique("Shared")
+    assert bob_client.dataset_update(dataset["id"], name=shared)["name"] == shared
     with pytest.raises(ValidationError):  # no such group
         ann.grant_add("dataset", dataset["id"], group_principal(999999), "read")
     with pytest.raises(ValueError):
         ann.grants_list("table", dataset["id"])
 
 
-def test_visibility_and_grants_of_collections_and_pipelines(client):
+def test_visibility_and_grants_of_collections_and_pipelines(client, unique):
     _, ann = new_user(client, "carol@example.com", "editor")
     bob, bob_client = new_user(client, "dave@example.com", "viewer")
-    dataset = ann.dataset_create("Inputs", visibility="internal")
-    collection = ann.collection_create("Private set", visibility="private")
+    dataset = ann.dataset_create(unique("Inputs"), visibility="internal")
+    collection = ann.collection_create(unique("Private set"), visibility="private")
     assert collection["visibility"] == "private"
     with pytest.raises(NotFoundError):
         bob_client.collection_get(collection["id"])
     grant = ann.grant_add("collection", collection["id"], user_principal(bob["id"]))
     assert grant["permission"] == "read"
-    assert bob_client.collection_get(collection["id"])["name"] == "Private set"
+    assert bob_client.collection_get(collection["id"])["name"] == unique("Private set")
     ann.grant_remove("collection", collection["id"], grant["id"])
     assert ann.grants_list("collection", collection["id"])["total"] == 0
     changed = ann.collection_set_visibility(collection["id"], "internal")
     assert changed["visibility"] == "internal"
     assert bob_client.collection_get(collection["id"])["id"] == collection["id"]
 
-    pipeline = make_pipeline(ann, dataset["id"], visibility="private")
-    assert bob_client.pipelines_list()["total"] == 0
+    name = unique("copy")
+    pipeline = make_pipeline(ann, dataset["id"], name, visibility="private")
+    assert ann.pipelines_list(q=name)["total"] == 1
+    assert bob_client.pipelines_list(q=name)["total"] == 0
     grant = ann.grant_add("pipeline", pipeline["id"], user_principal(bob["id"]), "read")
-    assert [p["id"] for p in bob_client.pipelines_list()["items"]] == [pipeline["id"]]
+    assert [p["id"] for p in bob_client.pipelines_list(q=name)["items"]] == [pipeline["id"]]
     ann.grant_remove("pipeline", pipeline["id"], grant["id"])
-    assert bob_client.pipelines_list()["total"] == 0
+    assert bob_client.pipelines_list(q=name)["total"] == 0
     assert ann.pipeline_set_visibility(pipeline["id"], "internal")["visibility"] == "internal"
-    assert bob_client.pipelines_list()["total"] == 1
+    assert bob_client.pipelines_list(q=name)["total"] == 1
 
 
-def test_the_command_shares_and_sets_visibility(client, datahub):
+def test_the_command_shares_and_sets_visibility(client, datahub, unique):
     ann, _ = new_user(client, "erin@example.com", "viewer")
-    result = datahub("--json", "datasets", "create", "Shared rain", "--visibility", "private")
+    result = datahub(
+        "--json", "datasets", "create", unique("Shared rain"), "--visibility", "private"
+    )
     assert result.exit_code == 0, result.stderr
     dataset = json.loads(result.stdout)
     assert dataset["visibility"] == "private"
@@ -160,20 +175,20 @@ def test_the_command_shares_and_sets_visibility(client, datahub):
     result = datahub("datasets", "share", dataset_id)
     assert result.exit_code == 2 and "Give one of --user or --group" in result.stderr
 
-    result = datahub("--json", "collections", "create", "Set", "--visibility", "private")
+    result = datahub("--json", "collections", "create", unique("Set"), "--visibility", "private")
     collection_id = str(json.loads(result.stdout)["id"])
     result = datahub("collections", "share", collection_id, "--user", "me")
     assert result.exit_code == 0, result.stderr
     result = datahub("--json", "collections", "visibility", collection_id, "internal")
     assert json.loads(result.stdout)["visibility"] == "internal"
-    pipeline = make_pipeline(client, int(dataset_id))
+    pipeline = make_pipeline(client, int(dataset_id), unique("copy"))
     result = datahub("pipelines", "visibility", str(pipeline["id"]), "private")
     assert result.stdout == f"Pipeline {pipeline['id']} is private\n"
     result = datahub("pipelines", "grants", "999999")
     assert (result.exit_code, result.stderr) == (1, "Error: Pipeline not found\n")
 
 
-def test_an_editor_shares_by_email(client, gunicorn_server, tmp_path):
+def test_an_editor_shares_by_email(client, server, tmp_path, unique):
     from click.testing import CliRunner
 
     from datahub_client.cli import main
@@ -181,7 +196,7 @@ def test_an_editor_shares_by_email(client, gunicorn_server, tmp_path):
     new_user(client, "fred@example.com", "editor")
     gina, _ = new_user(client, "gina@example.com", "viewer")
     env = {
-        "DATAHUB_URL": gunicorn_server.url,
+        "DATAHUB_URL": server.url,
         "DATAHUB_SESSION_FILE": str(tmp_path / "fred.json"),
         "DATAHUB_EMAIL": "fred@example.com",
         "DATAHUB_PASSWORD": "editor password fred@example.com",
@@ -192,7 +207,7 @@ def test_an_editor_shares_by_email(client, gunicorn_server, tmp_path):
         return runner.invoke(main, list(args), env=env, catch_exceptions=False)
 
     assert run("login").exit_code == 0
-    dataset_id = str(json.loads(run("--json", "datasets", "create", "Fred's").stdout)["id"])
+    dataset_id = str(json.loads(run("--json", "datasets", "create", unique("Fred's")).stdout)["id"])
     result = run("--json", "datasets", "share", dataset_id, "--user", "Gina@example.com")
     assert result.exit_code == 0, result.stderr
     assert json.loads(result.stdout)["principal"] == f"user:{gina['id']}"
@@ -200,48 +215,40 @@ def test_an_editor_shares_by_email(client, gunicorn_server, tmp_path):
     assert (result.exit_code, result.stderr) == (1, "Error: principal: No such user or group\n")
 
 
-def make_group(app, name, member_ids):
-    """A local group, straight into the database (as the groups API's admins would)."""
-    from datahub.app.extensions import db
-    from datahub.identity.group_models import Group, GroupMember
-    from datahub.resources.services import name_key
-
-    with app.app_context():
-        group = Group(name=name, name_key=name_key(name), description="", source="local")
-        group.members = [GroupMember(user_id=user_id) for user_id in member_ids]
-        db.session.add(group)
-        db.session.commit()
-        return group.id
-
-
-def test_a_group_grant_by_id(app, client, datahub):
+def test_a_group_grant_by_id(client, datahub, unique):
     hana, hana_client = new_user(client, "hana@example.com", "viewer")
-    group_id = make_group(app, "Analysts", [hana["id"]])
-    dataset = client.dataset_create("For analysts", visibility="private")
+    group_id = make_group(client, unique("Analysts"), [hana["id"]])
+    name = unique("For analysts")
+    dataset = client.dataset_create(name, visibility="private")
     with pytest.raises(NotFoundError):
         hana_client.dataset_get(dataset["id"])
     result = datahub("--json", "datasets", "share", str(dataset["id"]), "--group", str(group_id))
     assert result.exit_code == 0, result.stderr
     assert json.loads(result.stdout)["principal"] == f"group:{group_id}"
-    assert hana_client.dataset_get(dataset["id"])["name"] == "For analysts"
+    assert hana_client.dataset_get(dataset["id"])["name"] == name
 
 
-def test_groups_by_name(app, client, datahub):
+def test_groups_by_name(client, datahub, unique):
     """Needs the groups API (GET /api/v1/groups/)."""
     ivan, ivan_client = new_user(client, "ivan@example.com", "viewer")
-    group_id = make_group(app, "Field team", [ivan["id"]])
+    others = list(client.groups_iter())  # the groups of the module's other tests
+    name = unique("Field team")
+    group_id = make_group(client, name, [ivan["id"]])
     groups = list(client.groups_iter())
-    assert [(g["id"], g["name"], g["member_ids"]) for g in groups] == [
-        (group_id, "Field team", [ivan["id"]])
+    assert [(g["id"], g["name"], g["member_ids"]) for g in groups if g["id"] == group_id] == [
+        (group_id, name, [ivan["id"]])
     ]
-    assert ivan_client.groups_list()["total"] == 1  # any user lists them
+    assert [g for g in groups if g["id"] != group_id] == others
+    assert ivan_client.groups_list()["total"] == len(others) + 1  # any user lists them
     result = datahub("groups", "list")
     assert result.exit_code == 0, result.stderr
-    assert result.stdout.splitlines()[1].split()[:2] == [str(group_id), "Field"]
+    rows = [line.split() for line in result.stdout.splitlines()[1:]]
+    assert len(rows) == len(others) + 1
+    assert [row[:4] for row in rows if row[0] == str(group_id)] == [[str(group_id), *name.split()]]
 
-    collection = client.collection_create("Field notes", visibility="private")
-    result = datahub("collections", "share", str(collection["id"]), "--group", "Field team")
+    collection = client.collection_create(unique("Field notes"), visibility="private")
+    result = datahub("collections", "share", str(collection["id"]), "--group", name)
     assert result.exit_code == 0, result.stderr
-    assert ivan_client.collection_get(collection["id"])["name"] == "Field notes"
+    assert ivan_client.collection_get(collection["id"])["name"] == unique("Field notes")
     result = datahub("collections", "share", str(collection["id"]), "--group", "Nobody")
     assert (result.exit_code, result.stderr) == (1, "Error: No group Nobody\n")

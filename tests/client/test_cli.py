@@ -19,8 +19,8 @@ from tests.processes import popen
 pytestmark = pytest.mark.e2e
 
 
-@pytest.fixture
-def pipeline_worker():
+@pytest.fixture(scope="module")
+def module_pipeline_worker():
     return True  # `datahub pipelines run --wait`
 
 
@@ -30,14 +30,14 @@ def session_file(tmp_path):
 
 
 @pytest.fixture
-def datahub(gunicorn_server, session_file):
+def datahub(server, session_file):
     """Run ``datahub ARGS``; returns click's Result (stdout and stderr apart)."""
     runner = CliRunner()
-    password = gunicorn_server.admin_password()
+    password = server.admin_password()
 
     def run(*args, password_env=True, **kwargs):
         env = {
-            "DATAHUB_URL": gunicorn_server.url,
+            "DATAHUB_URL": server.url,
             "DATAHUB_SESSION_FILE": str(session_file),
             "DATAHUB_EMAIL": "admin@example.com",
             "DATAHUB_PASSWORD": password if password_env else None,
@@ -46,7 +46,7 @@ def datahub(gunicorn_server, session_file):
         return runner.invoke(main, list(args), env=env, catch_exceptions=False, **kwargs)
 
     run.password = password
-    run.url = gunicorn_server.url
+    run.url = server.url
     return run
 
 
@@ -54,7 +54,7 @@ def saved(session_file):
     return json.loads(session_file.read_text())
 
 
-def test_login_create_upload_download_round_trip(datahub, session_file, tmp_path):
+def test_login_create_upload_download_round_trip(datahub, session_file, tmp_path, unique):
     result = datahub("login")
     assert result.exit_code == 0, result.stderr
     assert "Logged in to" in result.stdout and "admin@example.com" in result.stdout
@@ -67,23 +67,13 @@ def test_login_create_upload_download_round_trip(datahub, session_file, tmp_path
     assert result.exit_code == 0 and "admin@example.com" in result.stdout
     assert "ROLES" in result.stdout.splitlines()[0]
 
+    name = unique("Oslo weather")
     result = datahub(
-        "--json",
-        "datasets",
-        "create",
-        "Oslo weather",
-        "--tag",
-        "weather",
-        "--description",
-        "Daily readings",
+        "--json", "datasets", "create", name, "--tag", "weather", "--description", "Daily readings"
     )
     assert result.exit_code == 0, result.stderr
     dataset = json.loads(result.stdout)
-    assert (dataset["name"], dataset["tags"], dataset["file"]) == (
-        "Oslo weather",
-        ["weather"],
-        None,
-    )
+    assert (dataset["name"], dataset["tags"], dataset["file"]) == (name, ["weather"], None)
 
     content = os.urandom(300 * 1024) + b"end"  # several chunks
     source = tmp_path / "weather.bin"
@@ -105,31 +95,31 @@ def test_login_create_upload_download_round_trip(datahub, session_file, tmp_path
     assert (target / "weather.bin").read_bytes() == content
     assert os.listdir(target) == ["weather.bin"]  # no temporary file left behind
 
-    result = datahub("datasets", "list", "--q", "oslo")
+    result = datahub("datasets", "list", "--q", name.lower())
     assert result.exit_code == 0
     header, row = result.stdout.splitlines()
     assert header.split() == ["ID", "NAME", "TAGS", "FILE", "SIZE"]
     assert row.split() == [
         str(dataset["id"]),
-        "Oslo",
-        "weather",
+        *name.split(),
         "weather",
         "weather.bin",
         str(len(content)),
         "B",
     ]
-    listed = json.loads(datahub("--json", "datasets", "list").stdout)
+    listed = json.loads(datahub("--json", "datasets", "list", "--q", name).stdout)
     assert [item["id"] for item in listed["items"]] == [dataset["id"]] and listed["total"] == 1
 
-    collection = json.loads(datahub("--json", "collections", "create", "Weather").stdout)
+    weather = unique("Weather")
+    collection = json.loads(datahub("--json", "collections", "create", weather).stdout)
     added = json.loads(
         datahub("--json", "collections", "add", str(collection["id"]), str(dataset["id"])).stdout
     )
     assert added["dataset_ids"] == [dataset["id"]]
-    result = datahub("collections", "list")
-    assert result.stdout.splitlines()[1].split()[:3] == [
+    result = datahub("collections", "list", "--q", weather)
+    assert result.stdout.splitlines()[1].split()[:4] == [
         str(collection["id"]),
-        "Weather",
+        *weather.split(),
         str(dataset["id"]),
     ]
     removed = json.loads(
@@ -171,23 +161,23 @@ def test_the_session_file_is_rewritten_after_every_rotation(
     assert (result.exit_code, result.stderr.splitlines()[0]) == (1, "Error: Token has been revoked")
 
 
-def test_errors_are_one_line_on_stderr_with_a_nonzero_exit(datahub, session_file, tmp_path):
+def test_errors_are_one_line_on_stderr_with_a_nonzero_exit(datahub, session_file, tmp_path, unique):
     result = datahub("login", env={"DATAHUB_PASSWORD": "not the password"})
     assert (result.exit_code, result.stdout) == (1, "")
     assert result.stderr.splitlines()[0] == "Error: Invalid email or password"
     assert not session_file.exists()
 
     assert datahub("login").exit_code == 0
-    assert datahub("datasets", "create", "Twice").exit_code == 0
-    result = datahub("datasets", "create", "twice")
+    assert datahub("datasets", "create", unique("Twice")).exit_code == 0
+    result = datahub("datasets", "create", unique("twice"))
     assert (result.exit_code, result.stderr) == (1, "Error: Name already exists\n")
     result = datahub("datasets", "create", "x" * 256)
     assert result.exit_code == 1
     assert result.stderr == "Error: name: ensure this value has at most 255 characters\n"
     (tmp_path / "f.csv").write_text("a\n")
-    result = datahub("datasets", "upload", "999", str(tmp_path / "f.csv"))
+    result = datahub("datasets", "upload", "424242", str(tmp_path / "f.csv"))
     assert (result.exit_code, result.stderr.splitlines()[-1]) == (1, "Error: Dataset not found")
-    result = datahub("collections", "add", "1", "999")
+    result = datahub("collections", "add", "424242", "424242")
     assert (result.exit_code, result.stderr) == (1, "Error: Collection not found\n")
 
     # The service ended the session (here: every session of the user): the command says so.
@@ -222,12 +212,12 @@ def test_the_password_is_never_an_argument_and_the_prompt_hides_it(datahub, sess
     assert error.value.detail == "Token has been revoked"
 
 
-def test_pipelines_run_wait_reports_the_finished_run(datahub, tmp_path):
+def test_pipelines_run_wait_reports_the_finished_run(datahub, tmp_path, unique):
     """The embedded worker of the gunicorn under test executes the run."""
     assert datahub("login").exit_code == 0
     source = tmp_path / "cities.csv"
     source.write_text("city,temp\nOslo,3\nBergen,7\nOslo,5\n")
-    dataset = json.loads(datahub("--json", "datasets", "create", "cities").stdout)
+    dataset = json.loads(datahub("--json", "datasets", "create", unique("cities")).stdout)
     assert datahub("datasets", "upload", str(dataset["id"]), str(source)).exit_code == 0
     client = Client(datahub.url)
     client.login("admin@example.com", datahub.password)
@@ -235,9 +225,9 @@ def test_pipelines_run_wait_reports_the_finished_run(datahub, tmp_path):
         "POST",
         "/api/v1/pipelines/",
         json_body={
-            "name": "oslo only",
+            "name": unique("oslo only"),
             "source_dataset_id": dataset["id"],
-            "output_dataset_name": "oslo",
+            "output_dataset_name": unique("oslo"),
             "steps": [{"op": "filter", "column": "city", "operator": "eq", "value": "Oslo"}],
         },
     )
@@ -246,16 +236,16 @@ def test_pipelines_run_wait_reports_the_finished_run(datahub, tmp_path):
     assert result.exit_code == 0, result.stderr
     run = json.loads(result.stdout)
     assert (run["status"], run["rows_in"], run["rows_out"]) == ("succeeded", 3, 2)
-    listing = json.loads(datahub("--json", "pipelines", "list").stdout)
-    assert [p["name"] for p in listing["items"]] == ["oslo only"]
+    listing = json.loads(datahub("--json", "pipelines", "list", "--q", unique("oslo only")).stdout)
+    assert [p["name"] for p in listing["items"]] == [unique("oslo only")]
 
     pipeline = client._json(
         "POST",
         "/api/v1/pipelines/",
         json_body={
-            "name": "broken",
+            "name": unique("broken"),
             "source_dataset_id": dataset["id"],
-            "output_dataset_name": "never",
+            "output_dataset_name": unique("never"),
             "steps": [{"op": "select", "columns": ["no such column"]}],
         },
     )
@@ -264,9 +254,9 @@ def test_pipelines_run_wait_reports_the_finished_run(datahub, tmp_path):
     assert "failed" in result.stderr and "no such column" in result.stderr
 
 
-def test_download_keeps_an_existing_file_unless_forced(datahub, tmp_path):
+def test_download_keeps_an_existing_file_unless_forced(datahub, tmp_path, unique):
     assert datahub("login").exit_code == 0
-    dataset = json.loads(datahub("--json", "datasets", "create", "Kept").stdout)
+    dataset = json.loads(datahub("--json", "datasets", "create", unique("Kept")).stdout)
     source = tmp_path / "kept.csv"
     source.write_text("a,b\n1,2\n")
     assert datahub("datasets", "upload", str(dataset["id"]), str(source)).exit_code == 0
@@ -285,9 +275,9 @@ def test_download_keeps_an_existing_file_unless_forced(datahub, tmp_path):
     assert os.listdir(target) == ["kept.csv"]  # no temporary file left behind
 
 
-def test_local_problems_are_one_line_errors(datahub, tmp_path, monkeypatch):
+def test_local_problems_are_one_line_errors(datahub, tmp_path, monkeypatch, unique):
     assert datahub("login").exit_code == 0
-    dataset = json.loads(datahub("--json", "datasets", "create", "Local").stdout)
+    dataset = json.loads(datahub("--json", "datasets", "create", unique("Local")).stdout)
     dataset_id = str(dataset["id"])
 
     unopenable = tmp_path / "a.sock"  # exists and looks readable, but open() fails (ENXIO)
@@ -357,9 +347,10 @@ def on_a_terminal(args, env):
     return process.wait(), shown.decode()
 
 
-def test_progress_is_drawn_on_a_terminal_only(datahub, session_file, tmp_path):
+def test_progress_is_drawn_on_a_terminal_only(datahub, session_file, tmp_path, unique):
     assert datahub("login").exit_code == 0
-    dataset_id = str(json.loads(datahub("--json", "datasets", "create", "Shown").stdout)["id"])
+    name = unique("Shown")
+    dataset_id = str(json.loads(datahub("--json", "datasets", "create", name).stdout)["id"])
     size = 300 * 1024
     source = tmp_path / "shown.bin"
     source.write_bytes(os.urandom(size))

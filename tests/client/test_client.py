@@ -16,7 +16,7 @@ from datahub_client import (
 pytestmark = pytest.mark.e2e
 
 
-def test_login_me_refresh_logout_over_plain_http(client, gunicorn_server):
+def test_login_me_refresh_logout_over_plain_http(client):
     assert client.me()["email"] == "admin@example.com"
     # The refresh cookie is Secure; the client kept it and sends it itself over http.
     assert client.refresh_cookie_name == "__Secure-refresh_token" and client.refresh_cookie
@@ -30,9 +30,9 @@ def test_login_me_refresh_logout_over_plain_http(client, gunicorn_server):
     assert (error.value.status, error.value.detail) == (401, "Not authenticated")
 
 
-def test_a_bad_password_is_a_typed_error(gunicorn_server):
+def test_a_bad_password_is_a_typed_error(server):
     with pytest.raises(AuthenticationError) as error:
-        Client(gunicorn_server.url).login("admin@example.com", "wrong password")
+        Client(server.url).login("admin@example.com", "wrong password")
     assert error.value.detail == "Invalid email or password"
 
 

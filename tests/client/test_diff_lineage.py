@@ -20,9 +20,14 @@ RAIN = [
 ]
 
 
-def rain(client):
-    """A dataset with the three versions of RAIN; its id."""
-    dataset_id = client.dataset_create("Rain")["id"]
+@pytest.fixture(scope="module")
+def module_pipeline_worker():
+    return True  # runs make the lineage
+
+
+def rain(client, name):
+    """A dataset ``name`` with the three versions of RAIN; its id."""
+    dataset_id = client.dataset_create(name)["id"]
     for content in RAIN:
         client.dataset_upload(dataset_id, io.BytesIO(content), filename="rain.csv")
     return dataset_id
@@ -47,8 +52,8 @@ def run_pipeline(client, source_id, name, output_name):
     return run
 
 
-def test_diff_keyed_and_unkeyed(client):
-    dataset_id = rain(client)
+def test_diff_keyed_and_unkeyed(client, unique):
+    dataset_id = rain(client, unique("Rain"))
 
     keyed = client.dataset_diff(dataset_id, 1, 2, key="date")
     assert (keyed["from"], keyed["to"], keyed["columns"]) == (1, 2, ["date", "mm"])
@@ -99,12 +104,12 @@ def test_diff_keyed_and_unkeyed(client):
     assert error.value.detail == "Dataset file is not tabular"
 
 
-@pytest.mark.parametrize("pipeline_worker", [True])
-def test_lineage_of_the_versions_runs_read_and_made(pipeline_worker, client):
-    source_id = rain(client)  # version 3 is current: the runs read it
-    first = run_pipeline(client, source_id, "no bergen", "Rain here")
+def test_lineage_of_the_versions_runs_read_and_made(client, unique):
+    name = unique("Rain")
+    source_id = rain(client, name)  # version 3 is current: the runs read it
+    first = run_pipeline(client, source_id, unique("no bergen"), unique("Rain here"))
     middle_id = first["output"]["dataset_id"]
-    second = run_pipeline(client, middle_id, "again", "Rain here again")
+    second = run_pipeline(client, middle_id, unique("again"), unique("Rain here again"))
     last_id = second["output"]["dataset_id"]
     source, middle, last = (
         f"dataset:{source_id}@3",
@@ -128,7 +133,7 @@ def test_lineage_of_the_versions_runs_read_and_made(pipeline_worker, client):
         "type": "version",
         "dataset_id": source_id,
         "version": 3,
-        "name": "Rain",
+        "name": name,
     }
     assert nodes[runs[1]] == {
         "id": runs[1],
@@ -154,8 +159,8 @@ def test_lineage_of_the_versions_runs_read_and_made(pipeline_worker, client):
     assert error.value.status == 422
 
 
-def test_the_command_prints_a_diff(datahub, client):
-    dataset_id = str(rain(client))
+def test_the_command_prints_a_diff(datahub, client, unique):
+    dataset_id = str(rain(client, unique("Rain")))
 
     result = datahub("datasets", "diff", dataset_id, "1", "3", "--key", "date")
     assert (result.exit_code, result.stderr) == (0, ""), result.stderr
@@ -213,12 +218,12 @@ def test_the_command_prints_a_diff(datahub, client):
     assert result.exit_code == 2 and "'date,' has an empty column name" in result.stderr
 
 
-@pytest.mark.parametrize("pipeline_worker", [True])
-def test_the_command_prints_lineage(pipeline_worker, datahub, client):
-    source_id = rain(client)
-    first = run_pipeline(client, source_id, "no bergen", "Rain here")
+def test_the_command_prints_lineage(datahub, client, unique):
+    name, here, here_again = unique("Rain"), unique("Rain here"), unique("Rain here again")
+    source_id = rain(client, name)
+    first = run_pipeline(client, source_id, unique("no bergen"), here)
     middle_id = first["output"]["dataset_id"]
-    second = run_pipeline(client, middle_id, "again", "Rain here again")
+    second = run_pipeline(client, middle_id, unique("again"), here_again)
     again = client.run_wait(
         second["pipeline_id"],
         client.pipeline_run(second["pipeline_id"])["id"],
@@ -230,21 +235,21 @@ def test_the_command_prints_lineage(pipeline_worker, datahub, client):
     result = datahub("datasets", "lineage", str(middle_id))
     assert (result.exit_code, result.stderr) == (0, "")
     assert result.stdout.splitlines() == [
-        f"Rain@3 -> run {first['id']} (pipeline {first['pipeline_id']}) -> Rain here@1",
-        f"Rain here@1 -> run {second['id']} (pipeline {second['pipeline_id']}) -> Rain here again@1",
-        f"Rain here@1 -> run {again['id']} (pipeline {again['pipeline_id']}) -> no new version",
+        f"{name}@3 -> run {first['id']} (pipeline {first['pipeline_id']}) -> {here}@1",
+        f"{here}@1 -> run {second['id']} (pipeline {second['pipeline_id']}) -> {here_again}@1",
+        f"{here}@1 -> run {again['id']} (pipeline {again['pipeline_id']}) -> no new version",
     ]
     result = datahub("datasets", "lineage", str(middle_id), "--direction", "upstream")
     assert result.stdout.splitlines() == [
-        f"Rain@3 -> run {first['id']} (pipeline {first['pipeline_id']}) -> Rain here@1"
+        f"{name}@3 -> run {first['id']} (pipeline {first['pipeline_id']}) -> {here}@1"
     ]
     result = datahub("datasets", "lineage", str(source_id), "--depth", "1")
     assert len(result.stdout.splitlines()) == 1  # the run that read it, not the next one
     result = datahub("datasets", "lineage", str(source_id), "--version", "1")
-    assert (result.exit_code, result.stdout) == (0, "No run made or read Rain@1\n")
+    assert (result.exit_code, result.stdout) == (0, f"No run made or read {name}@1\n")
     result = datahub("datasets", "lineage", str(source_id), "--direction", "upstream")
-    assert result.stdout == "No run made Rain@3\n"
-    empty = client.dataset_create("Empty")["id"]
+    assert result.stdout == f"No run made {name}@3\n"
+    empty = client.dataset_create(unique("Empty"))["id"]
     result = datahub("datasets", "lineage", str(empty))
     assert result.stdout == f"Dataset {empty} has no version: no lineage\n"
     for args in (

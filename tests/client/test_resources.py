@@ -14,25 +14,31 @@ from datahub_client import Client, ConflictError, NotFoundError
 pytestmark = pytest.mark.e2e
 
 
-def test_datasets_and_collections(client):
+def test_datasets_and_collections(client, unique):
     assert client.users_me()["roles"] == ["admin"]
-    dataset = client.dataset_create("Rain", description="mm per day", tags=["weather"])
+    name, daily, other = unique("Rain"), unique("daily"), unique("Other")
+    dataset = client.dataset_create(name, description="mm per day", tags=["weather"])
     assert client.dataset_get(dataset["id"])["description"] == "mm per day"
-    changed = client.dataset_update(dataset["id"], tags=["weather", "daily"])
-    assert changed["tags"] == ["weather", "daily"]
+    changed = client.dataset_update(dataset["id"], tags=["weather", daily])
+    assert changed["tags"] == ["weather", daily]
     with pytest.raises(ConflictError) as error:
-        client.dataset_create("RAIN")
+        client.dataset_create(name.upper())
     assert (error.value.status, error.value.detail) == (409, "Name already exists")
     for number in range(3):
-        client.dataset_create(f"Other {number}")
-    assert client.datasets_list(tag="daily")["total"] == 1
-    assert [d["name"] for d in client.datasets_iter(q="other")] == ["Other 0", "Other 1", "Other 2"]
+        client.dataset_create(f"{other} {number}")
+    assert client.datasets_list(tag=daily)["total"] == 1
+    assert [d["name"] for d in client.datasets_iter(q=other.lower())] == [
+        f"{other} 0",
+        f"{other} 1",
+        f"{other} 2",
+    ]
 
-    collection = client.collection_create("Weather", dataset_ids=[dataset["id"]])
+    weather = unique("Weather")
+    collection = client.collection_create(weather, dataset_ids=[dataset["id"]])
     assert collection["dataset_ids"] == [dataset["id"]]
     assert client.collection_remove(collection["id"], dataset["id"])["dataset_ids"] == []
     assert client.collection_add(collection["id"], dataset["id"])["dataset_ids"] == [dataset["id"]]
-    assert client.collections_list(q="weath")["total"] == 1
+    assert client.collections_list(q=weather[2:].lower())["total"] == 1  # a part, any case
     client.dataset_delete(dataset["id"])
     assert client.collection_get(collection["id"])["dataset_ids"] == []
     client.collection_delete(collection["id"])
@@ -41,8 +47,8 @@ def test_datasets_and_collections(client):
     assert error.value.detail == "Dataset not found"
 
 
-def test_upload_from_a_file_object_and_download_with_progress(client, tmp_path):
-    dataset = client.dataset_create("Blob")
+def test_upload_from_a_file_object_and_download_with_progress(client, tmp_path, unique):
+    dataset = client.dataset_create(unique("Blob"))
     content = os.urandom(200 * 1024 + 7)
     sent = []
     answer = client.dataset_upload(
@@ -82,10 +88,10 @@ def test_an_upload_with_an_expired_token_is_renewed_and_sent_again_whole(
     assert answer["file"]["sha256"] == hashlib.sha256(source.read_bytes()).hexdigest()
 
 
-def test_a_new_client_with_only_the_refresh_cookie_refreshes_first(client, gunicorn_server):
+def test_a_new_client_with_only_the_refresh_cookie_refreshes_first(client, server):
     seen = []
     resumed = Client(
-        gunicorn_server.url,
+        server.url,
         refresh_token=client.refresh_cookie,
         on_refresh_cookie=lambda name, value: seen.append((name, value)),
     )
@@ -94,8 +100,8 @@ def test_a_new_client_with_only_the_refresh_cookie_refreshes_first(client, gunic
     assert seen[0][1] == resumed.refresh_cookie != client.refresh_cookie  # rotated
 
 
-def test_upload_from_a_pipe(client):
-    dataset = client.dataset_create("Piped")
+def test_upload_from_a_pipe(client, unique):
+    dataset = client.dataset_create(unique("Piped"))
     content = os.urandom(150 * 1024)
     read_end, write_end = os.pipe()
     writer = threading.Thread(target=lambda: (os.write(write_end, content), os.close(write_end)))
@@ -107,8 +113,9 @@ def test_upload_from_a_pipe(client):
     assert answer["file"]["sha256"] == hashlib.sha256(content).hexdigest()
 
 
-def test_download_without_overwrite_keeps_an_existing_file(client, tmp_path):
-    dataset = client.dataset_create("Twice")
+def test_download_without_overwrite_keeps_an_existing_file(client, tmp_path, unique):
+    name = unique("Twice")
+    dataset = client.dataset_create(name)
     content = os.urandom(500 * 1024)  # more than is read with the answer's headers
     client.dataset_upload(dataset["id"], io.BytesIO(content), filename="twice.bin")
     folder = tmp_path / "downloads"
@@ -118,6 +125,6 @@ def test_download_without_overwrite_keeps_an_existing_file(client, tmp_path):
         client.dataset_download(dataset["id"], folder, overwrite=False)
     assert error.value.filename == str(folder / "twice.bin")
     assert (folder / "twice.bin").read_bytes() == b"mine"
-    assert client.dataset_get(dataset["id"])["name"] == "Twice"  # the connection pool is sound
+    assert client.dataset_get(dataset["id"])["name"] == name  # the connection pool is sound
     path = client.dataset_download(dataset["id"], folder)  # overwrite=True: as before
     assert open(path, "rb").read() == content and os.listdir(folder) == ["twice.bin"]

@@ -16,49 +16,51 @@ from datahub_client.cli import main
 pytestmark = pytest.mark.e2e
 
 
-def test_a_token_is_made_used_listed_and_revoked(client, gunicorn_server):
+def test_a_token_is_made_used_listed_and_revoked(client, server, unique):
+    # The admin's tokens that the module's other tests made on the shared server.
+    others = {t["id"] for t in client.tokens_iter()}
     made = client.tokens_create("reports", scopes=["read"], expires_in_days=7)
     assert made["token"].startswith("dhp_") and made["scopes"] == ["read"]
     assert made["name"] == "reports" and made["last_used_at"] is None
-    reader = Client(gunicorn_server.url, token=made["token"])
+    reader = Client(server.url, token=made["token"])
     assert reader.me()["email"] == "admin@example.com"
-    assert reader.datasets_list()["total"] == 0
+    assert reader.datasets_list() == client.datasets_list()  # what its owner sees
     with pytest.raises(PermissionDeniedError):  # read scope: GET only
         reader.dataset_create("Not with a read token")
     with pytest.raises(PermissionDeniedError):  # a token does not make tokens
         reader.tokens_create("another")
 
-    writer = Client(
-        gunicorn_server.url, token=client.tokens_create("ci", expires_in_days=1)["token"]
-    )
-    dataset = writer.dataset_create("Made with a token")
-    assert client.dataset_get(dataset["id"])["name"] == "Made with a token"
+    writer = Client(server.url, token=client.tokens_create("ci", expires_in_days=1)["token"])
+    name = unique("Made with a token")
+    dataset = writer.dataset_create(name)
+    assert client.dataset_get(dataset["id"])["name"] == name
 
-    listed = {t["name"]: t for t in client.tokens_iter()}
+    tokens = list(client.tokens_iter())
+    assert all("token" not in t for t in tokens)
+    listed = {t["name"]: t for t in tokens if t["id"] not in others}
     assert set(listed) == {"reports", "ci"}
-    assert all("token" not in t for t in listed.values())
     assert listed["reports"]["id"] == made["id"]
     assert listed["ci"]["scopes"] == ["read", "write"]
-    assert client.tokens_list(limit=1)["total"] == 2
+    assert client.tokens_list(limit=1)["total"] == len(others) + 2
 
     client.token_revoke(made["id"])
     with pytest.raises(AuthenticationError):  # final: no refresh is tried
         reader.me()
     assert reader.token == made["token"] and reader.refresh_cookie is None
-    assert [t["name"] for t in client.tokens_iter()] == ["ci"]
+    assert [t["name"] for t in client.tokens_iter() if t["id"] not in others] == ["ci"]
     with pytest.raises(AuthenticationError):
-        Client(gunicorn_server.url, token="dhp_not-a-token").me()
+        Client(server.url, token="dhp_not-a-token").me()
 
 
 @pytest.fixture
-def run(gunicorn_server, tmp_path):
+def run(server, tmp_path):
     """``datahub ARGS`` with no password in the environment; ``input`` goes to stdin."""
     runner = CliRunner()
     session = tmp_path / "config" / "session.json"
 
     def run(*args, input=None, env=None):
         base = {
-            "DATAHUB_URL": gunicorn_server.url,
+            "DATAHUB_URL": server.url,
             "DATAHUB_SESSION_FILE": str(session),
             "DATAHUB_EMAIL": "admin@example.com",
             "DATAHUB_PASSWORD": None,
@@ -72,8 +74,10 @@ def run(gunicorn_server, tmp_path):
     return run
 
 
-def test_the_command_makes_uses_and_revokes_tokens(client, gunicorn_server, run, tmp_path):
-    password = gunicorn_server.admin_password()
+def test_the_command_makes_uses_and_revokes_tokens(client, server, run, tmp_path, unique):
+    # The admin's tokens that the module's other tests made on the shared server.
+    others = [t["name"] for t in client.tokens_iter()]
+    password = server.admin_password()
     assert run("login", input=password + "\n").exit_code == 0  # the password prompt
     result = run("tokens", "create", "nightly", "--read-only", "--days", "3")
     assert result.exit_code == 0, result.stderr
@@ -89,7 +93,7 @@ def test_the_command_makes_uses_and_revokes_tokens(client, gunicorn_server, run,
     assert result.exit_code == 0, result.stderr
     lines = result.stdout.splitlines()
     assert lines[0].split() == ["ID", "NAME", "SCOPES", "CREATED", "EXPIRES", "LAST", "USED"]
-    assert sorted(line.split()[1] for line in lines[1:]) == ["deploy", "nightly"]
+    assert sorted(line.split()[1] for line in lines[1:]) == sorted(["deploy", "nightly", *others])
     assert secret not in result.stdout and deploy["token"] not in result.stdout
     nightly = next(t for t in client.tokens_iter() if t["name"] == "nightly")
 
@@ -98,10 +102,10 @@ def test_the_command_makes_uses_and_revokes_tokens(client, gunicorn_server, run,
     result = run("login", "--token", input=secret + "\n")
     assert result.exit_code == 0, result.stderr
     assert "as admin@example.com with a personal access token" in result.stdout
-    assert json.loads(run.session.read_text()) == {"url": gunicorn_server.url, "token": secret}
+    assert json.loads(run.session.read_text()) == {"url": server.url, "token": secret}
     assert stat.S_IMODE(os.stat(run.session).st_mode) == 0o600
     assert run("whoami").stdout.splitlines()[1].startswith("admin@example.com")
-    result = run("datasets", "create", "Read only")
+    result = run("datasets", "create", unique("Read only"))
     assert result.exit_code == 1 and result.stderr.startswith("Error: ")
     result = run("tokens", "create", "from a token")
     assert result.exit_code == 1 and result.stderr.startswith("Error: ")
@@ -110,7 +114,11 @@ def test_the_command_makes_uses_and_revokes_tokens(client, gunicorn_server, run,
 
     # DATAHUB_TOKEN comes before the file's token.
     result = run(
-        "--json", "datasets", "create", "With the env token", env={"DATAHUB_TOKEN": deploy["token"]}
+        "--json",
+        "datasets",
+        "create",
+        unique("With the env token"),
+        env={"DATAHUB_TOKEN": deploy["token"]},
     )
     assert result.exit_code == 0, result.stderr
     result = run("logout", env={"DATAHUB_TOKEN": deploy["token"]})

@@ -17,12 +17,17 @@ pytestmark = pytest.mark.e2e
 RAIN = [b"date,mm\n2024-01-01,3\n", b"date,mm\n2024-01-01,4\n", b"date,mm\n2024-01-01,5\n"]
 
 
+@pytest.fixture(scope="module")
+def module_pipeline_worker():
+    return True  # a run reads a version
+
+
 def sha256(content):
     return hashlib.sha256(content).hexdigest()
 
 
-def test_upload_list_download_pin_restore_and_delete_versions(client, tmp_path):
-    dataset_id = client.dataset_create("Rain")["id"]
+def test_upload_list_download_pin_restore_and_delete_versions(client, tmp_path, unique):
+    dataset_id = client.dataset_create(unique("Rain"))["id"]
     first = client.dataset_upload(
         dataset_id, io.BytesIO(RAIN[0]), filename="rain.csv", message="first"
     )
@@ -90,17 +95,16 @@ def test_upload_list_download_pin_restore_and_delete_versions(client, tmp_path):
     assert not (tmp_path / "gone.csv").exists()
 
 
-def test_versions_iter_walks_every_page(client):
-    dataset_id = client.dataset_create("Many")["id"]
+def test_versions_iter_walks_every_page(client, unique):
+    dataset_id = client.dataset_create(unique("Many"))["id"]
     for _ in range(101):  # the same bytes each time: new versions, no new storage
         client.dataset_upload(dataset_id, io.BytesIO(b"x\n1\n"), filename="x.csv")
     numbers = [v["version"] for v in client.dataset_versions_iter(dataset_id)]
     assert numbers == list(range(101, 0, -1))
 
 
-@pytest.mark.parametrize("pipeline_worker", [True])
-def test_a_version_a_run_read_is_deleted_only_with_force(pipeline_worker, client):
-    source_id = client.dataset_create("cities")["id"]
+def test_a_version_a_run_read_is_deleted_only_with_force(client, unique):
+    source_id = client.dataset_create(unique("cities"))["id"]
     client.dataset_upload(
         source_id, io.BytesIO(b"city,temp\nOslo,3\nBergen,7\n"), filename="cities.csv"
     )
@@ -108,9 +112,9 @@ def test_a_version_a_run_read_is_deleted_only_with_force(pipeline_worker, client
         "POST",
         "/api/v1/pipelines/",
         json_body={
-            "name": "oslo only",
+            "name": unique("oslo only"),
             "source_dataset_id": source_id,
-            "output_dataset_name": "oslo",
+            "output_dataset_name": unique("oslo"),
             "steps": [{"op": "filter", "column": "city", "operator": "eq", "value": "Oslo"}],
         },
     )
@@ -129,8 +133,9 @@ def test_a_version_a_run_read_is_deleted_only_with_force(pipeline_worker, client
     assert [v["version"] for v in client.dataset_versions_iter(source_id)] == [2]
 
 
-def test_the_command_lists_downloads_pins_and_restores_versions(datahub, tmp_path):
-    dataset_id = str(json.loads(datahub("--json", "datasets", "create", "Rain").stdout)["id"])
+def test_the_command_lists_downloads_pins_and_restores_versions(datahub, tmp_path, unique):
+    created = datahub("--json", "datasets", "create", unique("Rain"))
+    dataset_id = str(json.loads(created.stdout)["id"])
     source = tmp_path / "rain.csv"
     source.write_bytes(RAIN[0])
     result = datahub("datasets", "upload", dataset_id, str(source), "--message", "first one")

@@ -98,13 +98,14 @@ def start_gunicorn(database_url, folder, workers=2, extra_env=None, **options):
     return server
 
 
-def stop_gunicorn(server, quick=True):
+def stop_gunicorn(server, quick=True, timeout=20):
     """SIGQUIT, gunicorn's quick shutdown (the test is over: a graceful SIGTERM took about
-    3 s per test here, against 1-1.7 s), or SIGTERM with ``quick=False``."""
+    3 s per test here, against 1-1.7 s), or SIGTERM with ``quick=False``; SIGKILL after
+    ``timeout`` seconds."""
     process = server.process
     process.send_signal(signal.SIGQUIT if quick else signal.SIGTERM)
     try:
-        process.wait(timeout=20)
+        process.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
         process.kill()
         process.wait()
@@ -119,5 +120,38 @@ def gunicorn_server(app, database_url, tmp_path, gunicorn_workers, gunicorn_env,
     """Start gunicorn against the test database (emptied by ``app``)."""
     env = {"DATAHUB_PIPELINE_EMBEDDED_WORKER": str(pipeline_worker).lower(), **gunicorn_env}
     server = start_gunicorn(database_url, tmp_path, gunicorn_workers, env)
+    yield server
+    stop_gunicorn(server)
+
+
+@pytest.fixture(scope="module")
+def module_gunicorn_env():
+    """Extra environment (DATAHUB_* settings) for ``module_gunicorn_server``; override in a
+    module (or a folder's conftest)."""
+    return {}
+
+
+@pytest.fixture(scope="module")
+def module_pipeline_worker():
+    """Whether ``module_gunicorn_server`` starts its pipeline worker process (as
+    ``pipeline_worker``); override with True in a module whose shared tests run pipelines."""
+    return False
+
+
+@pytest.fixture(scope="module")
+def module_gunicorn_server(tmp_path_factory, module_gunicorn_env, module_pipeline_worker):
+    """One gunicorn (2 workers, ``module_gunicorn_env``'s settings) shared by a module's
+    tests that only talk HTTP to it and need no database of their own: it has its own
+    SQLite file, so only DATABASE_INDEPENDENT modules (tests/conftest.py) use it, and it is
+    on SQLite in the PostgreSQL pass too. Its tests run one after the other (a module's
+    tests on a pytest-xdist worker each start one), but see what the module's earlier tests
+    made: they name what they make apart and never expect a whole list of their own. A
+    server's start and stop cost about 2.7 s of CPU."""
+    folder = tmp_path_factory.mktemp("server")
+    env = {
+        "DATAHUB_PIPELINE_EMBEDDED_WORKER": str(module_pipeline_worker).lower(),
+        **module_gunicorn_env,
+    }
+    server = start_gunicorn(f"sqlite:///{folder / 'datahub.db'}", folder, extra_env=env)
     yield server
     stop_gunicorn(server)

@@ -17,9 +17,11 @@ from datahub import create_app
 from datahub.app.extensions import db
 from datahub.pipelines.tasks import QUEUE, TASK_NAME
 from datahub.pipelines.worker import SHUTDOWN_ERROR, STALE_ERROR
+from tests import processes
 from tests.conftest import TEST_SECRET
 from tests.e2e.conftest import ROOT
 from tests.e2e.test_pipeline_workers import HEAVY, LIGHT, big_source  # noqa: F401  (fixture)
+from tests.events.webhook_helpers import LOOPBACK, create_webhook, deliveries, start_receiver
 from tests.pipelines.helpers import (  # broker: a fixture
     BROKER,
     PIPELINES,
@@ -42,7 +44,7 @@ READY = re.compile(r"worker (\S+): ready \(celery, concurrency (\d+)\)")
 
 @pytest.fixture
 def config_overrides():
-    return {"CELERY_BROKER_URL": BROKER, "PIPELINE_STALE_AFTER_SECONDS": STALE_AFTER}
+    return {"CELERY_BROKER_URL": BROKER, "PIPELINE_STALE_AFTER_SECONDS": STALE_AFTER, **LOOPBACK}
 
 
 class WorkerProcess:
@@ -78,6 +80,9 @@ def start_worker(app, database_url, tmp_path, broker):
             "DATAHUB_PIPELINE_REDISPATCH_SECONDS": str(redispatch),
             "DATAHUB_PIPELINE_STALE_AFTER_SECONDS": str(STALE_AFTER),
             "DATAHUB_PIPELINE_HEARTBEAT_SECONDS": "0.5",
+            # Webhooks to the tests' receivers on loopback (test_webhooks_are_delivered_too).
+            "DATAHUB_WEBHOOK_ALLOW_HTTP": "true",
+            "DATAHUB_WEBHOOK_ALLOW_PRIVATE": "true",
         }
         log_path = tmp_path / f"celery-worker-{len(workers)}.log"
         with open(log_path, "wb") as log:
@@ -296,3 +301,27 @@ def test_sigterm_fails_the_run_in_progress_as_shut_down_and_exits(
     run = get_run(client, editor, pipeline["id"], run["id"])
     assert (run["status"], run["error"]) == ("failed", SHUTDOWN_ERROR), run
     assert broker.llen(QUEUE) == 0  # its message was acked: nothing left to redeliver
+
+
+def test_webhooks_are_delivered_too(client, actors, start_worker, tmp_path):
+    """A Celery worker process delivers webhooks as the claim-loop worker does."""
+    editor = actors["editor"].headers
+    receiver = start_receiver(tmp_path / "receiver")
+    webhook = create_webhook(client, editor, receiver)
+    start_worker()
+    dataset = source(client, editor)  # created, then its first version
+    wait_until(lambda: len(receiver.received()) == 2, 20, "nothing arrived")
+    received = sorted((m["event"]["type"], m["verified"], m["status"]) for m in receiver.received())
+    assert received == [
+        ("datahub.dataset.created", True, 204),
+        ("datahub.dataset.version.created", True, 204),
+    ]
+    # A round's outcomes are recorded once all its messages are answered: just after the
+    # receiver has them.
+    wait_until(
+        lambda: {d["status"] for d in deliveries(client, editor, webhook["id"])} == {"succeeded"},
+        10,
+        "the deliveries were not recorded as succeeded",
+    )
+    assert dataset["id"]
+    processes.stop(receiver.process)

@@ -2,7 +2,9 @@
 PostgreSQL, Redis, an S3-compatible server and a Celery worker. Whatever one host does,
 the other sees; either host may die without losing an acknowledged write.
 
-The tests share one cluster and run in file order; the last one kills host b.
+The tests share one cluster and run in file order, on one pytest-xdist worker (one
+cluster, not one per worker that takes a test: two gunicorn hosts, a Celery worker and
+nginx to start and stop); the last one kills host b.
 """
 
 import hashlib
@@ -12,6 +14,7 @@ import subprocess
 import sys
 import threading
 import time
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -19,11 +22,10 @@ import requests
 import sqlalchemy as sa
 
 from tests.e2e import cluster as topology
+from tests.e2e.cluster_api import Api, hosts, make_pipeline, through_nginx, wait_for_run
 from tests.e2e.docs_examples import walkthrough_script
 
-pytestmark = pytest.mark.e2e
-
-API = "/api/v1"
+pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("cluster")]
 
 
 @pytest.fixture(scope="module")
@@ -57,50 +59,6 @@ def database(the_cluster):
 @pytest.fixture(autouse=True)
 def fresh_rate_limits(the_cluster):
     the_cluster.forget_rate_limits()
-
-
-class Api:
-    """Requests to one address (a host, or nginx) as one user."""
-
-    def __init__(self, url, verify=True):
-        self.url, self.verify = url, verify
-        self.http = requests.Session()
-        self.token = None
-
-    def call(self, method, path, **kwargs):
-        headers = kwargs.pop("headers", {})
-        if self.token:
-            headers.setdefault("Authorization", f"Bearer {self.token}")
-        return self.http.request(
-            method, self.url + API + path, headers=headers, verify=self.verify, timeout=30, **kwargs
-        )
-
-    def login(self, email=topology.ADMIN_EMAIL, password=topology.ADMIN_PASSWORD):
-        response = self.call("POST", "/auth/login", json={"email": email, "password": password})
-        assert response.status_code == 200, response.text
-        self.token = response.json()["access_token"]
-        return self
-
-    def as_token(self, token):
-        self.token = token
-        return self
-
-
-def hosts(the_cluster):
-    return [Api(host.url) for host in the_cluster.hosts]
-
-
-def through_nginx(the_cluster):
-    return Api(the_cluster.nginx.url, verify=the_cluster.ca_file)
-
-
-def wait_for_run(api, pipeline_id, run_id, timeout=60):
-    deadline = time.monotonic() + timeout
-    while True:
-        run = api.call("GET", f"/pipelines/{pipeline_id}/runs/{run_id}").json()
-        if run["status"] not in ("queued", "running") or time.monotonic() > deadline:
-            return run
-        time.sleep(0.2)
 
 
 def forget_data(database, s3):
@@ -229,37 +187,6 @@ def test_a_file_uploaded_on_one_host_downloads_identically_from_the_other(the_cl
 # -- runs ---------------------------------------------------------------------------------
 
 
-def make_pipeline(api, rows=3):
-    source = api.call("POST", "/datasets/", json={"name": "cities " + secrets.token_hex(4)})
-    assert source.status_code == 201, source.text
-    source_id = source.json()["id"]
-    body = "city,population\n" + "".join(f"c{i},{i}\n" for i in range(rows))
-    assert (
-        api.call(
-            "PUT",
-            f"/datasets/{source_id}/file",
-            data=body.encode(),
-            headers={"Content-Type": "text/csv"},
-        ).status_code
-        == 200
-    )
-    pipeline = api.call(
-        "POST",
-        "/pipelines/",
-        json={
-            "name": "big cities " + secrets.token_hex(4),
-            "source_dataset_id": source_id,
-            "output_dataset_name": "big cities out " + secrets.token_hex(4),
-            "steps": [
-                {"op": "filter", "column": "population", "operator": "ge", "value": 1},
-                {"op": "sort", "columns": ["population"], "descending": True},
-            ],
-        },
-    )
-    assert pipeline.status_code == 201, pipeline.text
-    return pipeline.json()["id"]
-
-
 def test_a_run_started_on_either_host_is_executed_by_the_worker(the_cluster, database):
     a, b = (api.login() for api in hosts(the_cluster))
     pipeline_id = make_pipeline(a)
@@ -362,6 +289,44 @@ def test_login_rate_limits_count_across_hosts(the_cluster):
 
 
 # -- a host dies -----------------------------------------------------------------------
+
+
+def test_each_due_time_of_a_schedule_runs_once_with_a_worker_on_each_host(the_cluster, database):
+    """A second Celery worker, as on the other host (an instance folder of its own): both
+    look for due schedules every WEBHOOK_POLL_SECONDS, and each due time starts one run.
+    (That one worker takes a due time, by a compare-and-set, is shown with eight at once
+    in tests/pipelines/test_triggers.py; here, that it holds end to end.)"""
+    second = topology.CeleryWorker(the_cluster.folder / "worker-b", the_cluster.env).start()
+    try:
+        a, b = (api.login() for api in hosts(the_cluster))
+        pipeline_id = make_pipeline(a)
+        daily = {"cron": "0 3 * * *", "timezone": "Europe/Oslo"}
+        changed = b.call("PATCH", f"/pipelines/{pipeline_id}", json={"trigger": daily})
+        assert changed.status_code == 200, changed.text
+        for due_times in (1, 2, 3):
+            with database.begin() as conn:  # a due time passed while nothing ran
+                conn.execute(
+                    sa.text(
+                        "UPDATE pipelines SET next_run_at = now() - interval '2 days' "
+                        "WHERE id = :id"
+                    ),
+                    {"id": pipeline_id},
+                )
+            deadline = time.monotonic() + 60
+            while True:
+                runs = a.call("GET", f"/pipelines/{pipeline_id}/runs").json()["items"]
+                if len(runs) >= due_times and all(r["status"] == "succeeded" for r in runs):
+                    break
+                assert time.monotonic() < deadline, (runs, the_cluster.logs(), second.log())
+                time.sleep(0.2)
+            time.sleep(1)  # the other worker had its chance to start one more
+            runs = a.call("GET", f"/pipelines/{pipeline_id}/runs").json()["items"]
+            assert [r["triggered_by"] for r in runs] == ["schedule"] * due_times, runs
+        pipeline = b.call("GET", f"/pipelines/{pipeline_id}").json()
+        next_due = datetime.fromisoformat(pipeline["next_run_at"])
+        assert next_due > datetime.fromisoformat(runs[0]["created_at"])  # counted from then
+    finally:
+        second.stop()
 
 
 def test_killing_a_host_loses_no_acknowledged_write_and_nginx_keeps_serving(the_cluster):

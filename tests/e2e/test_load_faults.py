@@ -10,9 +10,9 @@
    got a 2xx is there and intact, a write that got no answer happened completely or not
    at all, and rows and stored files match one to one.
 
-LOAD_SECONDS defaults to 60 (the issue's figure): the module takes about 1.5 minutes per
-database, and CI runs it on SQLite and on PostgreSQL. Set DATAHUB_LOAD_SECONDS to run the
-traffic longer or shorter. The machines are shared and noisy, so nothing here asserts speed.
+LOAD_SECONDS defaults to 60 (the issue's figure) on SQLite and 20 on PostgreSQL (see
+below); CI runs the module on both. Set DATAHUB_LOAD_SECONDS to run the traffic longer or
+shorter. The machines are shared and noisy, so nothing here asserts speed.
 """
 
 import os
@@ -44,7 +44,10 @@ from tests.e2e.load_helpers import (
 # modules that do run one at a time, on one pytest-xdist worker (python -m tests).
 pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("many_connections")]
 
-LOAD_SECONDS = float(os.environ.get("DATAHUB_LOAD_SECONDS", "60"))
+# 60 s (the issue's figure) on SQLite, whose writers take turns at one lock: the hazard
+# this load is for. PostgreSQL has no such lock; 20 s there keeps CI's second pass short.
+ON_POSTGRESQL = os.environ.get("DATAHUB_TEST_DATABASE_URL", "").startswith("postgresql")
+LOAD_SECONDS = float(os.environ.get("DATAHUB_LOAD_SECONDS", "20" if ON_POSTGRESQL else "60"))
 THREADS = 16
 # Operation → (weight in the mix, the status that is the right answer).
 MIX = {

@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("slow_clients")]  # one module server
 
 IDLE = 2  # CLIENT_IDLE_TIMEOUT for the idle tests
 
@@ -138,11 +138,11 @@ CHUNKED_LOGIN = (
         "chunk-terminator",
     ],
 )
-def test_every_error_of_the_server_is_json(gunicorn_server, raw, status, detail):
-    answer, headers, body = parse(exchange(gunicorn_server, raw))
+def test_every_error_of_the_server_is_json(module_gunicorn_server, raw, status, detail):
+    answer, headers, body = parse(exchange(module_gunicorn_server, raw))
     assert (answer, json.loads(body)) == (status, {"detail": detail})
     assert headers["content-type"] == "application/json"
-    log = gunicorn_server.log()
+    log = module_gunicorn_server.log()
     assert "Traceback" not in log and "<html>" not in log
 
 
@@ -158,7 +158,7 @@ def test_every_error_of_the_server_is_json(gunicorn_server, raw, status, detail)
     ],
 )
 def test_a_declared_length_over_the_limit_is_answered_before_any_byte_is_sent(
-    gunicorn_server, path, method, status, detail
+    module_gunicorn_server, path, method, status, detail
 ):
     """The client announces 1 GiB and sends nothing: the answer comes at once and the
     connection closes, nothing of the body is waited for."""
@@ -167,18 +167,18 @@ def test_a_declared_length_over_the_limit_is_answered_before_any_byte_is_sent(
         f"Content-Length: {2**30}\r\n\r\n"
     ).encode()
     started = time.monotonic()
-    answer, _, body = parse(exchange(gunicorn_server, head, timeout=5))
+    answer, _, body = parse(exchange(module_gunicorn_server, head, timeout=5))
     assert (answer, json.loads(body)) == (status, {"detail": detail})
     assert time.monotonic() - started < 2
 
 
-def test_an_answer_before_a_small_body_still_reaches_a_client_sending_it(gunicorn_server):
+def test_an_answer_before_a_small_body_still_reaches_a_client_sending_it(module_gunicorn_server):
     """A 401 comes before a byte of the body is read. A client that sends its whole body
     before reading (http.client, urllib3, requests) must still get that 401, and the
     connection stays usable, rather than being reset over an unread body."""
     import http.client
 
-    host, port = address(gunicorn_server)
+    host, port = address(module_gunicorn_server)
     conn = http.client.HTTPConnection(host, port, timeout=10)
     try:
         for _ in range(3):

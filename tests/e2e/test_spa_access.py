@@ -115,11 +115,11 @@ def test_the_owner_shares_a_dataset_and_sets_its_visibility(gunicorn_server, bro
     context.close()
 
 
-def test_a_dataset_is_shared_with_a_group_by_name(app, gunicorn_server, browser):
+def test_a_dataset_is_shared_with_a_group_by_name(gunicorn_server, browser):
     """Needs the groups API (GET /api/v1/groups/) for the group's name."""
     api = api_client(gunicorn_server)
     wes, wes_password = new_user(api, "wes@example.com", "viewer")
-    group_id = make_group(app, "Analysts", [wes["id"]])
+    group_id = make_group(api, "Analysts", [wes["id"]])
     dataset = api.dataset_create("For the analysts", visibility="private")
     context, page, errors = logged_in_page(browser, gunicorn_server)
     page.click(f"#datasets tr[data-id='{dataset['id']}']")

@@ -42,6 +42,8 @@ def test_create_get_list_patch_delete(client, actors):
         "steps",
         "output_dataset_name",
         "output_format",
+        "trigger",
+        "next_run_at",
         "created_at",
         "updated_at",
     ]
@@ -176,9 +178,11 @@ def test_runs_queue_conflict_list_and_cancel(app, client, actors):
         "output_dataset_id",
         "inputs",
         "output",
+        "triggered_by",
         "reused_run_id",
     ]
     assert (queued["status"], queued["started_at"], queued["rows_in"]) == ("queued", None, None)
+    assert queued["triggered_by"] == "user"
     response = client.post(runs_url, headers=editor)
     assert (response.status_code, response.get_json()) == (
         409,

@@ -7,6 +7,8 @@ import http.server
 import json
 import sys
 
+from tests.receivers import serve
+
 
 def main(port_file, log_file, status=200):
     class Handler(http.server.BaseHTTPRequestHandler):
@@ -22,13 +24,7 @@ def main(port_file, log_file, status=200):
         def log_message(self, *args):
             pass
 
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    with open(port_file + ".tmp", "w") as handle:
-        handle.write(str(server.server_address[1]))
-    import os
-
-    os.replace(port_file + ".tmp", port_file)
-    server.serve_forever()
+    serve(Handler, port_file)
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ def test_index_and_assets_are_served_with_a_strict_policy(client):
         ("datahub-client.js", "text/javascript"),
         ("diff.js", "text/javascript"),
         ("lineage.js", "text/javascript"),
+        ("live.js", "text/javascript"),
         ("preview.js", "text/javascript"),
         ("sharing.js", "text/javascript"),
         ("tokens.js", "text/javascript"),

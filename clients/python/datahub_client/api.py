@@ -11,6 +11,7 @@ from urllib3.util.retry import Retry
 
 from datahub_client.access import AccessMixin
 from datahub_client.errors import AuthenticationError, DatahubError, UnreachableError, error_for
+from datahub_client.events import EventsMixin
 from datahub_client.resources import ResourcesMixin
 from datahub_client.versions import VersionsMixin
 
@@ -50,7 +51,7 @@ class SeedRetry(Retry):
             time.sleep(delay)
 
 
-class Client(ResourcesMixin, VersionsMixin, AccessMixin):
+class Client(ResourcesMixin, VersionsMixin, AccessMixin, EventsMixin):
     """One session with the service. Thread-safe; concurrent 401s share one refresh.
 
     ``token`` (a personal access token, ``dhp_...``) instead of a login: sent as the

@@ -28,6 +28,7 @@ import click
 from datahub_client.cli_access import access_commands, groups, visibility_option
 from datahub_client.cli_auth import AUTH_COMMANDS
 from datahub_client.cli_context import Context, Main, pass_context
+from datahub_client.cli_events import events, pipelines_trigger, webhooks
 from datahub_client.cli_lineage import datasets_lineage
 from datahub_client.cli_versions import VERSION_COMMANDS
 
@@ -57,6 +58,8 @@ def cli(ctx, url, as_json):
 for command in AUTH_COMMANDS:  # login, logout, whoami, tokens (cli_auth.py)
     cli.add_command(command)
 cli.add_command(groups)  # cli_access.py
+cli.add_command(events)  # cli_events.py
+cli.add_command(webhooks)
 
 
 # -- datasets -----------------------------------------------------------------------------
@@ -352,6 +355,7 @@ def pipelines_run(context, pipeline_id, wait, poll):
 
 for command in access_commands("pipeline"):  # grants, share, unshare, visibility
     pipelines.add_command(command)
+pipelines.add_command(pipelines_trigger)  # cli_events.py
 
 
 main = cli  # the console script ``datahub`` (the entry point in pyproject.toml)

@@ -78,13 +78,14 @@ class IdleTimeoutSocket(socket.socket):
     and blocking (in a request thread) with ``setblocking``; here blocking means the
     timeout."""
 
-    __slots__ = ("idle_timeout", "deadline")
+    __slots__ = ("idle_timeout", "deadline", "handed_off")
 
     @classmethod
     def wrap(cls, sock, idle_timeout):
         wrapped = cls(sock.family, sock.type, sock.proto, fileno=sock.detach())
         wrapped.idle_timeout = idle_timeout
         wrapped.deadline = None  # time.monotonic() after which reads fail (read_deadline)
+        wrapped.handed_off = False  # the connection is an event stream's (streams.hand_off)
         wrapped.setblocking(False)  # as gunicorn had it when the connection was accepted
         return wrapped
 
@@ -126,6 +127,8 @@ class IdleTimeoutSocket(socket.socket):
             raise self._idle(error) from None
 
     def sendall(self, *args):
+        if self.handed_off:
+            return None  # gunicorn's end of a response that goes on as a stream
         try:
             return super().sendall(*args)
         except TimeoutError as error:
@@ -196,8 +199,10 @@ class Worker(ThreadWorker):
         """gthread closes a finished connection gracefully in its main loop, waiting up to
         2 s for the client to close its side: a client that never does would stall the
         accepting and dispatching of every other connection that long. Done here in a
-        thread of its own instead."""
-        if not graceful:
+        thread of its own instead. A connection that went on as an event stream
+        (datahub.platform.serving.streams) only loses this descriptor: a graceful close
+        would shut it down for the stream too."""
+        if not graceful or close.__self__.sock.handed_off:
             return close()
         self.closer.submit(close)
 

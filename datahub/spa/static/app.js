@@ -4,21 +4,29 @@
 // may manage it) and its lineage; the Tokens page (#tokens) the personal access tokens.
 // Everything that talks to the service goes through datahub-client.js; the parts of a
 // dataset's page are modules of their own (preview.js, versions.js, diff.js, sharing.js,
-// lineage.js), and so is the Tokens page (tokens.js).
+// lineage.js), and so is the Tokens page (tokens.js). While someone is logged in the app
+// follows the live events (live.js): the lists and the open dataset's page show what
+// happens elsewhere (a run's status, a new version) without a reload.
 import { DatahubClient, DatahubError } from "./datahub-client.js";
 import { clearDiff, setUpDiff } from "./diff.js";
 import { clearLineage, showLineage } from "./lineage.js";
+import { follow, stop as stopFollowing } from "./live.js";
 import { clearPreview, showNoFile, showPreview } from "./preview.js";
 import { clearSharing, showSharing } from "./sharing.js";
 import { clearTokens, showTokens } from "./tokens.js";
-import { $, busy, cell, endSession, fail, say, size, when } from "./ui.js";
+import { $, busy, cell, endSession, fail, lastOnly, say, size, when } from "./ui.js";
 import { clearVersions, showVersions } from "./versions.js";
 
 const CREATING_ROLES = ["editor", "admin"]; // a viewer only reads: no create form
 let user = null; // who is logged in (GET /auth/me)
 let datasets = new Map(); // the listed datasets by id
 const pipelineNames = new Map(); // the listed pipelines' names by id
+const listedPipelines = new Map(); // the listed pipelines by id: {pipeline, run} (latest)
 let shownDatasetId = null; // whose page is open (or being opened) below the list
+let shownDataset = null; // that dataset as its page shows it (null while it is asked for)
+const datasetLoads = lastOnly(); // a list's older answer arriving late is dropped
+const pipelineLoads = lastOnly();
+let showing = Promise.resolve(); // the app's own showing anew in flight: see own()
 const api = new DatahubClient("", {
   onSessionEnd: () => {
     endSession(); // the failing request's own error need not be shown as well
@@ -27,6 +35,7 @@ const api = new DatahubClient("", {
 });
 
 function showLogin(message = "") {
+  stopFollowing();
   user = null;
   $("user").hidden = true;
   $("datasets-view").hidden = true;
@@ -53,6 +62,7 @@ function mayManage(dataset) {
 
 function closeDatasetPage() {
   shownDatasetId = null;
+  shownDataset = null;
   clearPreview();
   clearVersions();
   clearDiff();
@@ -68,6 +78,7 @@ async function openDataset(datasetId) {
   shownDatasetId = datasetId;
   const dataset = datasets.get(datasetId) ?? (await api.getDataset(datasetId));
   if (shownDatasetId !== datasetId) return; // another one was asked for meanwhile
+  shownDataset = dataset;
   const row = document.querySelector(`#datasets tr[data-id='${datasetId}']`);
   $("dataset-area").hidden = false;
   const changes = { mayChange: mayChange(dataset), onChange: () => refresh(datasetId) };
@@ -82,9 +93,20 @@ async function openDataset(datasetId) {
 }
 
 // After a new version (an upload or a restore): the lists and the dataset's page anew.
-async function refresh(datasetId) {
-  await showMain();
-  if (shownDatasetId === datasetId) await openDataset(datasetId);
+function refresh(datasetId) {
+  return own(async () => {
+    await showMain();
+    if (shownDatasetId === datasetId) await openDataset(datasetId);
+  });
+}
+
+// The app's own showing anew, after a login or a change made here: a burst of live events
+// waits for it before comparing, so that the events of this page's own changes find them
+// shown already (and the page is not shown anew twice).
+function own(work) {
+  const done = work();
+  showing = Promise.all([showing, done.catch(() => {})]);
+  return done;
 }
 
 // The address says whose page is open: #dataset/ID. A click on a row goes there, and so do
@@ -184,26 +206,126 @@ async function latestRun(pipeline) {
   }
 }
 
+async function showDatasets() {
+  const current = datasetLoads.next();
+  const page = await api.listDatasets({ limit: 100 });
+  if (!current()) return;
+  datasets = new Map(page.items.map((dataset) => [dataset.id, dataset]));
+  $("datasets").replaceChildren(...page.items.map(datasetRow));
+  $("total").textContent = `(${page.total})`;
+}
+
+async function showPipelines() {
+  const current = pipelineLoads.next();
+  const pipelines = await api.listPipelines({ limit: 100 });
+  const runs = await Promise.all(pipelines.items.map(latestRun));
+  if (!current()) return;
+  listedPipelines.clear();
+  pipelines.items.forEach((pipeline, i) => {
+    pipelineNames.set(pipeline.id, pipeline.name);
+    listedPipelines.set(pipeline.id, { pipeline, run: runs[i] });
+  });
+  $("pipelines").replaceChildren(...pipelines.items.map((item, i) => pipelineRow(item, runs[i])));
+  $("pipelines-total").textContent = `(${pipelines.total})`;
+}
+
 // The user and the lists are loaded together: after the access token expired, they all get
 // a 401 at once and share one refresh.
 async function showMain() {
-  const [me, page, pipelines] = await Promise.all([
-    api.me(), api.listDatasets({ limit: 100 }), api.listPipelines({ limit: 100 }),
-  ]);
-  const runs = await Promise.all(pipelines.items.map(latestRun));
+  const [me] = await Promise.all([api.me(), showDatasets(), showPipelines()]);
   user = me;
-  datasets = new Map(page.items.map((dataset) => [dataset.id, dataset]));
-  for (const pipeline of pipelines.items) pipelineNames.set(pipeline.id, pipeline.name);
   $("user-email").textContent = user.email;
   $("user-roles").textContent = user.roles.join(", ");
   $("user").hidden = false;
   $("create-area").hidden = !user.roles.some((role) => CREATING_ROLES.includes(role));
   $("login-view").hidden = true;
   $("datasets-view").hidden = tokensInAddress();
-  $("datasets").replaceChildren(...page.items.map(datasetRow));
-  $("total").textContent = `(${page.total})`;
-  $("pipelines").replaceChildren(...pipelines.items.map((item, i) => pipelineRow(item, runs[i])));
-  $("pipelines-total").textContent = `(${pipelines.total})`;
+}
+
+// -- what happens elsewhere (the live events of live.js) -------------------------------
+
+const VERSION_CREATED = "datahub.dataset.version.created";
+const DATASET_DELETED = "datahub.dataset.deleted";
+const RUN_SUCCEEDED = "datahub.run.succeeded";
+
+function datasetOf(event) {
+  return event.type === VERSION_CREATED ? event.data.dataset_id : event.data.id;
+}
+
+// Whether the datasets' list shows less than a dataset's event says (an update may have
+// changed tags or description, which its event does not say).
+function listMisses(event) {
+  const listed = datasets.get(datasetOf(event));
+  if (event.type === "datahub.dataset.created") return !listed;
+  if (event.type === DATASET_DELETED) return Boolean(listed);
+  if (event.type === VERSION_CREATED) {
+    return !listed || (listed.current_version ?? 0) < event.data.version;
+  }
+  return true;
+}
+
+// Whether the open dataset's page shows less than its event says: a newer version, or
+// another name, owner or visibility.
+function pageMisses(event) {
+  if (!shownDataset) return true; // still being asked for
+  if (event.type === VERSION_CREATED) {
+    return (shownDataset.current_version ?? 0) < event.data.version;
+  }
+  return ["name", "owner_id", "visibility", "current_version"]
+    .some((key) => event.data[key] !== shownDataset[key]);
+}
+
+// Whether the pipelines' list shows less than a pipeline's event says (an update may have
+// changed its source, which its event does not say).
+function pipelinesMiss(event) {
+  const listed = listedPipelines.has(event.data.id);
+  if (event.type === "datahub.pipeline.created") return !listed;
+  if (event.type === "datahub.pipeline.deleted") return listed;
+  return true;
+}
+
+// A run's event says its state: shown in its pipeline's row if it is the latest run there.
+function showRun(run) {
+  const listed = listedPipelines.get(run.pipeline_id);
+  if (!listed || (listed.run && listed.run.id > run.id)) return; // not listed; an older run
+  if (listed.run && listed.run.id === run.id && listed.run.status === run.status) return;
+  const old = document.querySelector(`#pipelines tr[data-id='${run.pipeline_id}']`);
+  if (!old) return;
+  listed.run = run;
+  const row = pipelineRow(listed.pipeline, run);
+  if (old.classList.contains("selected")) row.classList.add("selected"); // its output's preview
+  old.replaceWith(row);
+}
+
+// A burst of live events: the lists and the open dataset's page are shown anew where they
+// show less than the events say; what this page changed itself it has shown already.
+function showEvents(events) {
+  return busy(null, async () => {
+    await showing;
+    if (!user) return; // logged out meanwhile
+    const of = (kind) => events.filter((event) => event.type.startsWith(`datahub.${kind}.`));
+    const [ofDatasets, ofPipelines, ofRuns] = [of("dataset"), of("pipeline"), of("run")];
+    const pageId = shownDatasetId;
+    const ofPage = ofDatasets.filter((event) => datasetOf(event) === pageId);
+    const pageMissed = ofPage.some(pageMisses);
+    const lists = [];
+    if (ofDatasets.some(listMisses)) lists.push(showDatasets());
+    if (ofPipelines.some(pipelinesMiss)) lists.push(showPipelines()); // their runs too
+    else for (const event of ofRuns) showRun(event.data);
+    await Promise.all(lists);
+    if (pageId === null || shownDatasetId !== pageId) return; // none open, or another now
+    const readIt = (event) => event.type === RUN_SUCCEEDED
+      && listedPipelines.get(event.data.pipeline_id)?.pipeline.source_dataset_id === pageId;
+    if (ofPage.some((event) => event.type === DATASET_DELETED)) {
+      closeDatasetPage();
+      window.history.replaceState(null, "", window.location.pathname);
+      say(`Dataset ${pageId} was deleted.`);
+    } else if (pageMissed) {
+      await openDataset(pageId);
+    } else if (shownDataset && ofRuns.some(readIt)) {
+      await showLineage(api, shownDataset, pipelineNames); // a run read it: downstream grew
+    }
+  });
 }
 
 $("login-form").addEventListener("submit", (event) => {
@@ -211,13 +333,15 @@ $("login-form").addEventListener("submit", (event) => {
   busy(event.submitter, async () => {
     await api.login($("email").value, $("password").value);
     $("password").value = "";
-    await showMain();
+    follow(api, showEvents); // from now on: what changes while the lists load is shown too
+    await own(showMain);
     say("Logged in.");
     await route(); // a dataset's page in the address: shown once logged in
   });
 });
 
 $("logout").addEventListener("click", (event) => busy(event.target, async () => {
+  stopFollowing();
   await api.logout();
   clearTokens();
   $("datasets").replaceChildren();
@@ -244,7 +368,7 @@ $("create-form").addEventListener("submit", (event) => {
       await api.uploadDatasetFile(dataset.id, file);
     }
     event.target.reset();
-    await showMain();
+    await own(showMain);
     say(`Created dataset ${dataset.id}${file ? ` with ${file.name}` : ""}.`);
   });
 });
@@ -266,6 +390,7 @@ api.restore().then(async (loggedIn) => {
     showLogin();
     return;
   }
-  await showMain();
+  follow(api, showEvents);
+  await own(showMain);
   busy(null, route); // a dataset's page in the address; its errors are said, no login asked
 }).catch((error) => { showLogin(); fail(error); });

@@ -145,6 +145,8 @@ export class DatahubClient {
       this._token = this._accessToken = null;
       return;
     }
+    // A refresh in flight (a stream reopened, say) would set a new cookie after this one.
+    if (this._refreshing) await this._refreshing.catch(() => {});
     const headers = this._csrfHeader();
     if (this._accessToken) headers.Authorization = `Bearer ${this._accessToken}`;
     try {
@@ -159,7 +161,8 @@ export class DatahubClient {
 
   /**
    * An authenticated request; resolves to the Response (2xx/3xx) or throws DatahubError.
-   * options: json (a value to send as JSON), body (anything fetch takes), headers.
+   * options: json (a value to send as JSON), body (anything fetch takes), headers, signal
+   * (an AbortSignal: aborting rejects with its AbortError, never retried).
    */
   async request(method, path, options = {}) {
     if (!this._accessToken) await this._renewOrEnd();
@@ -323,6 +326,25 @@ export class DatahubClient {
     return this.get(`/api/v1/pipelines/${pipelineId}/runs?${query}`);
   }
 
+  /** The live events (GET /api/v1/events/stream): resolves to the Response once the
+   *  stream is open; its body is the text/event-stream to read (the web app's live.js
+   *  reads it). `type` and `datasetId` filter; `lastEventId` resumes after that event;
+   *  `signal` (an AbortSignal) ends it. A 401 renews the token as for any request; the
+   *  stream ends when the token it was opened with expires: open it again then. */
+  openEventStream({ type, datasetId, lastEventId, signal } = {}) {
+    const query = new URLSearchParams();
+    if (type) query.set("type", type);
+    if (datasetId !== undefined && datasetId !== null) query.set("dataset_id", datasetId);
+    const headers = { Accept: "text/event-stream" };
+    if (lastEventId !== undefined && lastEventId !== null) {
+      headers["Last-Event-ID"] = String(lastEventId);
+    }
+    const search = String(query);
+    return this.request("GET", `/api/v1/events/stream${search ? `?${search}` : ""}`, {
+      headers, signal,
+    });
+  }
+
   // Access: `kind` is "dataset", "collection" or "pipeline"; the owner (an editor) or an
   // admin sees and changes a row's visibility and grants.
 
@@ -396,8 +418,9 @@ export class DatahubClient {
   }
 
   /** One request with the retry policy; throws DatahubError for every non-2xx/3xx. */
-  async _send(method, path, { json, body, headers = {}, credentials = "omit" } = {}) {
+  async _send(method, path, { json, body, headers = {}, credentials = "omit", signal } = {}) {
     const init = { method, credentials, headers: { ...headers } };
+    if (signal) init.signal = signal;
     if (json !== undefined) {
       init.body = JSON.stringify(json);
       init.headers["Content-Type"] = "application/json";
@@ -410,6 +433,7 @@ export class DatahubClient {
       try {
         response = await this._fetch(this.baseUrl + path, init);
       } catch (networkError) {
+        if (signal && signal.aborted) throw networkError; // the caller ended it
         if (!retryable || attempt >= this.retryDelays.length) {
           throw new DatahubError(0, `Cannot reach the service: ${networkError.message}`);
         }

@@ -241,3 +241,20 @@ def test_logout_racing_a_refresh_ends_the_session_without_errors(app, make_user)
         if results["refresh"].status_code == 200 and successor:  # it rotated before the logout
             use_cookie(client, successor[0])
             assert refresh(client).get_json() == {"detail": "Token has been revoked"}
+
+
+@pytest.mark.parametrize("config_overrides", [{"REFRESH_REUSE_GRACE_SECONDS": 0}])
+def test_no_grace_means_none_even_within_the_same_instant(app, client, make_user, monkeypatch):
+    """A replay read at the very instant of the rotation (as when it looked at the clock
+    before waiting for the rotation's lock) is a reuse when no grace is allowed."""
+    from datahub.identity import sessions
+
+    make_user()
+    login(client)
+    cookie = cookie_value(client)
+    frozen = sessions.utcnow()
+    monkeypatch.setattr(sessions, "utcnow", lambda: frozen)
+    rotator, replayer = app.test_client(), app.test_client()
+    for each in (rotator, replayer):
+        use_cookie(each, cookie)
+    assert (refresh(rotator).status_code, refresh(replayer).status_code) == (200, 401)

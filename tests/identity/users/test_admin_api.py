@@ -14,6 +14,7 @@ def admin(actors):
 
 
 def test_list_and_get(client, actors, admin):
+    actors.everyone()
     response = client.get(URL, headers=admin.headers)
     assert response.status_code == 200
     page = response.get_json()
@@ -85,7 +86,8 @@ def test_create_user_who_can_log_in(client, admin):
     assert default["roles"] == ["viewer"]
 
 
-def test_create_duplicate_email_is_409(client, admin):
+def test_create_duplicate_email_is_409(client, actors, admin):
+    assert actors["editor"]  # editor@example.com exists
     response = client.post(
         URL, json={"email": "EDITOR@example.com", "password": PASSWORD}, headers=admin.headers
     )

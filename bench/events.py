@@ -1,0 +1,257 @@
+"""Events benchmark (bench/README.rst, "Events"):
+
+    python -m bench.events                       # SQLite (~3 minutes)
+    python -m bench.events --database-url postgresql://postgres@127.0.0.1:5432/bench
+
+1. **outbox**: ``POST /api/v1/datasets/`` p50 through gunicorn, with the event written
+   in the create's transaction, against the same service whose outbox's ``record`` is a
+   no-op (bench/no_outbox_app.py), interleaved rounds; target ≤ 1.05×.
+2. **latency**: a dataset changed 50 times a second for ``--seconds`` (gunicorn, one
+   ``flask worker`` process delivering): the time from each event (its CloudEvent
+   ``time``) to its arrival at a webhook receiver on loopback; target p99 ≤ 1 s.
+3. **failures**: 1,000 messages to a receiver that fails the first attempt of every fifth
+   one (20%): every message arrives with a 2xx exactly once by ``webhook-id``
+   (repeats on the wire allowed, none lost).
+"""
+
+import argparse
+import http.server
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from datetime import datetime
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.run import EMAIL, PASSWORD, Server, datahub_env, prepare_datahub  # noqa: E402
+
+
+def _p(values, q):
+    values = sorted(values)
+    return values[min(len(values) - 1, int(q * len(values)))]
+
+
+# -- 1. the outbox's cost ----------------------------------------------------------------
+
+
+def bench_outbox(args, env):
+    """``POST /api/v1/datasets/`` p50 on the service and on the same service whose outbox
+    writes nothing (bench/no_outbox_app.py), one gunicorn worker each, interleaved."""
+    counter = iter(range(10**9))
+
+    def creates(server, headers, n):
+        times = []
+        for _ in range(n):
+            started = time.perf_counter()
+            status, data, _ = server.request(
+                "POST", "/api/v1/datasets/", {"name": f"o{next(counter)}"}, headers
+            )
+            times.append(time.perf_counter() - started)
+            assert status == 201, data
+        return times
+
+    with Server("wsgi:app", env, 1) as real, Server("bench.no_outbox_app:app", env, 1) as bare:
+        sides = [(real, _login(real), []), (bare, _login(bare), [])]
+        for server, headers, _ in sides:
+            creates(server, headers, 50)  # warm up
+        for _ in range(args.rounds):
+            for server, headers, times in sides:
+                times += creates(server, headers, args.creates)
+    p50, base = (statistics.median(times) for _, _, times in sides)
+    ratio = p50 / base
+    return {
+        "case": "outbox",
+        "datahub_ms": p50 * 1000,
+        "baseline_ms": base * 1000,
+        "ratio": ratio,
+        "target": "<= 1.05",
+        "met": ratio <= 1.05,
+    }
+
+
+# -- 2 and 3: deliveries -----------------------------------------------------------------
+
+
+class Receiver:
+    """Webhook receiver threads in this process: arrival time and status per message."""
+
+    def __init__(self, fail_every=0):
+        self.lock, self.arrivals, self.attempts = threading.Lock(), [], {}
+        receiver = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                arrived = time.time()
+                message_id = self.headers["webhook-id"]
+                with receiver.lock:
+                    receiver.attempts[message_id] = receiver.attempts.get(message_id, 0) + 1
+                    first = receiver.attempts[message_id] == 1
+                status = (
+                    500 if fail_every and first and int(message_id[4:]) % fail_every == 0 else 204
+                )
+                with receiver.lock:
+                    receiver.arrivals.append((message_id, status, arrived, json.loads(body)))
+                self.send_response(status)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+
+def _worker(env):
+    return subprocess.Popen(
+        [sys.executable, "-m", "flask", "--app", "datahub", "worker"],
+        cwd=ROOT,
+        env={**os.environ, **env},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+
+def _login(server):
+    status, data, _ = server.request(
+        "POST", "/api/v1/auth/login", {"email": EMAIL, "password": PASSWORD}
+    )
+    assert status == 200, data
+    return {"Authorization": f"Bearer {json.loads(data)['access_token']}"}
+
+
+def _webhook(server, headers, url, **fields):
+    status, data, _ = server.request("POST", "/api/v1/webhooks/", {"url": url, **fields}, headers)
+    assert status == 201, data
+    return json.loads(data)
+
+
+def _changes(server, headers, per_second, count):
+    """``count`` changes of one dataset, ``per_second`` a second (one PATCH each)."""
+    status, data, _ = server.request(
+        "POST", "/api/v1/datasets/", {"name": f"changed {time.time()}"}, headers
+    )
+    dataset_id = json.loads(data)["id"]
+    start = time.monotonic()
+    for i in range(count):
+        time.sleep(max(0.0, start + i / per_second - time.monotonic()))
+        status, data, _ = server.request(
+            "PATCH", f"/api/v1/datasets/{dataset_id}", {"description": str(i)}, headers
+        )
+        assert status == 200, data
+    return count + 1  # and the create
+
+
+def _ready(server, headers, webhook, receiver):
+    """Wait until the worker delivers: a ping has arrived (and is forgotten). What is
+    measured is delivery by a running worker, not the worker's start (about 2 s)."""
+    status, data, _ = server.request(
+        "POST", f"/api/v1/webhooks/{webhook['id']}/ping", None, headers
+    )
+    assert status in (200, 201, 202), data
+    assert _wait_for(receiver, 1, 60), "the worker delivered no ping"
+    with receiver.lock:
+        receiver.arrivals.clear()
+        receiver.attempts.clear()
+
+
+def _wait_for(receiver, count, timeout):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with receiver.lock:
+            done = len({m for m, status, _, _ in receiver.arrivals if status < 300})
+        if done >= count:
+            return True
+        time.sleep(0.2)
+    return False
+
+
+def bench_deliveries(args, env):
+    env = {
+        **env,
+        "DATAHUB_WEBHOOK_ALLOW_HTTP": "true",
+        "DATAHUB_WEBHOOK_ALLOW_PRIVATE": "true",
+        "DATAHUB_WEBHOOK_RETRY_SECONDS": "[1, 2, 5]",
+    }
+    results = []
+    with Server("wsgi:app", env, 2) as server:
+        headers = _login(server)
+        worker = _worker(env)
+        try:
+            fast = Receiver()
+            webhook = _webhook(server, headers, fast.url)
+            _ready(server, headers, webhook, fast)
+            sent = _changes(server, headers, 50, int(50 * args.seconds))
+            arrived = _wait_for(fast, sent, 60)
+            latencies = [
+                arrival - datetime.fromisoformat(event["time"].replace("Z", "+00:00")).timestamp()
+                for _, status, arrival, event in fast.arrivals
+                if status < 300
+            ]
+            p99 = _p(latencies, 0.99)
+            results.append(
+                {
+                    "case": "latency",
+                    "datahub_ms": p99 * 1000,
+                    "p50_ms": _p(latencies, 0.5) * 1000,
+                    "messages": len(latencies),
+                    "target": "p99 <= 1000 ms",
+                    "met": arrived and p99 <= 1.0,
+                }
+            )
+            server.request("PATCH", f"/api/v1/webhooks/{webhook['id']}", {"active": False}, headers)
+
+            flaky = Receiver(fail_every=5)
+            _ready(server, headers, _webhook(server, headers, flaky.url), flaky)
+            sent = _changes(server, headers, 100, 999)
+            arrived = _wait_for(flaky, sent, 120)
+            ok = [m for m, status, _, _ in flaky.arrivals if status < 300]
+            events = [event["id"] for _, status, _, event in flaky.arrivals if status < 300]
+            failed = sum(1 for _, status, _, _ in flaky.arrivals if status >= 300)
+            exact = arrived and len(ok) == len(set(ok)) == sent and len(set(events)) == sent
+            results.append(
+                {
+                    "case": "failures",
+                    "messages": sent,
+                    "delivered_once": len(set(ok)),
+                    "repeats": len(ok) - len(set(ok)),
+                    "failed_attempts": failed,
+                    "target": "all, once each",
+                    "met": exact,
+                }
+            )
+        finally:
+            worker.terminate()
+            worker.wait(30)
+    return results
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--database-url")
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--creates", type=int, default=200)
+    parser.add_argument("--seconds", type=float, default=20)
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory() as instance:
+        env = datahub_env(instance, args.database_url, 4)
+        prepare_datahub(env)
+        results = [bench_outbox(args, env), *bench_deliveries(args, env)]
+    for result in results:
+        print(
+            json.dumps({k: round(v, 3) if isinstance(v, float) else v for k, v in result.items()})
+        )
+    return 0 if all(result["met"] for result in results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,27 @@
+"""The events feature's errors."""
+
+from datahub.platform.errors import InvalidValues, NotFound, Throttled
+from datahub.web.validation.fields import ErrorMessage
+
+
+class WebhookNotFound(NotFound):
+    message = "Webhook not found"
+
+
+class DeliveryNotFound(NotFound):
+    message = "Delivery not found"
+
+
+class WebhookUrlRefused(InvalidValues):
+    """A 422 at ``url``: why no delivery may go there (docs: Events, "Webhook addresses")."""
+
+    def __init__(self, reason):
+        super().__init__({"url": [ErrorMessage(f"URL {reason}", "value_error.url.refused")]})
+
+
+class TooManyStreams(Throttled):
+    """429: this worker process holds as many event streams as it may (of the caller's,
+    or in all)."""
+
+    message = "Too many open event streams"
+    retry_after = 5
