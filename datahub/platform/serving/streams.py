@@ -16,6 +16,7 @@ Only under the project's gunicorn worker (datahub.platform.serving.gunicorn_work
 streams from its request thread instead.
 """
 
+import contextlib
 import logging
 import os
 import selectors
@@ -82,7 +83,8 @@ class StreamHub:
         self.wake_reader.setblocking(False)
         self.wake_writer.setblocking(False)
         self.selector.register(self.wake_reader, selectors.EVENT_READ, None)
-        self.stopping = False
+        self.stopping = False  # close() was called
+        self.stopped = False  # the thread has left its loop, under ``lock``
         self.quiet_until = 0.0  # no feed failure is logged before (time.monotonic())
         self.thread = threading.Thread(target=self._run, name="event-streams", daemon=True)
         self.thread.start()
@@ -107,11 +109,20 @@ class StreamHub:
 
     def adopt(self, sock, subscriber, chunked=True):
         """Hold ``sock`` (from :func:`hand_off`) from now on; thread-safe."""
-        sock.setblocking(False)
         with self.lock:
             self.reserved.discard(subscriber)
-            self.adopted.append(Stream(sock, subscriber, chunked))
-        self._wake()
+            if not self.stopped:
+                sock.setblocking(False)
+                self.adopted.append(Stream(sock, subscriber, chunked))
+                self._wake()
+                return
+        # The hub has ended (a graceful stop while this stream was being answered): end it
+        # here, as the hub would have.
+        with contextlib.suppress(OSError):
+            sock.settimeout(1)
+            if chunked:
+                sock.sendall(frame(b"", True))
+        sock.close()
 
     def close(self):
         """End every stream (the last chunk, then the connection); the thread stops."""
@@ -145,6 +156,9 @@ class StreamHub:
                 next_poll = now + self.poll
                 self._feed()
                 self._heartbeats(now)
+        with self.lock:  # from now on adopt() ends a stream itself
+            self.stopped = True
+        self._take_adopted()  # handed over before the stop, not taken yet
         for stream in list(self.streams):
             self._end(stream, b"")
 
