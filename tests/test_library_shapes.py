@@ -6,6 +6,7 @@ tests/platform/serving/test_gunicorn_shape.py."""
 
 import dataclasses
 import inspect
+import re
 
 import flask
 import flask.globals
@@ -18,9 +19,12 @@ from apispec.ext.marshmallow.openapi import OpenAPIConverter
 from flask.ctx import RequestContext
 from webargs.flaskparser import FlaskParser
 from werkzeug.exceptions import HTTPException
+from werkzeug.routing import Rule
 
+from datahub import create_app
 from datahub.app.flask_app import request_context
 from datahub.web.ratelimit import _NothingChecked
+from datahub.web.url_rules import CachedBuilderRule
 
 
 def relied_on(condition, what, setting):
@@ -225,3 +229,45 @@ def test_the_public_hooks_api_py_uses(app):
     # smorest registers its own HTTPException handler in init_app; ours, registered
     # later, takes its place.
     assert app.error_handler_spec[None][None][HTTPException] is handle_exception
+
+
+# -- Werkzeug (datahub/web/url_rules.py) ------------------------------------------------------
+
+
+def test_a_rule_compiles_its_builders_from_its_parts():
+    """CachedBuilderRule: ``Rule.compile`` gets its two URL builders from
+    ``_compile_builder(append_unknown)``, which reads the parsed parts ``_trace``, the
+    defaults and their converters (``_converters``), and binds nothing else."""
+    source = inspect.getsource(Rule._compile_builder)
+    relied_on(
+        parameters(Rule._compile_builder) == ["self", "append_unknown"]
+        and "_compile_builder" in names_used(Rule.compile)
+        and {"_trace", "defaults", "_converters"} <= set(re.findall(r"self\.(\w+)", source))
+        and set(re.findall(r"self\.(\w+)", source))
+        <= {"_trace", "defaults", "_converters", "rule", "_get_func_code"},
+        "Werkzeug's Rule._compile_builder",
+        "ROUTING_BUILDER_CACHE",
+    )
+
+
+def test_every_rule_builds_the_same_urls_with_cached_builders(base_config):
+    """Each of the app's rules, in a second app (its builders then come from the cache),
+    builds the same URLs as Werkzeug's own builders, with and without extra arguments (a
+    query string)."""
+    cached = [create_app({**base_config, "ROUTING_BUILDER_CACHE": True}) for _ in range(2)][-1]
+    plain = create_app({**base_config, "ROUTING_BUILDER_CACHE": False})
+    cached_rules = {(rule.endpoint, rule.rule): rule for rule in cached.url_map.iter_rules()}
+    compared = 0
+    for rule in plain.url_map.iter_rules():
+        again = cached_rules[rule.endpoint, rule.rule]
+        assert type(rule) is Rule and type(again) in (Rule, CachedBuilderRule)
+        values = {name: ARGUMENTS[type(c).__name__] for name, c in rule._converters.items()}
+        for extra in ({}, {"q": "x y&z", "page": 2}):
+            expected = rule.build({**values, **extra}, append_unknown=True)
+            assert again.build({**values, **extra}, append_unknown=True) == expected
+            assert again.build(values, append_unknown=False) == rule.build(values, False)
+        compared += type(again) is CachedBuilderRule
+    assert compared > 60
+
+
+ARGUMENTS = {"IdConverter": 7, "TextConverter": "a b", "PathConverter": "a b/c.csv"}

@@ -92,6 +92,7 @@ class DefaultConfig:
     RATELIMIT_FAST_PATH = True  # datahub.web.ratelimit: skip the limiter where nothing is checked
     AUTH_LOOKUP_DIRECT_CONNECTIONS = True  # datahub.platform.database: the user lookup off the pool
     OPENAPI_DEFERRED = True  # datahub.web.api: the OpenAPI paths made when first read, not at start
+    ROUTING_BUILDER_CACHE = True  # datahub.web.url_rules: URL builders made once per process
 
     # -- Auth cache --------------------------------------------------------------------
     # datahub.identity.auth_cache: each process keeps the per-request user lookup's

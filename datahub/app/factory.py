@@ -34,6 +34,10 @@ def create_app(test_config=None):
     finish_config(app.config, app.instance_path)
     configure_secrets(app)
 
+    if app.config["ROUTING_BUILDER_CACHE"]:
+        from datahub.web.url_rules import use_cached_builders
+
+        use_cached_builders(app)
     register_extensions(app)
     register_subscribers()
     register_blueprints(app)

@@ -1,7 +1,7 @@
 """Every library internal turned off at once (docs/contributing/internals.rst), through a real
 gunicorn: gunicorn's own ``gthread`` worker, and only the public API of Flask,
-Flask-Limiter and SQLAlchemy, and the OpenAPI document made at start as flask-smorest
-makes it. The service answers as with them."""
+Flask-Limiter, SQLAlchemy and Werkzeug, and the OpenAPI document made at start as
+flask-smorest makes it. The service answers as with them."""
 
 import http.client
 import json
@@ -17,6 +17,7 @@ PUBLIC_API_ONLY = {
     "DATAHUB_RATELIMIT_FAST_PATH": "false",
     "DATAHUB_AUTH_LOOKUP_DIRECT_CONNECTIONS": "false",
     "DATAHUB_OPENAPI_DEFERRED": "false",
+    "DATAHUB_ROUTING_BUILDER_CACHE": "false",
     "DATAHUB_RATE_LIMIT_LOGIN_PER_EMAIL": "3/minute",
 }
 
