@@ -160,6 +160,7 @@ def test_the_tokens_page_makes_shows_once_and_revokes_tokens(gunicorn_server, br
     secret = page.text_content("#token-secret")
     assert secret.startswith("dhp_")
     assert "it will not be shown again" in page.text_content("#token-secret-area")
+    page.wait_for_selector("#tokens tr:has-text('nightly report')")  # the list, reloaded after
     rows = [row.locator("td").all_text_contents() for row in page.locator("#tokens tr").all()]
     assert [(cells[0], cells[1], cells[4]) for cells in rows] == [
         ("nightly report", "read", "never")
