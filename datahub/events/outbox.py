@@ -101,8 +101,8 @@ _INSERTS = {}
 def _insert_for(dialect):
     """The events' INSERT as the driver runs it, and the columns' bind processors (the
     types' own, from SQLAlchemy). Run with ``exec_driver_sql``: the statement is built once,
-    not compiled and looked up in the statement cache at every commit, a third of the
-    outbox's cost (bench/README.rst, "Events").
+    not compiled and looked up in the statement cache at every commit, about a quarter
+    of the outbox's cost (bench/README.rst, "Events").
 
     On PostgreSQL the statement takes the outbox lock (again held, after the first event)
     before the insert: an event's id comes from the sequence only once the lock is held,

@@ -10,12 +10,9 @@ before gets the functions made then. Every worker process and every test builds 
 rules again: only the first app of a process pays.
 """
 
-import threading
-
 from werkzeug.routing import Rule
 
 _BUILDERS = {}
-_LOCK = threading.Lock()
 
 
 class CachedBuilderRule(Rule):
@@ -24,10 +21,8 @@ class CachedBuilderRule(Rule):
     def _compile_builder(self, append_unknown=True):
         key = self._builder_key(append_unknown)
         builder = _BUILDERS.get(key)
-        if builder is None:
-            builder = super()._compile_builder(append_unknown)
-            with _LOCK:
-                builder = _BUILDERS.setdefault(key, builder)
+        if builder is None:  # two threads may both make it: either is right
+            builder = _BUILDERS.setdefault(key, super()._compile_builder(append_unknown))
         return builder
 
     def _builder_key(self, append_unknown):
