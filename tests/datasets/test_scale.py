@@ -93,20 +93,22 @@ def plan(app, statement, parameters):
             return "\n".join(row[0] for row in rows)
 
 
-@pytest.mark.parametrize(
-    "query, total, first_ids",
-    [
-        ("offset=40000", ROWS, [40001, 40002]),
-        ("owner=me&offset=500", ROWS // 2, [1001, 1003]),
-        ("tag=third&offset=100", ROWS // 3, [303, 306]),
-    ],
-)
-def test_pages_read_in_index_order(app, client, actors, many, query, total, first_ids):
-    body, statements = page_statements(app, client, actors["editor"].headers, query)
-    assert body["total"] == total
-    assert [item["id"] for item in body["items"][:2]] == first_ids
-    assert len(body["items"]) == 20
-    [(statement, parameters)] = statements
-    text = plan(app, statement, parameters)
-    assert "TEMP B-TREE FOR ORDER BY" not in text, text  # SQLite would sort
-    assert "Sort" not in text, text  # PostgreSQL would sort
+PAGES = [  # query, total, the first two ids of the page
+    ("offset=40000", ROWS, [40001, 40002]),
+    ("owner=me&offset=500", ROWS // 2, [1001, 1003]),
+    ("tag=third&offset=100", ROWS // 3, [303, 306]),
+]
+
+
+def test_pages_read_in_index_order(app, client, actors, many):
+    """The three pages in one test: the 100k rows are made (and emptied) once, about 20 s
+    on PostgreSQL."""
+    for query, total, first_ids in PAGES:
+        body, statements = page_statements(app, client, actors["editor"].headers, query)
+        assert body["total"] == total, query
+        assert [item["id"] for item in body["items"][:2]] == first_ids, query
+        assert len(body["items"]) == 20, query
+        [(statement, parameters)] = statements
+        text = plan(app, statement, parameters)
+        assert "TEMP B-TREE FOR ORDER BY" not in text, (query, text)  # SQLite would sort
+        assert "Sort" not in text, (query, text)  # PostgreSQL would sort
