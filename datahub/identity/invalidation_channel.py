@@ -26,10 +26,6 @@ import time
 import weakref
 from urllib.parse import unquote, urlsplit
 
-import redis
-from redis.backoff import NoBackoff
-from redis.retry import Retry
-
 from datahub.platform.errors import ConfigurationError
 
 log = logging.getLogger(__name__)
@@ -246,6 +242,12 @@ class RedisChannel:
     def publish(self, names):
         """Send ``names`` to every subscriber; False (and this process's cache off until it
         subscribes again) when Redis cannot be reached."""
+        # Imported here: only a process with a channel publishes, and redis-py is about a
+        # tenth of every other process's start (gunicorn's master, a worker, a command).
+        import redis
+        from redis.backoff import NoBackoff
+        from redis.retry import Retry
+
         payload = "*" if self.owed_everything or "*" in names else " ".join(sorted(names))
         try:
             if self.publisher is None:
