@@ -111,7 +111,7 @@ def _insert_for(dialect):
     if key not in _INSERTS:
         table = Event.__table__
         columns = ", ".join(_COLUMNS)
-        if dialect.name == "postgresql":  # psycopg's placeholders, each cast to its column's type
+        if dialect.name == "postgresql":  # psycopg's %(name)s parameters, each cast to its column
             values = ", ".join(
                 f"%({name})s::{table.c[name].type.compile(dialect=dialect)}" for name in _COLUMNS
             )
@@ -119,7 +119,7 @@ def _insert_for(dialect):
                 f"INSERT INTO {table.name} ({columns}) SELECT {values} "
                 f"FROM (SELECT pg_advisory_xact_lock({OUTBOX_LOCK})) AS lock"
             )
-        else:  # sqlite3's named placeholders
+        else:  # sqlite3's :name parameters
             values = ", ".join(f":{name}" for name in _COLUMNS)
             sql = f"INSERT INTO {table.name} ({columns}) VALUES ({values})"
         processors = []
