@@ -10,11 +10,13 @@ waits at most 5 seconds, and retries what failed.
 import http.server
 import os
 import sys
+import threading
 
 from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
 verifier = Webhook(os.environ["WEBHOOK_SECRET"])
 handled = set()  # message ids: a message may arrive more than once
+handling = threading.Lock()  # messages arrive several at once, each on a thread of its own
 
 
 def handle(event):
@@ -33,9 +35,10 @@ class Receiver(http.server.BaseHTTPRequestHandler):
             self.end_headers()
             return
         message_id = self.headers["webhook-id"]
-        if message_id not in handled:
-            handled.add(message_id)
-            handle(event)
+        with handling:  # one at a time: a repeat is seen as one, and lines never mix
+            if message_id not in handled:
+                handled.add(message_id)
+                handle(event)
         self.send_response(204)
         self.end_headers()
 
