@@ -1,5 +1,6 @@
 """The HTTP side of the client, on urllib3 (retries, pooling) without a cookie jar."""
 
+import http.client
 import json
 import threading
 import time
@@ -7,6 +8,7 @@ from http.cookies import SimpleCookie
 from urllib.parse import urlencode, urlsplit
 
 import urllib3
+from urllib3.exceptions import ProtocolError
 from urllib3.util.retry import Retry
 
 from datahub_client.access import AccessMixin
@@ -35,6 +37,21 @@ class SeedRetry(Retry):
         kwargs.setdefault("respect_retry_after_header", True)
         super().__init__(total=total, backoff_factor=backoff_factor, **kwargs)
 
+    # A GET or HEAD whose connection closed before any answer (a kept-alive connection the
+    # server closed as it was reused: RemoteDisconnected, or a reset) is sent once more, on
+    # a new connection (RFC 9112 section 9.3.1); nothing else is resent after it was sent.
+    RESEND_METHODS = frozenset({"GET", "HEAD"})
+
+    def increment(self, method=None, url=None, response=None, error=None, *args, **kwargs):
+        if (
+            self.read == 0
+            and (method or "").upper() in self.RESEND_METHODS
+            and _closed_unanswered(error)
+            and not any(_closed_unanswered(entry.error) for entry in self.history)
+        ):
+            return self.new(read=1).increment(method, url, response, error, *args, **kwargs)
+        return super().increment(method, url, response, error, *args, **kwargs)
+
     def get_backoff_time(self):
         attempts = len(self.history)
         if attempts == 0:
@@ -49,6 +66,12 @@ class SeedRetry(Retry):
                 delay = max(delay, retry_after)
         if delay > 0:
             time.sleep(delay)
+
+
+def _closed_unanswered(error):
+    """Whether ``error`` is a connection that closed before a byte of the answer."""
+    cause = error.args[1] if isinstance(error, ProtocolError) and len(error.args) > 1 else None
+    return isinstance(cause, (http.client.RemoteDisconnected, ConnectionResetError))
 
 
 class Client(ResourcesMixin, VersionsMixin, AccessMixin, EventsMixin):

@@ -2,6 +2,7 @@
 needed): which answers are retried, after how long, and how often."""
 
 import json
+import socket
 import threading
 import time
 from wsgiref.simple_server import WSGIRequestHandler, make_server
@@ -9,7 +10,7 @@ from wsgiref.simple_server import WSGIRequestHandler, make_server
 import pytest
 from flaky_app import make_app
 
-from datahub_client import Client, ServerError
+from datahub_client import Client, ServerError, UnreachableError
 
 
 class QuietHandler(WSGIRequestHandler):
@@ -71,3 +72,69 @@ def test_post_is_never_retried(flaky):
     with pytest.raises(ServerError):
         client.request("POST", "/flaky", params={"key": "d", "fail": 1}, authenticated=False)
     assert arrivals("POST d") == []  # one attempt only
+
+
+class ClosingKeepAlive:
+    """A server whose first connection answers one request (keep-alive), then reads the
+    next and closes without a byte of answer, as a server closing a kept-alive connection
+    gracefully (FIN) while the client reuses it; every later connection is answered."""
+
+    ANSWER = (
+        b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+        b"Content-Length: 2\r\nConnection: keep-alive\r\n\r\n{}"
+    )
+
+    def __init__(self):
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        self.requests = []  # (connection number, request line)
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _read_request(self, sock):
+        data = b""
+        while b"\r\n\r\n" not in data:
+            chunk = sock.recv(65536)
+            if not chunk:
+                return None
+            data += chunk
+        return data.split(b"\r\n", 1)[0].decode()
+
+    def _serve(self):
+        number = 0
+        while True:
+            try:
+                sock, _ = self.listener.accept()
+            except OSError:
+                return
+            number += 1
+            with sock:
+                while (line := self._read_request(sock)) is not None:
+                    self.requests.append((number, line))
+                    if number == 1 and len(self.requests) == 2:
+                        sock.shutdown(socket.SHUT_WR)  # the FIN, no answer
+                        break
+                    sock.sendall(self.ANSWER)
+
+    def close(self):
+        self.listener.close()
+
+
+@pytest.mark.parametrize("method", ["GET", "POST"])
+def test_a_get_on_a_kept_alive_connection_closed_unanswered_is_sent_again(method):
+    server = ClosingKeepAlive()
+    try:
+        client = Client(f"http://127.0.0.1:{server.port}", retries=3, backoff=0)
+        client.request("GET", "/first", authenticated=False)
+        if method == "GET":
+            assert client.request("GET", "/second", authenticated=False).status == 200
+            assert server.requests == [
+                (1, "GET /first HTTP/1.1"),
+                (1, "GET /second HTTP/1.1"),
+                (2, "GET /second HTTP/1.1"),  # sent again, on a new connection
+            ]
+        else:  # it may have arrived: never sent twice
+            with pytest.raises(UnreachableError):
+                client.request("POST", "/second", authenticated=False)
+            assert server.requests == [(1, "GET /first HTTP/1.1"), (1, "POST /second HTTP/1.1")]
+    finally:
+        server.close()
