@@ -5,10 +5,13 @@ order they became visible (docs/guides/events.rst)."""
 import json
 import threading
 
+import pytest
+import sqlalchemy as sa
 from cloudevents.core.formats.json import JSONFormat
 from sqlalchemy import event as sa_event
 
 from datahub.app.extensions import db
+from datahub.events import outbox
 from tests.pipelines.helpers import create_pipeline, run_now, source
 from tests.resources import (  # noqa: F401  (actors: a fixture)
     actors,
@@ -126,12 +129,42 @@ def test_a_failed_change_writes_no_event(client, actors):
     assert events(client, admin) == before
 
 
+def test_an_event_that_cannot_be_written_fails_its_change(app, client, actors, monkeypatch):
+    """The event is written in the change's transaction: when its statement fails, the
+    change is not committed either (a create answers with the contract's error body and
+    leaves no dataset; an update leaves the row as it was)."""
+    from datahub.datasets.event_data import describe_dataset
+    from datahub.datasets.models import Dataset
+
+    editor = actors["editor"].headers
+    dataset = create_dataset(client, editor, "kept")
+    with app.app_context():
+        dialect = db.engine.dialect
+    broken = {(dialect.name, dialect.driver): ("INSERT INTO no_such_table VALUES (1)", [])}
+    monkeypatch.setattr(outbox, "_INSERTS", broken)
+    response = client.post("/api/v1/datasets/", json={"name": "lost"}, headers=editor)
+    assert response.status_code in (500, 503) and set(response.get_json()) == {"detail"}
+    with app.app_context():
+        row = db.session.get(Dataset, dataset["id"])
+        row.description = "changed"
+        outbox.record("datahub.dataset.updated", row, describe_dataset)
+        with pytest.raises(sa.exc.DBAPIError):
+            db.session.commit()
+        db.session.rollback()
+    monkeypatch.undo()
+    names = [
+        item["name"] for item in client.get("/api/v1/datasets/", headers=editor).get_json()["items"]
+    ]
+    assert "lost" not in names
+    again = client.get(f"/api/v1/datasets/{dataset['id']}", headers=editor).get_json()
+    assert again["description"] != "changed"
+
+
 def test_a_rolled_back_transaction_leaves_no_event_for_the_next_commit(app, client, actors):
     """Events recorded in a transaction that rolls back are forgotten with it: the same
     session's next commit does not write them."""
     from datahub.datasets.event_data import describe_dataset
     from datahub.datasets.models import Dataset
-    from datahub.events import outbox
 
     admin = actors["admin"].headers
     dataset = create_dataset(client, actors["editor"].headers, "kept")
