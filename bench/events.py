@@ -5,7 +5,8 @@
 
 1. **outbox**: ``POST /api/v1/datasets/`` p50 through gunicorn, with the event written
    in the create's transaction, against the same service whose outbox's ``record`` is a
-   no-op (bench/no_outbox_app.py), one create on each in turn; target ≤ 1.05×.
+   no-op (bench/no_outbox_app.py), one create on each in turn; target ≤ 1.05×
+   (``--end-reads-off``: both again with ``END_READS_WITH_COMMIT`` off).
 2. **latency**: a dataset changed 50 times a second for ``--seconds`` (gunicorn, one
    ``flask worker`` process delivering): the time from each event (its CloudEvent
    ``time``) to its arrival at a webhook receiver on loopback; target p99 ≤ 1 s.
@@ -15,6 +16,7 @@
 """
 
 import argparse
+import contextlib
 import http.server
 import json
 import os
@@ -46,7 +48,8 @@ def bench_outbox(args, env):
     """``POST /api/v1/datasets/`` p50 on the service and on the same service whose outbox
     writes nothing (bench/no_outbox_app.py), one gunicorn worker each, on one database:
     one create on each in turn (the order drawn each time), so that both see the same
-    machine and the same tables."""
+    machine and the same tables. With ``--end-reads-off``, the same two again with
+    ``END_READS_WITH_COMMIT`` off, in the same turns."""
     counter = iter(range(10**9))
 
     def create(server, headers):
@@ -57,25 +60,37 @@ def bench_outbox(args, env):
         assert status == 201, data
         return time.perf_counter() - started
 
-    with Server("wsgi:app", env, 1) as real, Server("bench.no_outbox_app:app", env, 1) as bare:
-        sides = [(real, _login(real), []), (bare, _login(bare), [])]
+    off = {**env, "DATAHUB_END_READS_WITH_COMMIT": "false"}
+    specs = [("wsgi:app", env), ("bench.no_outbox_app:app", env)]
+    if args.end_reads_off:
+        specs += [("wsgi:app", off), ("bench.no_outbox_app:app", off)]
+    with contextlib.ExitStack() as stack:
+        servers = [stack.enter_context(Server(app, app_env, 1)) for app, app_env in specs]
+        sides = [(server, _login(server), []) for server in servers]
         for server, headers, _ in sides:
             for _ in range(50):  # warm up
                 create(server, headers)
         draw = random.Random(1)
         for _ in range(args.creates):
-            for server, headers, times in draw.sample(sides, 2):
+            for server, headers, times in draw.sample(sides, len(sides)):
                 times.append(create(server, headers))
-    p50, base = (statistics.median(times) for _, _, times in sides)
-    ratio = p50 / base
-    return {
+    p50s = [statistics.median(times) for _, _, times in sides]
+    ratio = p50s[0] / p50s[1]
+    result = {
         "case": "outbox",
-        "datahub_ms": p50 * 1000,
-        "baseline_ms": base * 1000,
+        "datahub_ms": p50s[0] * 1000,
+        "baseline_ms": p50s[1] * 1000,
         "ratio": ratio,
         "target": "<= 1.05",
         "met": ratio <= 1.05,
     }
+    if args.end_reads_off:
+        result.update(
+            end_reads_off_ms=p50s[2] * 1000,
+            end_reads_off_ratio=p50s[2] / p50s[3],
+            create_off_vs_on=p50s[2] / p50s[0],
+        )
+    return result
 
 
 # -- 2 and 3: deliveries -----------------------------------------------------------------
@@ -243,6 +258,11 @@ def main(argv=None):
     parser.add_argument("--creates", type=int, default=2000, help="outbox: creates on each")
     parser.add_argument("--seconds", type=float, default=20)
     parser.add_argument("--outbox-only", action="store_true", help="case 1 only")
+    parser.add_argument(
+        "--end-reads-off",
+        action="store_true",
+        help="outbox: also both servers with END_READS_WITH_COMMIT off",
+    )
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as instance:
         env = datahub_env(instance, args.database_url, 4)

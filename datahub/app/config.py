@@ -29,6 +29,10 @@ class DefaultConfig:
     SQLALCHEMY_ENGINE_OPTIONS: dict = {}  # SQLAlchemy's ``create_engine`` options
     SQLALCHEMY_TRACK_MODIFICATIONS = False  # Flask-SQLAlchemy's event system, unused
     SQLITE_BUSY_TIMEOUT_MS = 15000  # how long SQLite waits for a lock
+    # PostgreSQL: a transaction that only read ends with COMMIT rather than ROLLBACK, so
+    # that psycopg keeps the statements it prepared (a rollback drops them). false: every
+    # statement is parsed and planned each time it runs.
+    END_READS_WITH_COMMIT = True
 
     # -- Tokens and cookies ------------------------------------------------------------
     # flask-jwt-extended's names. Lifetimes may be given as seconds.

@@ -1,9 +1,12 @@
 """The application factory: settings, then extensions, blueprints, error handlers,
 commands and request hooks, each registered by a function of its own."""
 
+import logging
 import os
 
 from flask import has_request_context, request
+
+log = logging.getLogger("datahub.database")
 
 PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -51,11 +54,13 @@ def register_extensions(app):
     from werkzeug.middleware.proxy_fix import ProxyFix
 
     from datahub.app.extensions import api, cors, db, jwt, limiter, migrate
-    from datahub.platform.database import tune_sqlite
+    from datahub.platform.database import end_reads_with_commit, tune_sqlite
 
     db.init_app(app)
     with app.app_context():
         tune_sqlite(db.engine, app.config["SQLITE_BUSY_TIMEOUT_MS"], request_only_reads)
+        if app.config["END_READS_WITH_COMMIT"] and end_reads_with_commit(db.engine):
+            app.teardown_appcontext(commit_reads)  # runs before Flask-SQLAlchemy's own
     migrate.init_app(app, db, directory=os.path.join(PACKAGE_DIR, "migrations"))
     jwt.init_app(app)
     from datahub.identity import guard
@@ -103,6 +108,22 @@ def register_extensions(app):
             x_proto=int(app.config["PROXY_FIX_X_PROTO"]),
             x_host=int(app.config["PROXY_FIX_X_HOST"]),
         )
+
+
+def commit_reads(exc):
+    """Before the app context's session is removed: a transaction that only read ends
+    with COMMIT (datahub.platform.database.end_transaction)."""
+    import sqlalchemy as sa
+
+    from datahub.app.extensions import db
+    from datahub.platform.database import end_transaction
+
+    if exc is not None:
+        return
+    try:
+        end_transaction(db.session())
+    except sa.exc.SQLAlchemyError:  # the connection is gone: the session's close rolls back
+        log.warning("ending a transaction that only read failed", exc_info=True)
 
 
 def request_only_reads():

@@ -102,6 +102,48 @@ def tune_sqlite(engine, busy_timeout_ms, reads_only=lambda: False):
         connection.exec_driver_sql("BEGIN" if reading else "BEGIN IMMEDIATE")
 
 
+WROTE = "datahub_wrote"  # Connection.info: this transaction ran more than SELECTs
+
+
+def end_reads_with_commit(engine):
+    """On PostgreSQL, note in each transaction whether it ran anything but a SELECT, for
+    :func:`end_transaction`. True when it did (the engine is PostgreSQL's)."""
+    if engine.dialect.name != "postgresql":
+        return False
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(connection):
+        connection.info[WROTE] = False
+
+    @event.listens_for(engine, "before_cursor_execute")
+    def _on_execute(connection, _cursor, statement, *_args):
+        if not statement.startswith("SELECT"):
+            connection.info[WROTE] = True
+
+    return True
+
+
+def end_transaction(session):
+    """End the session's transaction with COMMIT when it only read (no statement but
+    SELECTs, nothing pending): the same outcome as the ROLLBACK that closing the session
+    would send, but psycopg drops every statement it prepared on a rollback, and with a
+    rollback at the end of each request it never prepares one (PostgreSQL then parses
+    and plans every statement each time: bench/README.rst, "Events"). A transaction that
+    wrote is left to that rollback."""
+    if not session.in_transaction() or session.new or session.dirty or session.deleted:
+        return
+    connection = session.connection()
+    if connection.info.get(WROTE, True):
+        return
+    # Nothing expires, as nothing does when the session closes: objects loaded here stay
+    # readable after the context, as they were.
+    expire, session.expire_on_commit = session.expire_on_commit, False
+    try:
+        session.commit()
+    finally:
+        session.expire_on_commit = expire
+
+
 def driver_sql(statement, dialect):
     """``(sql, names)``: the statement's SQL as the DB-API driver takes it, and for a
     positional paramstyle the order of its parameters by name (else None)."""
