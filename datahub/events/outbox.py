@@ -84,14 +84,15 @@ def _write_events(session):
         for callback in _SUBSCRIBERS.get(type_, ()):
             callback(row)
     now = utcnow()
-    insert, processors = _insert_for(session.get_bind().dialect)
+    connection = session.connection()
+    insert, processors = _insert_for(connection.dialect)
     rows = []
     for type_, row, describe, described in pending:
         values = {"type": type_, "time": now, **(described or describe(row))}
         for name, process in processors:
             values[name] = process(values[name])
         rows.append(values)
-    session.connection().exec_driver_sql(insert, rows if len(rows) > 1 else rows[0])
+    connection.exec_driver_sql(insert, rows if len(rows) > 1 else rows[0])
 
 
 _COLUMNS = ("type", "source", "time", "data", "dataset_id", "pipeline_id", "owner_id", "private")
