@@ -112,18 +112,25 @@ def register_extensions(app):
 
 def commit_reads(exc):
     """Before the app context's session is removed: a transaction that only read ends
-    with COMMIT (datahub.platform.database.end_transaction)."""
-    import sqlalchemy as sa
-
+    with COMMIT (datahub.platform.database.end_transaction). Never raises: a failure is
+    logged, and the session's close rolls back as it would have."""
     from datahub.app.extensions import db
+    from datahub.events import outbox
     from datahub.platform.database import end_transaction
 
-    if exc is not None:
+    if exc is not None or not db.session.registry.has():
+        return
+    session = db.session()
+    if outbox.has_pending(session):  # events are written only with the change they tell of
         return
     try:
-        end_transaction(db.session())
-    except sa.exc.SQLAlchemyError:  # the connection is gone: the session's close rolls back
+        end_transaction(session)
+    except Exception:  # the connection is gone, say: Flask-SQLAlchemy's close must still run
         log.warning("ending a transaction that only read failed", exc_info=True)
+        try:
+            session.rollback()
+        except Exception:
+            log.debug("and so did its rollback", exc_info=True)
 
 
 def request_only_reads():

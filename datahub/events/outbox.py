@@ -74,6 +74,11 @@ def record(type_, row, describe):
     db.session.info.setdefault(_PENDING, []).append((type_, row, describe, described))
 
 
+def has_pending(session):
+    """Whether the session holds events for its next commit."""
+    return bool(session.info.get(_PENDING))
+
+
 @event.listens_for(db.session, "before_commit")
 def _write_events(session):
     pending = session.info.pop(_PENDING, None)

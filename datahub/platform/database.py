@@ -107,7 +107,9 @@ WROTE = "datahub_wrote"  # Connection.info: this transaction ran more than SELEC
 
 def end_reads_with_commit(engine):
     """On PostgreSQL, note in each transaction whether it ran anything but a SELECT, for
-    :func:`end_transaction`. True when it did (the engine is PostgreSQL's)."""
+    :func:`end_transaction`. True when it did (the engine is PostgreSQL's). A SELECT is
+    taken to change nothing that a COMMIT would keep and a ROLLBACK undo: the service's
+    SELECTs that take locks (``FOR UPDATE``, advisory locks) release them either way."""
     if engine.dialect.name != "postgresql":
         return False
 

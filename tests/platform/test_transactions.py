@@ -87,3 +87,42 @@ def test_what_a_context_read_stays_readable_after_it(app, client, actors):
     with app.app_context():
         row = db.session.get(Dataset, dataset["id"])
     assert (row.id, row.name) == (dataset["id"], "loaded")
+
+
+def test_a_request_refused_after_a_write_commits_nothing(app, client, actors, monkeypatch):
+    """A 4xx answered after a statement wrote (flushed, not committed): the request's
+    transaction is rolled back, not ended with COMMIT."""
+    from datahub.datasets import services
+    from datahub.platform.errors import NameTaken
+
+    editor = actors["editor"].headers
+    kept = create_dataset(client, editor, "kept", description="as it was")
+
+    def write_then_refuse(owner, values):
+        db.session.get(Dataset, kept["id"]).description = "written"
+        db.session.flush()
+        raise NameTaken()
+
+    monkeypatch.setattr(services, "create_dataset", write_then_refuse)
+    response = client.post("/api/v1/datasets/", json={"name": "new"}, headers=editor)
+    assert (response.status_code, response.get_json()) == (409, {"detail": "Name already exists"})
+    monkeypatch.undo()
+    again = client.get(f"/api/v1/datasets/{kept['id']}", headers=editor).get_json()
+    assert again["description"] == "as it was"
+
+
+def test_events_recorded_without_their_change_are_never_written(app, client, actors):
+    """Only reads, but an event waits for the next commit (datahub.events.outbox): the
+    context ends with the rollback, and the event goes with it."""
+    from datahub.datasets.event_data import describe_dataset
+    from datahub.events import outbox
+
+    admin = actors["admin"].headers
+    dataset = create_dataset(client, actors["editor"].headers, "told of")
+    before = client.get("/api/v1/events", headers=admin).get_json()["next_after"]
+    with app.app_context():
+        outbox.record(
+            "datahub.dataset.updated", db.session.get(Dataset, dataset["id"]), describe_dataset
+        )
+    page = client.get("/api/v1/events", query_string={"after": before}, headers=admin)
+    assert page.get_json()["items"] == []

@@ -53,7 +53,9 @@ class SeedRetry(Retry):
         return super().increment(method, url, response, error, *args, **kwargs)
 
     def get_backoff_time(self):
-        attempts = len(self.history)
+        if self.history and _closed_unanswered(self.history[-1].error):
+            return 0.0  # that resend goes at once, and counts for no later wait
+        attempts = sum(1 for entry in self.history if not _closed_unanswered(entry.error))
         if attempts == 0:
             return 0.0
         return float(min(self.backoff_max, self.backoff_factor * 2 ** (attempts - 1)))
@@ -69,9 +71,15 @@ class SeedRetry(Retry):
 
 
 def _closed_unanswered(error):
-    """Whether ``error`` is a connection that closed before a byte of the answer."""
-    cause = error.args[1] if isinstance(error, ProtocolError) and len(error.args) > 1 else None
-    return isinstance(cause, (http.client.RemoteDisconnected, ConnectionResetError))
+    """Whether ``error`` is a connection that closed before a byte of the answer: urllib3
+    says "Connection aborted." for a failure while sending or reading the status line
+    ("Connection broken" once an answer had begun)."""
+    if not isinstance(error, ProtocolError) or len(error.args) < 2:
+        return False
+    message, cause = error.args[:2]
+    return message == "Connection aborted." and isinstance(
+        cause, (http.client.RemoteDisconnected, ConnectionResetError)
+    )
 
 
 class Client(ResourcesMixin, VersionsMixin, AccessMixin, EventsMixin):

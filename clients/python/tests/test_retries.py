@@ -84,7 +84,8 @@ class ClosingKeepAlive:
         b"Content-Length: 2\r\nConnection: keep-alive\r\n\r\n{}"
     )
 
-    def __init__(self):
+    def __init__(self, closing=1):
+        self.closing = closing  # how many connections close unanswered after the first
         self.listener = socket.create_server(("127.0.0.1", 0))
         self.port = self.listener.getsockname()[1]
         self.requests = []  # (connection number, request line)
@@ -110,7 +111,7 @@ class ClosingKeepAlive:
             with sock:
                 while (line := self._read_request(sock)) is not None:
                     self.requests.append((number, line))
-                    if number == 1 and len(self.requests) == 2:
+                    if len(self.requests) > 1 and number <= self.closing:
                         sock.shutdown(socket.SHUT_WR)  # the FIN, no answer
                         break
                     sock.sendall(self.ANSWER)
@@ -123,10 +124,12 @@ class ClosingKeepAlive:
 def test_a_get_on_a_kept_alive_connection_closed_unanswered_is_sent_again(method):
     server = ClosingKeepAlive()
     try:
-        client = Client(f"http://127.0.0.1:{server.port}", retries=3, backoff=0)
+        client = Client(f"http://127.0.0.1:{server.port}", retries=3)  # waits of 1, 2, 4 s
         client.request("GET", "/first", authenticated=False)
         if method == "GET":
+            started = time.monotonic()
             assert client.request("GET", "/second", authenticated=False).status == 200
+            assert time.monotonic() - started < 0.5  # sent again at once, no backoff
             assert server.requests == [
                 (1, "GET /first HTTP/1.1"),
                 (1, "GET /second HTTP/1.1"),
@@ -136,5 +139,21 @@ def test_a_get_on_a_kept_alive_connection_closed_unanswered_is_sent_again(method
             with pytest.raises(UnreachableError):
                 client.request("POST", "/second", authenticated=False)
             assert server.requests == [(1, "GET /first HTTP/1.1"), (1, "POST /second HTTP/1.1")]
+    finally:
+        server.close()
+
+
+def test_a_get_closed_unanswered_twice_is_not_sent_a_third_time():
+    server = ClosingKeepAlive(closing=2)
+    try:
+        client = Client(f"http://127.0.0.1:{server.port}", retries=3, backoff=0)
+        client.request("GET", "/first", authenticated=False)
+        with pytest.raises(UnreachableError):
+            client.request("GET", "/second", authenticated=False)
+        assert server.requests == [
+            (1, "GET /first HTTP/1.1"),
+            (1, "GET /second HTTP/1.1"),
+            (2, "GET /second HTTP/1.1"),
+        ]
     finally:
         server.close()
