@@ -30,8 +30,10 @@ class DefaultConfig:
     SQLALCHEMY_TRACK_MODIFICATIONS = False  # Flask-SQLAlchemy's event system, unused
     SQLITE_BUSY_TIMEOUT_MS = 15000  # how long SQLite waits for a lock
     # PostgreSQL: a transaction that only read ends with COMMIT rather than ROLLBACK, so
-    # that psycopg keeps the statements it prepared (a rollback drops them). false: every
-    # statement is parsed and planned each time it runs.
+    # that psycopg keeps the statements it prepared (a rollback drops them). false: each
+    # request's ROLLBACK drops them, and statements are parsed and planned nearly every
+    # time they run (``{"connect_args": {"prepare_threshold": null}}`` in
+    # SQLALCHEMY_ENGINE_OPTIONS: psycopg prepares none at all).
     END_READS_WITH_COMMIT = True
 
     # -- Tokens and cookies ------------------------------------------------------------
