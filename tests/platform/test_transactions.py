@@ -36,12 +36,18 @@ def postgres(app):
     return app.config["SQLALCHEMY_DATABASE_URI"].startswith("postgresql")
 
 
-def test_requests_that_only_read_end_with_commit_and_keep_prepared_statements(app, client, actors):
+def read_datasets(app, client, actors):
+    """How READS requests that only read ended: the engine's COMMITs and ROLLBACKs."""
     editor = actors["editor"].headers
     create_dataset(client, editor, "read me")
     counts = ends(app)
     for _ in range(READS):
         assert client.get("/api/v1/datasets/", headers=editor).status_code == 200
+    return counts
+
+
+def test_requests_that_only_read_end_with_commit_and_keep_prepared_statements(app, client, actors):
+    counts = read_datasets(app, client, actors)
     if postgres(app):
         assert counts == {"commit": READS, "rollback": 0}
         assert prepared_statements(app) > 0
@@ -51,12 +57,7 @@ def test_requests_that_only_read_end_with_commit_and_keep_prepared_statements(ap
 
 @pytest.mark.parametrize("config_overrides", [{"END_READS_WITH_COMMIT": False}])
 def test_off_every_request_ends_with_rollback(app, client, actors):
-    editor = actors["editor"].headers
-    create_dataset(client, editor, "read me")
-    counts = ends(app)
-    for _ in range(READS):
-        assert client.get("/api/v1/datasets/", headers=editor).status_code == 200
-    assert counts == {"commit": 0, "rollback": READS}
+    assert read_datasets(app, client, actors) == {"commit": 0, "rollback": READS}
     if postgres(app):
         assert prepared_statements(app) == 0
 
