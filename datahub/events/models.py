@@ -13,7 +13,6 @@ class Event(db.Model):
 
     __tablename__ = "events"
     __table_args__ = (
-        sa.Index("ix_events_time", "time"),
         sa.Index("ix_events_dataset_id_id", "dataset_id", "id"),
         {"sqlite_autoincrement": True},  # an id is never given twice, even after retention
     )

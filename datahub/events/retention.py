@@ -9,13 +9,33 @@ from datahub.app.extensions import db
 from datahub.events.models import Event
 from datahub.platform.database import utcnow
 
+BATCH = 1000
 
-def prune_events(days):
-    """Delete the events older than ``days`` days (``EVENTS_RETENTION_DAYS``); how many."""
-    result = db.session.execute(
-        sa.delete(Event)
-        .where(Event.time < utcnow() - timedelta(days=float(days)))
-        .execution_options(synchronize_session=False)
-    )
-    db.session.commit()
-    return result.rowcount
+
+def prune_events(days, batch=BATCH):
+    """Delete the events older than ``days`` days (``EVENTS_RETENTION_DAYS``), oldest
+    first; how many.
+
+    Events are walked in id order, which is the order of their times (an event's time is
+    taken as its change commits, and ids become visible in commit order), and the walk
+    stops at the first event that is not old enough. Writing an event so keeps no index
+    on ``time`` up to date; an event whose host's clock ran ahead only holds back the
+    removal of those after it, never removes one early. Each batch is its own
+    transaction."""
+    cutoff = utcnow() - timedelta(days=float(days))
+    removed = 0
+    while True:
+        oldest = db.session.execute(sa.select(Event.id, Event.time).order_by(Event.id).limit(batch))
+        rows = oldest.all()
+        old = 0
+        while old < len(rows) and rows[old].time < cutoff:
+            old += 1
+        if old:
+            removed += db.session.execute(
+                sa.delete(Event)
+                .where(Event.id <= rows[old - 1].id)
+                .execution_options(synchronize_session=False)
+            ).rowcount
+        db.session.commit()
+        if old < batch:
+            return removed

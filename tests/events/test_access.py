@@ -4,9 +4,6 @@ private, everyone's. The list's query, paging and filters."""
 
 import pytest
 
-from datahub.app.extensions import db
-from datahub.events.models import Event
-from datahub.platform.database import utcnow
 from tests.access.conftest import grant
 from tests.events.test_outbox import EVENTS, events, types
 from tests.pipelines.helpers import create_pipeline, source
@@ -108,18 +105,3 @@ def test_events_need_a_login(client):
     response = client.get(EVENTS)
     assert response.status_code == 401
     assert response.get_json() == {"detail": "Not authenticated"}
-
-
-def test_old_events_are_removed_by_the_sweep(app, client, actors):
-    from datahub.pipelines.worker import Worker
-
-    editor = actors["editor"].headers
-    old = create_dataset(client, editor, "old")
-    new = create_dataset(client, editor, "new")
-    with app.app_context():
-        event = db.session.scalar(db.select(Event).where(Event.dataset_id == old["id"]))
-        event.time = utcnow().replace(year=2000)
-        db.session.commit()
-    app.config.update(EVENTS_RETENTION_DAYS=30, VERSIONS_PRUNE_SECONDS=0)
-    Worker(app).run_once()
-    assert sources(events(client, editor)) == [f"/api/v1/datasets/{new['id']}"]
