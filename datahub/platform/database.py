@@ -52,7 +52,8 @@ class UTCDateTime(sa.types.TypeDecorator):
 
 
 def isoformat(value):
-    """ISO 8601 with a ``Z``: what every timestamp field in the API looks like."""
+    """ISO 8601 with a ``Z``: the timestamps in events and in the logs (a resource's
+    timestamp fields are its schema's, with ``+00:00``)."""
     return value.astimezone(timezone.utc).isoformat().replace("+00:00", "Z")
 
 
