@@ -16,12 +16,12 @@ def prune_events(days, batch=BATCH):
     """Delete the events older than ``days`` days (``EVENTS_RETENTION_DAYS``), oldest
     first; how many.
 
-    Events are walked in id order, which is the order of their times to within a commit's
-    wait (an event's time is read as its change commits, and ids are given in commit
-    order), and the walk stops at the first event that is not old enough. Writing an event so keeps no index
-    on ``time`` up to date; an event whose host's clock ran ahead only holds back the
-    removal of those after it, never removes one early. Each batch is its own
-    transaction."""
+    Events are walked in id order, which is the order of their times to within a
+    commit's wait (an event's time is read as its change commits, and ids are given in
+    commit order), and the walk stops at the first event that is not old enough. So no
+    index on ``time`` is kept up to date at every event's write; an event whose host's
+    clock ran ahead only holds back the removal of those after it, never removes one
+    early. Each batch is its own transaction."""
     cutoff = utcnow() - timedelta(days=float(days))
     removed = 0
     while True:

@@ -7,12 +7,9 @@ from datahub.app.extensions import db
 from datahub.events.models import Event
 from datahub.events.retention import prune_events
 from datahub.platform.database import utcnow
+from tests.events.test_access import sources
 from tests.events.test_outbox import events
 from tests.resources import actors, create_dataset  # noqa: F401  (actors: a fixture)
-
-
-def sources(items):
-    return [item["source"] for item in items]
 
 
 def created(client, headers, *names):
