@@ -32,6 +32,8 @@ class Pipeline(OwnedNamed, db.Model):
     trigger: Mapped[dict | None] = mapped_column(sa.JSON(none_as_null=True))
     next_run_at: Mapped[object | None] = mapped_column(UTCDateTime, index=True)
     pending_trigger: Mapped[str | None] = mapped_column(sa.String(16), index=True)
+    # Why the sweep turned the trigger off (migration 0016); None while it works.
+    trigger_disabled_reason: Mapped[str | None] = mapped_column(sa.String(255))
 
 
 class Run(db.Model):
