@@ -44,3 +44,26 @@ class PinnedVersionNotFound(InvalidValues):
             super().__init__({"source_version": problem})
         else:
             super().__init__({"steps": {position: {"version": problem}}})
+
+
+class InvalidTrigger(InvalidValues):
+    """A trigger that cannot be used, found after the body's checks: a 422 at ``field``
+    (a schedule never due any more, a loop of triggered pipelines)."""
+
+    def __init__(self, message, type_="value_error.trigger", field="trigger"):
+        super().__init__({field: [ErrorMessage(message, type_)]})
+
+
+class TriggerCycle(InvalidTrigger):
+    """The pipeline's output reaches its own inputs through the pipelines ``path``
+    (datahub.pipelines.cycles)."""
+
+    def __init__(self, field, path):
+        names = ", ".join(str(pipeline_id) for pipeline_id in path)
+        through = f"pipelines {names}" if len(path) > 1 else f"pipeline {names}"
+        super().__init__(
+            "would make a cycle: the output reaches this pipeline's own inputs through "
+            f"{through}, triggered by new versions too",
+            "value_error.trigger_cycle",
+            field,
+        )

@@ -165,6 +165,14 @@ class PipelineSchema(Schema):
         format="iso",
         metadata={"description": "When its schedule next starts a run; null without one"},
     )
+    trigger_disabled_reason = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "Why the trigger was turned off (it could not be acted on): it "
+            "starts no runs until the trigger is changed; null while it works"
+        },
+    )
     created_at = fields.DateTime(required=True, format="iso")
     updated_at = fields.DateTime(required=True, format="iso")
 

@@ -9,8 +9,9 @@ from datahub import quotas
 from datahub.app.extensions import db
 from datahub.datasets.errors import DatasetNotFound
 from datahub.datasets.models import Dataset, DatasetVersion
-from datahub.pipelines import schedules, wakeups
+from datahub.pipelines import cycles, schedules, wakeups
 from datahub.pipelines.errors import (
+    InvalidTrigger,
     JoinedDatasetNotFound,
     PinnedVersionNotFound,
     PipelineAlreadyRunning,
@@ -33,6 +34,7 @@ FIELDS = (
     "output_format",
     "trigger",
     "next_run_at",  # from ``trigger`` (_schedule)
+    "trigger_disabled_reason",  # cleared by a changed trigger (_schedule)
 )
 
 
@@ -78,9 +80,14 @@ def _require_pinned_source(pipeline, values):
 
 
 def _schedule(values):
-    """A changed trigger's next due time (None unless it is a schedule)."""
+    """A changed trigger's next due time (None unless it is a schedule); it works again
+    if the sweep had turned it off."""
     if "trigger" in values:
-        values["next_run_at"] = schedules.next_due(values["trigger"], utcnow())
+        try:
+            values["next_run_at"] = schedules.next_due(values["trigger"], utcnow())
+        except schedules.NeverDue:
+            raise InvalidTrigger(f"trigger {schedules.NEVER_DUE}") from None
+        values["trigger_disabled_reason"] = None
 
 
 def create_pipeline(owner, values):
@@ -88,6 +95,7 @@ def create_pipeline(owner, values):
         _require_source(values, owner)
         _require_pinned_source(None, values)
         _schedule(values)
+        cycles.require_no_cycle(None, values, owner)
 
     # Any other integrity error at the commit: the source dataset was deleted meanwhile.
     return create_named(
@@ -109,6 +117,7 @@ def update_pipeline(pipeline, values, user):
         _require_source(values, user)
         _require_pinned_source(pipeline, values)
         _schedule(values)
+        cycles.require_no_cycle(pipeline, values, user)
 
     return update_named(
         pipeline,

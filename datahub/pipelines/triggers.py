@@ -8,6 +8,12 @@ time is taken once, whatever the number of workers and hosts; a time missed whil
 ran is taken once, then the next is counted from now). :func:`sweep`, which every worker
 process runs, then queues one run per pending pipeline that has none queued or running:
 versions arriving while a run is active make exactly one more run after it, never a 409.
+
+A new version triggers only pipelines whose owner may still read it and their other inputs
+(checked again as the run is queued), and none already in its triggered lineage
+(datahub.pipelines.cycles). Each pipeline is swept in its own transaction: one that fails
+has its trigger turned off, with the reason in ``trigger_disabled_reason``, and the others
+go on.
 """
 
 import logging
@@ -15,38 +21,65 @@ import logging
 import sqlalchemy as sa
 
 from datahub.app.extensions import db
+from datahub.datasets.models import Dataset
 from datahub.events import outbox
+from datahub.identity.models import User
+from datahub.pipelines import schedules
+from datahub.pipelines.cycles import inputs_of, triggered_lineage
 from datahub.pipelines.models import ACTIVE_STATUSES, Pipeline, Run
 from datahub.pipelines.schedules import NEW_VERSION, SCHEDULE, next_due
 from datahub.pipelines.services import start_run
 from datahub.platform.database import utcnow
 from datahub.platform.errors import DomainError
+from datahub.resources import access
 
 log = logging.getLogger("datahub.pipelines.triggers")
+FAILED = "the trigger failed (an internal error, logged); change the trigger to turn it on again"
 
 
-def inputs_of(source_dataset_id, steps):
-    return {source_dataset_id} | {
-        step.get("dataset_id") for step in steps or () if step.get("op") == "join"
-    }
+def owner_may_read(owner_id, dataset_ids):
+    """Whether the pipeline's owner is active and may read each of ``dataset_ids``."""
+    owner = db.session.get(User, owner_id)
+    if owner is None or not owner.is_active:
+        return False
+    for dataset_id in dataset_ids:
+        dataset = db.session.get(Dataset, dataset_id) if dataset_id is not None else None
+        if dataset is None or not access.may_read(owner, dataset):
+            return False
+    return True
 
 
 @outbox.subscribe("datahub.dataset.version.created")
 def _new_version(version):
     """In the version's transaction: every pipeline triggered by new versions of this
-    dataset wants a run (not the pipeline whose run made it: it would run forever)."""
-    made_by = db.session.get(Run, version.run_id).pipeline_id if version.run_id else None
+    dataset wants a run, if its owner may read its inputs and it is not in the version's
+    triggered lineage (a pipeline's own output, a loop of pipelines: it would run forever)."""
     rows = db.session.execute(
-        sa.select(Pipeline.id, Pipeline.source_dataset_id, Pipeline.steps, Pipeline.trigger).where(
-            Pipeline.trigger.is_not(None)
-        )
+        sa.select(
+            Pipeline.id,
+            Pipeline.owner_id,
+            Pipeline.source_dataset_id,
+            Pipeline.steps,
+            Pipeline.trigger,
+        ).where(Pipeline.trigger.is_not(None), Pipeline.trigger_disabled_reason.is_(None))
     ).all()
-    wanted = [
-        row.id
+    candidates = [
+        row
         for row in rows
         if (row.trigger or {}).get("on") == NEW_VERSION
-        and row.id != made_by
         and version.dataset_id in inputs_of(row.source_dataset_id, row.steps)
+    ]
+    if not candidates:
+        return
+    lineage = triggered_lineage(version.run_id) if version.run_id else set()
+    if lineage is None:
+        log.warning("dataset %s: its version's lineage is too long to trigger", version.dataset_id)
+        return
+    wanted = [
+        row.id
+        for row in candidates
+        if row.id not in lineage
+        and owner_may_read(row.owner_id, inputs_of(row.source_dataset_id, row.steps))
     ]
     if wanted:
         db.session.execute(
@@ -57,26 +90,57 @@ def _new_version(version):
         )
 
 
-def _take_due_schedules(now):
-    due = db.session.execute(
-        sa.select(Pipeline.id, Pipeline.next_run_at, Pipeline.trigger).where(
-            Pipeline.next_run_at <= now
-        )
-    ).all()
+def _disable(pipeline_id, reason, *conditions):
+    """Turn the pipeline's trigger off, saying why (its own transaction)."""
+    db.session.rollback()
+    db.session.execute(
+        sa.update(Pipeline)
+        .where(Pipeline.id == pipeline_id, *conditions)
+        .values(next_run_at=None, pending_trigger=None, trigger_disabled_reason=reason[:255])
+        .execution_options(synchronize_session=False)
+    )
     db.session.commit()
-    for row in due:
-        taken = db.session.execute(
-            sa.update(Pipeline)
-            .where(Pipeline.id == row.id, Pipeline.next_run_at == row.next_run_at)
-            .values(
-                next_run_at=next_due(row.trigger, now),
-                pending_trigger=sa.func.coalesce(Pipeline.pending_trigger, SCHEDULE),
-            )
-            .execution_options(synchronize_session=False)
+
+
+def _isolated(pipeline_id, work, *args):
+    """``work(*args)`` for one pipeline; if it fails, its trigger is turned off (logged
+    once: it is not swept again) and the sweep goes on with the others. A database that
+    does not answer is not the pipeline's fault: logged, the trigger stays."""
+    try:
+        return work(*args)
+    except sa.exc.OperationalError:
+        db.session.rollback()
+        log.warning("pipeline %s: the sweep could not reach the database", pipeline_id)
+    except Exception:
+        log.exception("pipeline %s: its trigger failed and is turned off", pipeline_id)
+        _disable(pipeline_id, FAILED)
+    return None
+
+
+def _take_schedule(row, now):
+    """Move the schedule's due time on and want a run, unless another worker did."""
+    reason = schedules.invalid_trigger(row.trigger or {})
+    if reason is None:
+        try:
+            following = next_due(row.trigger, now)
+        except schedules.NeverDue:
+            reason = schedules.NEVER_DUE
+    if reason is not None:  # stored before today's checks, or no longer computable
+        log.warning("pipeline %s: its schedule is turned off: %s", row.id, reason)
+        _disable(row.id, f"trigger {reason}", Pipeline.next_run_at == row.next_run_at)
+        return
+    taken = db.session.execute(
+        sa.update(Pipeline)
+        .where(Pipeline.id == row.id, Pipeline.next_run_at == row.next_run_at)
+        .values(
+            next_run_at=following,
+            pending_trigger=sa.func.coalesce(Pipeline.pending_trigger, SCHEDULE),
         )
-        db.session.commit()
-        if taken.rowcount:
-            log.info("pipeline %s: its schedule is due", row.id)
+        .execution_options(synchronize_session=False)
+    )
+    db.session.commit()
+    if taken.rowcount:
+        log.info("pipeline %s: its schedule is due", row.id)
 
 
 def _queue_pending(pipeline_id):
@@ -86,6 +150,11 @@ def _queue_pending(pipeline_id):
         db.session.rollback()
         return None
     triggered_by, pipeline.pending_trigger = pipeline.pending_trigger, None
+    if triggered_by == NEW_VERSION and not owner_may_read(
+        pipeline.owner_id, inputs_of(pipeline.source_dataset_id, pipeline.steps)
+    ):  # access withdrawn since the version came: no run, no event
+        db.session.commit()
+        return None
     try:
         return start_run(pipeline, triggered_by=triggered_by)
     except DomainError as refused:  # one active already, or the owner's queue is full
@@ -96,8 +165,16 @@ def _queue_pending(pipeline_id):
 
 def sweep():
     """Take the due schedules, then queue a run for each pipeline that wants one and has
-    none active; the runs queued."""
-    _take_due_schedules(utcnow())
+    none active; the runs queued. Each pipeline in its own transaction (:func:`_isolated`)."""
+    now = utcnow()
+    due = db.session.execute(
+        sa.select(Pipeline.id, Pipeline.next_run_at, Pipeline.trigger).where(
+            Pipeline.next_run_at <= now
+        )
+    ).all()
+    db.session.commit()
+    for row in due:
+        _isolated(row.id, _take_schedule, row, now)
     active = sa.select(Run.pipeline_id).where(Run.status.in_(ACTIVE_STATUSES))
     waiting = db.session.scalars(
         sa.select(Pipeline.id).where(
@@ -105,4 +182,5 @@ def sweep():
         )
     ).all()
     db.session.commit()
-    return [run for run in map(_queue_pending, waiting) if run is not None]
+    runs = (_isolated(pipeline_id, _queue_pending, pipeline_id) for pipeline_id in waiting)
+    return [run for run in runs if run is not None]

@@ -44,6 +44,7 @@ def test_create_get_list_patch_delete(client, actors):
         "output_format",
         "trigger",
         "next_run_at",
+        "trigger_disabled_reason",
         "created_at",
         "updated_at",
     ]
