@@ -16,7 +16,7 @@ from datahub.app.extensions import db
 from datahub.datasets.models import Dataset, DatasetVersion, VersionRead
 from datahub.pipelines.errors import TriggerCycle
 from datahub.pipelines.models import Pipeline, Run
-from datahub.pipelines.schedules import NEW_VERSION
+from datahub.pipelines.schedules import NEW_VERSION, on_new_version
 from datahub.resources import access
 from datahub.resources.services import name_key
 
@@ -104,7 +104,7 @@ def _triggered_pipelines(caller, own_id):
     return {
         row.id: (inputs_of(row.source_dataset_id, row.steps), output)
         for row in rows
-        if (row.trigger or {}).get("on") == NEW_VERSION
+        if on_new_version(row.trigger)
         and row.id != own_id
         and (output := _output_of(row.owner_id, row.output_dataset_name)) is not None
     }

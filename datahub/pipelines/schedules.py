@@ -20,6 +20,11 @@ NOT_A_ZONE = "timezone: not a time zone name (such as Europe/Oslo or UTC)"
 _EXTENSION = re.compile(r"(?:^|[^A-Za-z])[HR](?:[^A-Za-z]|$)", re.IGNORECASE)
 
 
+def on_new_version(trigger):
+    """Whether ``trigger`` (as stored: any JSON) is a ``new_version`` trigger."""
+    return isinstance(trigger, dict) and trigger.get("on") == NEW_VERSION
+
+
 class NeverDue(ValueError):
     """croniter cannot say when the schedule is next due (it never is, or it failed)."""
 

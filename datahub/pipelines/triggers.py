@@ -27,7 +27,7 @@ from datahub.identity.models import User
 from datahub.pipelines import schedules
 from datahub.pipelines.cycles import inputs_of, triggered_lineage
 from datahub.pipelines.models import ACTIVE_STATUSES, Pipeline, Run
-from datahub.pipelines.schedules import NEW_VERSION, SCHEDULE, next_due
+from datahub.pipelines.schedules import NEW_VERSION, SCHEDULE, next_due, on_new_version
 from datahub.pipelines.services import start_run
 from datahub.platform.database import utcnow
 from datahub.platform.errors import DomainError
@@ -66,7 +66,7 @@ def _new_version(version):
     candidates = [
         row
         for row in rows
-        if (row.trigger or {}).get("on") == NEW_VERSION
+        if on_new_version(row.trigger)
         and version.dataset_id in inputs_of(row.source_dataset_id, row.steps)
     ]
     if not candidates:

@@ -155,6 +155,21 @@ def test_changing_or_removing_the_trigger(app, client, actors):
             {"cron": "61 * * * *"},
             "trigger cron: not a cron expression (five fields: minute hour day month weekday)",
         ),
+        *(
+            (
+                {"cron": cron},
+                "trigger cron: not a cron expression (five fields: minute hour day month weekday)",
+            )
+            for cron in ("32 11 28 11 * 39 2026", "* * * * * *", "@daily", "R * * * *")
+        ),
+        (
+            {"cron": "0 0 31 2 *"},
+            "trigger cron: never due (no date matches it, such as February 31)",
+        ),
+        (
+            {"cron": "0 0 30,31 2 *", "timezone": "Europe/Oslo"},
+            "trigger cron: never due (no date matches it, such as February 31)",
+        ),
         (
             {"cron": 5},
             "trigger cron: not a cron expression (five fields: minute hour day month weekday)",
