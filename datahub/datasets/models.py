@@ -106,8 +106,10 @@ class DatasetVersion(db.Model):
 
 
 class VersionRead(db.Model):
-    """A run read this version: it is kept (retention passes it by, and deleting it is
-    409 ``Version is used by a run``) as long as the run is."""
+    """A run read this version (its ``inputs``). While the run is running, and for as
+    long as a succeeded run exists, the version is kept: retention passes it by, and
+    deleting it is 409 ``Version is used by a run``. A failed or cancelled run keeps
+    nothing; deleting the version also removes it from that run's ``inputs``."""
 
     __tablename__ = "dataset_version_reads"
     __table_args__ = (

@@ -25,6 +25,21 @@ from datahub.platform.database import utcnow, valid_id
 
 log = logging.getLogger("datahub.versions")
 
+# The runs table as far as pins need it (datasets do not import pipelines): a run that is
+# running still reads its inputs, a succeeded one made its output from them. A failed or
+# cancelled run's reads stay recorded (its ``inputs``) but keep nothing.
+_runs = sa.table("runs", sa.column("id"), sa.column("status"))
+PINNING_STATUSES = ("running", "succeeded")
+
+
+def _pinning_reads():
+    """The reads of runs that keep what they read."""
+    return (
+        sa.select(VersionRead.version)
+        .join(_runs, _runs.c.id == VersionRead.run_id)
+        .where(_runs.c.status.in_(PINNING_STATUSES))
+    )
+
 
 def versions_query(dataset_id):
     """The versions of a dataset, newest first."""
@@ -123,9 +138,10 @@ def restore_version(dataset, version, user_id, message=None):
 
 
 def is_read_by_a_run(dataset_id, number):
+    """Whether a running or succeeded run read this version."""
     return (
         db.session.scalar(
-            sa.select(VersionRead.run_id)
+            _pinning_reads()
             .where(VersionRead.dataset_id == dataset_id, VersionRead.version == number)
             .limit(1)
         )
@@ -134,9 +150,9 @@ def is_read_by_a_run(dataset_id, number):
 
 
 def delete_version(dataset, version, force=False):
-    """Delete a version that is not current (:class:`VersionIsCurrent`) and that no run
-    read (:class:`VersionUsedByRun`, unless ``force``); its object goes once no version
-    refers to it. ``dataset`` is locked."""
+    """Delete a version that is not current (:class:`VersionIsCurrent`) and that no
+    running or succeeded run read (:class:`VersionUsedByRun`, unless ``force``); its
+    object goes once no version refers to it. ``dataset`` is locked."""
     if version.version == dataset.current_version:
         raise VersionIsCurrent()
     if not force and is_read_by_a_run(dataset.id, version.version):
@@ -159,8 +175,8 @@ def drop_unreferenced(keys):
 
 def prunable(dataset_id, current, keep):
     """The versions of one dataset that retention removes: past the ``keep`` newest, not
-    current, not pinned, and read by no run."""
-    read = sa.select(VersionRead.version).where(VersionRead.dataset_id == dataset_id)
+    current, not pinned, and read by no running or succeeded run."""
+    read = _pinning_reads().where(VersionRead.dataset_id == dataset_id)
     kept = (
         sa.select(DatasetVersion.version)
         .where(DatasetVersion.dataset_id == dataset_id)
