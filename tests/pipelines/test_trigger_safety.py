@@ -47,12 +47,12 @@ def test_a_failing_schedule_stops_nothing_else_and_is_turned_off_once(app, clien
     ]
     store_trigger(app, broken[0]["id"], {"cron": "32 11 28 11 * 39 2026", "timezone": "UTC"})
     store_trigger(app, broken[1]["id"], {"cron": "0 0 31 2 *", "timezone": "UTC"})
-    store_trigger(app, broken[2]["id"], 5)
     their_data = source(client, other, name="theirs")["id"]
     theirs = create_pipeline(client, other, their_data, trigger=NEW_VERSION, name="theirs")
     scheduled = create_pipeline(client, other, their_data, trigger=daily, name="scheduled")
     store_trigger(app, scheduled["id"], {"cron": "0 3 * * *", "timezone": "UTC"})
     assert upload(client, other, their_data, b"n\r\n1\r\n").status_code == 200
+    store_trigger(app, broken[2]["id"], 5)  # not even a dict
     caplog.set_level(logging.INFO, logger="datahub.pipelines.triggers")
 
     dispatch.run_once(app, also=[triggers.sweep])  # as a worker's dispatcher does
@@ -71,6 +71,8 @@ def test_a_failing_schedule_stops_nothing_else_and_is_turned_off_once(app, clien
     url = f"{PIPELINES}{broken[1]['id']}"
     changed = client.patch(url, json={"trigger": daily}, headers=editor).get_json()
     assert changed["trigger_disabled_reason"] is None and changed["next_run_at"] is not None
+    # Nor does a malformed stored trigger stop anyone's uploads.
+    assert upload(client, other, their_data, b"n\r\n2\r\n").status_code == 200
 
 
 def test_a_schedule_that_is_never_due_is_a_422_on_patch_too(client, actors):
