@@ -6,6 +6,8 @@ from urllib.parse import urljoin
 
 import pytest
 
+from tests.conftest import bearer, login
+
 NOT_FOUND = {"detail": "Not Found"}
 
 
@@ -93,3 +95,44 @@ def test_no_path_of_the_service_answers_html_but_its_pages(app, client, admin):
         if endpoint not in pages:
             assert response.content_type == "application/json", (path, response.status_code)
         response.close()
+
+
+def list_paths(client, headers, user_id):
+    """Every list of the API, with what it needs made first."""
+    made = {}
+    for kind in ("datasets", "collections", "pipelines"):
+        body = {"name": f"slash {kind}"}
+        if kind == "pipelines":
+            body.update(source_dataset_id=made["datasets"], steps=[], output_dataset_name="out")
+        response = client.post(f"/api/v1/{kind}/", json=body, headers=headers)
+        assert response.status_code == 201, response.get_json()
+        made[kind] = response.get_json()["id"]
+    hook = {"url": "https://93.184.215.14/hooks"}
+    webhook = client.post("/api/v1/webhooks/", json=hook, headers=headers).get_json()["id"]
+    dataset, pipeline = made["datasets"], made["pipelines"]
+    return [
+        *(f"/api/v1/{kind}" for kind in ("datasets", "collections", "pipelines", "groups")),
+        *(f"/api/v1/{kind}" for kind in ("users", "events", "webhooks")),
+        *(f"/api/v1/{kind}/{made[kind]}/grants" for kind in made),
+        f"/api/v1/datasets/{dataset}/versions",
+        f"/api/v1/pipelines/{pipeline}/runs",
+        f"/api/v1/webhooks/{webhook}/deliveries",
+        "/api/v1/auth/sessions",
+        "/api/v1/auth/tokens",
+        f"/api/v1/users/{user_id}/tokens",
+    ]
+
+
+def test_every_list_answers_with_and_without_its_trailing_slash(client, make_user):
+    make_user(email="lists@example.com", roles=("admin",))
+    login_response = login(client, "lists@example.com")
+    headers = bearer(login_response.get_json()["access_token"])
+    user_id = client.get("/api/v1/auth/me", headers=headers).get_json()["id"]
+    wrong = {}
+    for path in list_paths(client, headers, user_id):
+        bare = client.get(path, headers=headers)
+        slashed = client.get(path + "/", headers=headers)
+        assert bare.status_code == 200, (path, bare.get_json())
+        if (slashed.status_code, slashed.get_json()) != (200, bare.get_json()):
+            wrong[path + "/"] = slashed.status_code
+    assert wrong == {}

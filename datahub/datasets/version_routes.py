@@ -35,7 +35,7 @@ def changeable_version(dataset_id, number, for_update=False, check=changeable):
     return dataset, versions.get_version(dataset.id, number)
 
 
-@blp.route("/<id:dataset_id>/versions")
+@blp.route("/<id:dataset_id>/versions", strict_slashes=False)
 class DatasetVersions(MethodView):
     @operation(
         blp, "list_dataset_versions", 401, 403, (404, "`Dataset not found`"), 422, security=BEARER

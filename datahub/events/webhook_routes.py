@@ -101,7 +101,7 @@ class WebhookById(MethodView):
         return ""
 
 
-@blp.route("/<id:webhook_id>/deliveries", endpoint="Deliveries")
+@blp.route("/<id:webhook_id>/deliveries", strict_slashes=False, endpoint="Deliveries")
 class Deliveries(MethodView):
     @operation(blp, "list_webhook_deliveries", 401, 403, NOT_FOUND, 422, security=BEARER)
     @permissions.before_body(_editor)

@@ -24,7 +24,7 @@ def add_grant_routes(blp, get_row, path_name, kind, title):
     def row_of(path):
         return manageable(get_row(path[path_name]))
 
-    @blp.route(f"/<id:{path_name}>/grants", endpoint=f"{title}Grants")
+    @blp.route(f"/<id:{path_name}>/grants", strict_slashes=False, endpoint=f"{title}Grants")
     class Grants(MethodView):
         @operation(blp, f"list_{kind}_grants", 401, 403, not_found, 422, security=BEARER)
         @blp.arguments(schemas.GrantListArgsSchema, location="query")

@@ -235,7 +235,7 @@ class LogoutAll(MethodView):
         return {"message": "Logged out of all sessions"}
 
 
-@blp.route("/sessions")
+@blp.route("/sessions", strict_slashes=False)
 class Sessions(MethodView):
     @operation(blp, "list_sessions", 401, (403, _NOT_WITH_PAT), 422, security=BEARER)
     @blp.response(200, SessionPageSchema, headers=_NO_STORE)

@@ -20,7 +20,7 @@ _NO_STORE = {"Cache-Control": "no-store"}
 _SHOWN = ("id", "name", "scopes", "created_at", "expires_at", "last_used_at")
 
 
-@blp.route("/tokens")
+@blp.route("/tokens", strict_slashes=False)
 class Tokens(MethodView):
     @operation(blp, "list_tokens", 401, 422, security=BEARER)
     @blp.response(200, PersonalTokenPageSchema)

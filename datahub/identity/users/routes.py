@@ -126,7 +126,7 @@ class UserById(MethodView):
         services.delete_user(services.get_user(user_id))
 
 
-@blp.route("/<text:user_id>/tokens")
+@blp.route("/<text:user_id>/tokens", strict_slashes=False)
 class UserTokens(MethodView):
     @operation(blp, "list_user_tokens", 401, 403, NOT_FOUND, 422, security=BEARER)
     @blp.arguments(ListArgsSchema, location="query")
