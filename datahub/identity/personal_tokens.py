@@ -1,5 +1,6 @@
 """Personal access tokens (``dhp_...``): creating, listing and revoking them, and what the
-guard (datahub.identity.guard) needs to accept one as a bearer token.
+guard (datahub.identity.guard) needs to accept one as a bearer token. Deactivating a
+user deletes their tokens (:func:`revoke_all_tokens`): reactivating brings none back.
 
 A token's text is shown once, at creation; only its SHA-256 is stored. Its scopes are
 ``["read"]`` (GET and HEAD only) or ``["read", "write"]``. No token creates
@@ -111,6 +112,16 @@ def revoke_token(record, by):
     db.session.delete(record)
     db.session.commit()
     audit("token_revoked", user_id=record.user_id, token_id=record.id, by=by)
+
+
+def revoke_all_tokens(user_id):
+    """Delete every token of ``user_id`` (uncommitted; one ``p:`` message each, at the
+    commit): deactivating a user ends them for good, so reactivating brings none back.
+    How many there were."""
+    records = db.session.scalars(tokens_query(user_id)).all()
+    for record in records:
+        db.session.delete(record)
+    return len(records)
 
 
 # -- what the guard asks -----------------------------------------------------------------

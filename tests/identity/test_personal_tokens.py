@@ -233,6 +233,30 @@ def test_a_deactivated_owners_tokens_stop_at_once(app, client, auth_headers, pat
     assert (response.status_code, response.get_json()) == (401, {"detail": "Invalid token"})
 
 
+def test_reactivating_the_owner_brings_no_token_back(client, auth_headers, pat):
+    headers, _ = pat()
+    admin = auth_headers("admin@example.com", roles=("admin",))
+    user_id = client.get(ME, headers=headers).get_json()["id"]
+    for active in (False, True):
+        patched = client.patch(
+            f"/api/v1/users/{user_id}", headers=admin, json={"is_active": active}
+        )
+        assert (patched.status_code, patched.get_json()["is_active"]) == (200, active)
+    response = client.get(ME, headers=headers)
+    assert (response.status_code, response.get_json()) == (401, {"detail": "Invalid token"})
+    listed = client.get(f"/api/v1/users/{user_id}/tokens", headers=admin).get_json()
+    assert (listed["total"], listed["items"]) == (0, [])
+
+
+def test_the_cli_deactivating_the_owner_revokes_the_tokens_for_good(client, runner, pat):
+    headers, _ = pat()
+    for command in ("deactivate", "activate"):
+        result = runner.invoke(args=["users", command, "user@example.com"])
+        assert result.exit_code == 0, result.output
+    response = client.get(ME, headers=headers)
+    assert (response.status_code, response.get_json()) == (401, {"detail": "Invalid token"})
+
+
 def test_admins_list_and_revoke_a_users_tokens(client, auth_headers, pat, audit_log):
     headers, body = pat()
     user_id = client.get(ME, headers=headers).get_json()["id"]

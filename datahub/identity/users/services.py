@@ -7,6 +7,7 @@ from datahub.app.extensions import db
 from datahub.identity.errors import PasswordManagedByProvider
 from datahub.identity.models import User, normalise_email
 from datahub.identity.passwords import check_password, hash_password
+from datahub.identity.personal_tokens import revoke_all_tokens
 from datahub.identity.sessions import end_all_sessions
 from datahub.identity.users.errors import (
     EmailAlreadyExists,
@@ -130,10 +131,13 @@ def change_password(user, current_password, new_password, keep_session=None):
 
 
 def set_active(user, active):
-    ended = None
+    """Activate or deactivate; deactivating ends every session and deletes every personal
+    access token for good (reactivating brings none back)."""
+    ended = revoked = None
     if not active:
         _keep_an_admin(user)
         ended = end_all_sessions(user, reason="deactivated")
+        revoked = revoke_all_tokens(user.id)
     user.is_active = bool(active)
     db.session.commit()
     audit(
@@ -141,6 +145,7 @@ def set_active(user, active):
         user_id=user.id,
         email=user.email,
         sessions_ended=ended,
+        tokens_revoked=revoked,
     )
     return user
 
@@ -186,6 +191,8 @@ def update_user(user, values):
         user.is_active = values["is_active"]
     if "password" in values or deactivated:
         end_all_sessions(user)
+    if deactivated:
+        revoke_all_tokens(user.id)
     db.session.commit()
     return user
 
