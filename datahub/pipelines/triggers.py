@@ -37,16 +37,23 @@ log = logging.getLogger("datahub.pipelines.triggers")
 FAILED = "the trigger failed (an internal error, logged); change the trigger to turn it on again"
 
 
-def owner_may_read(owner_id, dataset_ids):
-    """Whether the pipeline's owner is active and may read each of ``dataset_ids``."""
-    owner = db.session.get(User, owner_id)
-    if owner is None or not owner.is_active:
-        return False
+def owner_may_read(owner_id, dataset_ids, known=None):
+    """Whether the pipeline's owner is active and may read each of ``dataset_ids``;
+    ``known``: a dict of the answers so far, by (owner, dataset), for many pipelines."""
+    known = {} if known is None else known
     for dataset_id in dataset_ids:
-        dataset = db.session.get(Dataset, dataset_id) if dataset_id is not None else None
-        if dataset is None or not access.may_read(owner, dataset):
+        if (owner_id, dataset_id) not in known:
+            known[owner_id, dataset_id] = _may_read(db.session.get(User, owner_id), dataset_id)
+        if not known[owner_id, dataset_id]:
             return False
     return True
+
+
+def _may_read(owner, dataset_id):
+    if owner is None or not owner.is_active or dataset_id is None:
+        return False
+    dataset = db.session.get(Dataset, dataset_id)
+    return dataset is not None and access.may_read(owner, dataset)
 
 
 @outbox.subscribe("datahub.dataset.version.created")
@@ -61,7 +68,11 @@ def _new_version(version):
             Pipeline.source_dataset_id,
             Pipeline.steps,
             Pipeline.trigger,
-        ).where(Pipeline.trigger.is_not(None), Pipeline.trigger_disabled_reason.is_(None))
+        ).where(
+            Pipeline.trigger.is_not(None),
+            Pipeline.trigger_disabled_reason.is_(None),
+            Pipeline.pending_trigger.is_(None),  # the others want a run already
+        )
     ).all()
     candidates = [
         row
@@ -75,11 +86,12 @@ def _new_version(version):
     if lineage is None:
         log.warning("dataset %s: its version's lineage is too long to trigger", version.dataset_id)
         return
+    known = {}
     wanted = [
         row.id
         for row in candidates
         if row.id not in lineage
-        and owner_may_read(row.owner_id, inputs_of(row.source_dataset_id, row.steps))
+        and owner_may_read(row.owner_id, inputs_of(row.source_dataset_id, row.steps), known)
     ]
     if wanted:
         db.session.execute(
