@@ -94,13 +94,9 @@ class Directory:
     """One directory as the settings describe it, with its pool of service connections."""
 
     def __init__(self, config):
-        tls = ldap3.Tls(validate=ssl.CERT_REQUIRED, ca_certs_file=config.get("LDAP_CA_FILE"))
-        self.server = ldap3.Server(
-            config["LDAP_URL"],
-            tls=tls,
-            get_info=ldap3.NONE,
-            connect_timeout=config["LDAP_CONNECT_TIMEOUT"],
-        )
+        self.url = config["LDAP_URL"]
+        self.tls = ldap3.Tls(validate=ssl.CERT_REQUIRED, ca_certs_file=config.get("LDAP_CA_FILE"))
+        self.connect_timeout = config["LDAP_CONNECT_TIMEOUT"]
         self.start_tls = bool(config["LDAP_START_TLS"])
         self.receive_timeout = config["LDAP_RECEIVE_TIMEOUT"]
         self.bind_dn = config.get("LDAP_BIND_DN") or None
@@ -117,9 +113,18 @@ class Directory:
 
     # -- connections -------------------------------------------------------------------
 
+    def _server(self):
+        """A new ``ldap3.Server`` for each connection: one that failed to connect remembers
+        the address as down for ~6 s (ldap3's RESET_AVAILABILITY_TIMEOUT) and answers
+        "invalid server address" without trying it, so a directory that came back would
+        still be refused; a shared one is also written to by every thread that opens."""
+        return ldap3.Server(
+            self.url, tls=self.tls, get_info=ldap3.NONE, connect_timeout=self.connect_timeout
+        )
+
     def _open(self, user, password):
         connection = ldap3.Connection(
-            self.server,
+            self._server(),
             user=user,
             password=password,
             client_strategy=ldap3.SAFE_SYNC,

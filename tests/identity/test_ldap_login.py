@@ -382,6 +382,22 @@ def test_a_directory_restart_costs_no_login_a_503(app, client, slapd):
     assert statuses == [200] * 25
 
 
+def test_the_first_login_after_the_directory_is_back_is_a_200(app, client, slapd):
+    """Logins while the directory is down are 503s; the first one once it answers binds
+    again is a 200, not a 503 for an address remembered as down."""
+    pool_service_connections(app)
+    slapd.stop()
+    try:
+        response = ldap_login(client, "alice@example.org")
+        assert (response.status_code, response.get_json()) == (503, UNAVAILABLE)
+    finally:
+        slapd.resume()
+    with slapd.admin() as connection:
+        assert connection.bound
+    statuses = [ldap_login(client, email).status_code for email in ("alice@example.org",) * 3]
+    assert statuses == [200] * 3
+
+
 @pytest.fixture
 def proxy(slapd):
     proxy = TcpProxy("127.0.0.1", slapd.port)
