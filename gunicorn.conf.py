@@ -29,8 +29,11 @@ errorlog = "-"
 # (or test servers) on one host would fight over it. We manage it with signals instead.
 control_socket_disable = True
 # DATAHUB_LOG_FORMAT=json: gunicorn's own lines (access and error log) as JSON objects too,
-# like the app's (datahub/web/logs.py). Only the environment variable counts here.
-if os.environ.get("DATAHUB_LOG_FORMAT", "").strip().lower() == "json":
+# like the app's (datahub/web/logs.py), read as the app reads it (``"json"``, JSON text,
+# counts; an unknown format stops the start). Only the environment variable counts here.
+from datahub.web.logs import environment_log_format  # noqa: E402  (light: no app)
+
+if environment_log_format() == "json":
     logconfig_dict = {
         "root": {"level": "INFO", "handlers": ["json_stderr"]},
         "loggers": {

@@ -3,6 +3,8 @@ request id. gunicorn's lines: tests/e2e/test_metrics_gunicorn.py."""
 
 import json
 import logging
+import runpy
+from pathlib import Path
 
 import pytest
 
@@ -12,6 +14,7 @@ from tests.conftest import login
 from tests.workers import free_port
 
 JSON_LOGS = {"LOG_FORMAT": "json"}
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def json_lines(text):
@@ -77,3 +80,36 @@ def test_text_is_the_default_and_an_unknown_format_stops_start_up(app, base_conf
     assert logging.getLogger("datahub").propagate
     with pytest.raises(ConfigurationError, match="LOG_FORMAT must be text or json"):
         create_app({**base_config, "LOG_FORMAT": "xml"})
+
+
+def gunicorn_settings(monkeypatch, log_format):
+    """gunicorn.conf.py's settings with ``DATAHUB_LOG_FORMAT`` set to ``log_format``."""
+    monkeypatch.setenv("DATAHUB_LOG_FORMAT", log_format)
+    return runpy.run_path(str(ROOT / "gunicorn.conf.py"), run_name="gunicorn_conf_test")
+
+
+@pytest.mark.parametrize(
+    ("log_format", "expected"),
+    [
+        ("json", "json"),
+        ('"json"', "json"),  # JSON text, as every DATAHUB_* setting may be given
+        (' "JSON" ', "json"),
+        ("text", "text"),
+        ('"text"', "text"),
+    ],
+)
+def test_gunicorn_reads_datahub_log_format_as_the_app_does(
+    monkeypatch, base_config, log_format, expected
+):
+    settings = gunicorn_settings(monkeypatch, log_format)
+    json_logs = "logconfig_dict" in settings
+    assert ("json" if json_logs else "text") == expected
+    assert create_app(base_config).config["LOG_FORMAT"] == expected
+    if json_logs:
+        formatter = settings["logconfig_dict"]["formatters"]["json"]["()"]
+        assert formatter == "datahub.web.logs.JsonFormatter"
+
+
+def test_gunicorn_refuses_an_unknown_log_format(monkeypatch):
+    with pytest.raises(ConfigurationError, match="LOG_FORMAT must be text or json"):
+        gunicorn_settings(monkeypatch, '"xml"')

@@ -17,6 +17,14 @@ _ORIGIN = re.compile(
 )
 
 
+def log_format(value):
+    """LOG_FORMAT as the app uses it, ``text`` or ``json`` (gunicorn.conf.py reads it too)."""
+    value = str(value or "text").strip().lower()
+    if value not in ("text", "json"):
+        raise ConfigurationError("LOG_FORMAT must be text or json")
+    return value
+
+
 def as_timedelta(value):
     """Lifetimes may come from JSON env values as plain seconds."""
     if isinstance(value, timedelta):
@@ -192,9 +200,7 @@ def finish_config(config, instance_path):
     )
     config["CORS_ORIGINS"] = normalise_origins(config.get("CORS_ORIGINS"))
     config["METRICS_ALLOWED_NETWORKS"] = parse_networks(config.get("METRICS_ALLOWED_NETWORKS"))
-    config["LOG_FORMAT"] = str(config.get("LOG_FORMAT") or "text").strip().lower()
-    if config["LOG_FORMAT"] not in ("text", "json"):
-        raise ConfigurationError("LOG_FORMAT must be text or json")
+    config["LOG_FORMAT"] = log_format(config.get("LOG_FORMAT"))
     if config["DEFAULT_VISIBILITY"] not in ("private", "internal"):
         raise ConfigurationError("DEFAULT_VISIBILITY must be private or internal")
     check_ldap_config(config)

@@ -102,3 +102,16 @@ def configure_logging(app):
             root.addHandler(json_handler())
             root.setLevel(logging.INFO)
     configure_audit_log(json_lines)
+
+
+def environment_log_format():
+    """``DATAHUB_LOG_FORMAT`` as ``create_app`` reads it: Flask's ``from_prefixed_env``
+    (JSON text such as ``"json"`` is decoded), then the app's own check. For
+    gunicorn.conf.py, which configures gunicorn's loggers before any app exists."""
+    from flask import Config
+
+    from datahub.app.config_checks import log_format
+
+    settings = Config(".")
+    settings.from_prefixed_env("DATAHUB")
+    return log_format(settings.get("LOG_FORMAT"))
