@@ -12,10 +12,12 @@ reported against the step.
 
 import itertools
 import re
+import uuid
 
 import duckdb
 
-from datahub.datasets.tabular import DATA_ERRORS, clean_error, describe, quote, unreadable
+from datahub.datasets.tabular import DATA_ERRORS, describe, quote, unreadable
+from datahub.pipelines import run_errors
 
 # Part of every run's fingerprint (datahub.pipelines.execute.fingerprint): raise it when
 # the SQL the steps compile to changes, so that no run reuses an output made otherwise.
@@ -79,25 +81,41 @@ def number_text(value):
 
 class Query:
     """The query so far: ``sql`` with its ``params``, and its ``columns`` as
-    ``{name: DuckDB type}`` in order."""
+    ``{name: DuckDB type}`` in order. Each step's own text is on lines of its own:
+    ``owners`` says whose each line is, so that an error DuckDB places on a line is the
+    step's (:meth:`failure`)."""
 
     def __init__(self, con, sql, params, max_columns, paths):
         self.con, self.sql, self.params = con, sql, list(params)
         self.max_columns, self.paths = max_columns, paths
+        self.label = "the source file"  # whose text the next lines are
+        self.owners = [self.label] * (sql.count("\n") + 1)
+        self.names = set()  # every column name seen: the ones an error may name
         try:
             self.columns = dict(self._describe("the source file"))
         except duckdb.Error as exc:
             if not unreadable(exc):
                 raise
             raise PipelineError(
-                f"the source file cannot be read as a table: {clean_error(exc, paths)}"
+                f"the source file cannot be read as a table: {self.error_text(exc)}"
             ) from None
+
+    def error_text(self, exc):
+        """DuckDB's error ``exc`` without values from the data (datahub.pipelines.run_errors)."""
+        return run_errors.message(exc, self.paths, self.names)
+
+    def failure(self, exc):
+        """The :class:`PipelineError` for a DuckDB error while the query executes."""
+        line = run_errors.position(exc)
+        where = self.owners[line - 1] if line and line <= len(self.owners) else "the run failed"
+        return PipelineError(f"{where}: {self.error_text(exc)}")
 
     def _describe(self, where):
         try:
             described = describe(self.con, f"SELECT * FROM ({self.sql})", self.params)
         except DATA_ERRORS as exc:
-            raise PipelineError(f"{where}: {clean_error(exc, self.paths)}") from None
+            raise PipelineError(f"{where}: {self.error_text(exc)}") from None
+        self.names.update(name for name, _ in described)
         found = [name for name, _ in described]
         if len(set(found)) != len(found):
             raise PipelineError(f"{where}: the result has duplicate column names: {names(found)}")
@@ -111,12 +129,20 @@ class Query:
     def wrap(self, make, params=(), columns=None, where=None):
         """The next step: ``make(inner)`` is its SQL around the query so far, and
         ``params`` are the values of the ``?`` it adds after it."""
-        self.sql = make(f"({self.sql}) AS q")
+        mark = f"\x00{uuid.uuid4().hex}\x00"
+        prefix, suffix = make(mark).split(mark, 1)
+        self.nest(prefix, " AS q" + suffix)
         self.params = self.params + list(params)
         if columns is not None:
             self.columns = columns
         else:
             self.columns = dict(self._describe(where))
+
+    def nest(self, prefix, suffix):
+        """The query so far becomes ``prefix(`` it ``)suffix``, on lines of its own."""
+        self.sql = f"{prefix}(\n{self.sql}\n){suffix}"
+        own = [self.label]
+        self.owners = own * (prefix.count("\n") + 1) + self.owners + own * (suffix.count("\n") + 1)
 
     def column(self, name, position, op):
         if name not in self.columns:
@@ -135,6 +161,7 @@ def compile_steps(con, source_sql, params, steps, joins, max_columns, paths):
     """
     query = Query(con, f"SELECT * FROM {source_sql}", params, max_columns, paths)
     for position, step in enumerate(steps):
+        query.label = f"step {position} ({step['op']})"
         STEPS[step["op"]](query, position, step, joins)
     return query
 
@@ -290,8 +317,7 @@ def _join(query, position, step, joins):
         if not isinstance(exc, DATA_ERRORS) and not unreadable(exc):
             raise
         raise PipelineError(
-            f"{where}: dataset {step['dataset_id']}'s file cannot be read: "
-            f"{clean_error(exc, query.paths)}"
+            f"{where}: dataset {step['dataset_id']}'s file cannot be read: {query.error_text(exc)}"
         ) from None
     keys = [query.column(name, position, "join") for name in dict.fromkeys(step["on"])]
     for name in keys:
@@ -323,7 +349,7 @@ def _sql(query, position, step, joins):
     text = step["query"].rstrip()
     while text.endswith(";"):  # one statement may end with semicolons
         text = text[:-1].rstrip()
-    query.sql = f'WITH "input" AS ({query.sql}) SELECT * FROM (\n{text}\n)'
+    query.nest('WITH "input" AS ', f" SELECT * FROM (\n{text}\n)")
     query.columns = dict(query._describe(f"step {position} (sql)"))
 
 
@@ -345,19 +371,19 @@ COPY_OPTIONS = {"csv": "FORMAT csv, HEADER", "parquet": "FORMAT parquet", "jsonl
 
 def write(query, path, fmt):
     """Execute the query into the file ``path`` in ``fmt``; the number of rows written.
-    A damaged input found only now (a Parquet data page) fails with a
-    :class:`PipelineError`."""
+    A value a step cannot take, or a damaged input found only now (a Parquet data page),
+    fails with a :class:`PipelineError`."""
     target = path.replace("'", "''")
     try:
         row = query.con.execute(
             f"COPY ({query.sql}) TO '{target}' ({COPY_OPTIONS[fmt]})", query.params
         ).fetchone()
+    except DATA_ERRORS as exc:
+        raise query.failure(exc) from None
     except duckdb.Error as exc:
         if not unreadable(exc):
             raise
         inputs = [name for file, name in query.paths.items() if file != path]
         which = inputs[0] if len(inputs) == 1 else "an input file"
-        raise PipelineError(
-            f"{which} cannot be read as a table: {clean_error(exc, query.paths)}"
-        ) from None
+        raise PipelineError(f"{which} cannot be read as a table: {query.error_text(exc)}") from None
     return int(row[0]) if row else 0

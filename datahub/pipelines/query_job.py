@@ -1,13 +1,14 @@
 """A run's query, as executed in an isolated process (datahub.platform.isolation): compile the steps
 into one DuckDB query over the input files and ``COPY`` its result to the output file.
 Answers ``{"rows_in", "rows_out"}``; a problem the user can fix is a ``JobError`` of kind
-``pipeline`` whose message the run shows. It knows no database and no storage: the worker
+``pipeline`` whose message the run shows, without values from the data
+(datahub.pipelines.run_errors). It knows no database and no storage: the worker
 (datahub.pipelines.execute) prepared the files and publishes the output."""
 
 import duckdb
 
 from datahub.datasets import tabular
-from datahub.pipelines import engine
+from datahub.pipelines import engine, run_errors
 from datahub.pipelines.engine import PipelineError
 from datahub.platform.isolation import JobError
 
@@ -55,7 +56,7 @@ def _run(args):
             f"the run could not read or write a file: {tabular.clean_error(exc, paths)}"
         ) from None
     except tabular.DATA_ERRORS as exc:
-        raise PipelineError(f"the run failed: {tabular.clean_error(exc, paths)}") from None
+        raise PipelineError(f"the run failed: {run_errors.message(exc, paths)}") from None
     finally:
         con.close()
     return {"rows_in": rows_in, "rows_out": rows_out}

@@ -162,14 +162,15 @@ def run_steps(app, client, headers, steps, text=PEOPLE, **fields):
         ),
         (
             [{"op": "cast", "column": "day", "type": "boolean"}],
-            "the run failed: Conversion Error: Unimplemented type for cast (DATE -> BOOLEAN)",
+            "step 0 (cast): Conversion Error: Unimplemented type for cast (DATE -> BOOLEAN)",
         ),
         (
             [
                 {"op": "cast", "column": "day", "type": "string"},
                 {"op": "cast", "column": "day", "type": "boolean"},
             ],
-            "the run failed: Conversion Error: Could not convert string '2024-01-05' to BOOL",
+            "step 1 (cast): Conversion Error: a value of column 'day' could not be converted to BOOL "
+            "(values from the data are not shown in a run's error)",
         ),
         # Dates compare as dates.
         (
