@@ -25,6 +25,7 @@ from datahub.datasets import tabular, versions
 from datahub.datasets.event_data import record_dataset
 from datahub.datasets.models import Dataset, DatasetVersion, VersionRead
 from datahub.datasets.services import NewFile, add_stored_version, discard, drop_duplicate
+from datahub.identity.models import User
 from datahub.pipelines import lineage_events
 from datahub.pipelines.engine import PipelineError
 from datahub.pipelines.event_data import record_run, record_run_by_id
@@ -34,11 +35,13 @@ from datahub.platform import isolation
 from datahub.platform.database import utcnow
 from datahub.platform.errors import InsufficientStorage, StorageUnavailable
 from datahub.platform.storage import get_storage
+from datahub.resources import access
 from datahub.resources.services import name_key
 
 log = logging.getLogger("datahub.pipelines.execute")
 
 CHUNK_BYTES = 1024 * 1024
+OWNER_MAY_NOT_WRITE = "Owner may no longer write the output dataset"
 INTERNAL_ERROR = "internal error while executing the run (see the worker's log)"
 NO_ROOM_FOR_INPUTS = (
     "the worker's temporary folder (PIPELINE_TEMP_DIR) has no room for a copy of the inputs"
@@ -282,9 +285,10 @@ def _widened_for(dataset, run, plan):
 
 def _publish(run_id, name, plan, stored, rows_in, rows_out):
     """In one transaction: add the new file as the output dataset's new version and mark
-    the run succeeded. If the run is no longer ours, the name belongs to someone else's dataset,
-    or the owner's quotas (datahub.quotas, checked under the owner's lock) have no room,
-    the new file is removed and the previous output stays."""
+    the run succeeded. If the run is no longer ours, the name belongs to someone else's
+    dataset, the owner may no longer write it (re-checked now with
+    datahub.resources.access), or the owner's quotas (datahub.quotas, checked under the
+    owner's lock) have no room, the new file is removed and the previous output stays."""
     try:
         quotas.lock_user(plan.owner_id)  # first: the quotas' lock order
         run = db.session.scalar(sa.select(Run).where(Run.id == run_id).with_for_update())
@@ -319,6 +323,8 @@ def _publish(run_id, name, plan, stored, rows_in, rows_out):
                 f"the output dataset name {output_name!r} belongs to another "
                 "user's dataset; choose another output_dataset_name"
             )
+        elif not access.may_write(db.session.get(User, plan.owner_id), dataset):
+            raise PipelineError(OWNER_MAY_NOT_WRITE)
         elif dataset.visibility != "private" and not _widened_for(dataset, run, plan):
             raise PipelineError(
                 f"the output dataset {output_name!r} is internal and this run reads private "

@@ -21,8 +21,15 @@ from datahub.pipelines.errors import (
 from datahub.pipelines.event_data import record_pipeline, record_run, record_run_by_id
 from datahub.pipelines.models import ACTIVE_STATUSES, Pipeline, Run
 from datahub.platform.database import utcnow, valid_id
+from datahub.platform.errors import Refused
 from datahub.resources import access
-from datahub.resources.services import create_named, filter_named, get_or_raise, update_named
+from datahub.resources.services import (
+    create_named,
+    filter_named,
+    get_or_raise,
+    name_key,
+    update_named,
+)
 
 CANCELLED_BY_USER = "cancelled by a user"
 FIELDS = (
@@ -79,6 +86,39 @@ def _require_pinned_source(pipeline, values):
         raise PinnedVersionNotFound()
 
 
+# What the pipeline reads and writes: changed only by who may read every input and write
+# the output dataset (_require_inputs_and_target).
+DATA_FIELDS = (
+    "source_dataset_id",
+    "source_version",
+    "steps",
+    "output_dataset_name",
+    "output_format",
+)
+
+
+def _require_inputs_and_target(pipeline, values, user):
+    """A change of what ``pipeline`` reads or writes: ``user`` must read every input of
+    the pipeline as it will be, kept ones too (else 404 ``Dataset not found``), and write
+    the existing dataset its output name names, if any (404 unless readable, else
+    :class:`Refused`). Runs read and write with the owner's rights: without this a
+    ``write`` grantee could aim them at the owner's other datasets."""
+    if not set(DATA_FIELDS) & values.keys():
+        return
+    source = values.get("source_dataset_id", pipeline.source_dataset_id)
+    steps = values["steps"] if "steps" in values else pipeline.steps or []
+    inputs = [source] if source is not None else []
+    inputs += [step["dataset_id"] for step in steps if step.get("op") == "join"]
+    if not all(_readable_dataset(dataset_id, user) for dataset_id in inputs):
+        raise DatasetNotFound()
+    name = values.get("output_dataset_name", pipeline.output_dataset_name)
+    target = db.session.scalar(sa.select(Dataset).where(Dataset.name_key == name_key(name)))
+    if target is not None and not access.may_read(user, target):
+        raise DatasetNotFound()
+    if target is not None and not access.may_write(user, target):
+        raise Refused()
+
+
 def _schedule(values):
     """A changed trigger's next due time (None unless it is a schedule); it works again
     if the sweep had turned it off."""
@@ -110,11 +150,14 @@ def create_pipeline(owner, values):
 
 
 def update_pipeline(pipeline, values, user):
-    """``user`` must be able to read the datasets it names; runs read them with the
-    owner's rights (datahub.pipelines.plans)."""
+    """``user`` must be able to read the datasets it names, and to change what the
+    pipeline reads or writes, every input and the output dataset
+    (:func:`_require_inputs_and_target`); runs read them with the owner's rights
+    (datahub.pipelines.plans)."""
 
     def check(values):
         _require_source(values, user)
+        _require_inputs_and_target(pipeline, values, user)
         _require_pinned_source(pipeline, values)
         _schedule(values)
         cycles.require_no_cycle(pipeline, values, user)
