@@ -303,7 +303,12 @@ class DefaultConfig:
     WEBHOOK_RETRY_SECONDS = [5, 30, 120, 600, 3600, 21600]
     WEBHOOK_MAX_FAILURES = 20  # failed attempts in a row that turn a webhook off
     WEBHOOK_POLL_SECONDS = 0.1  # how often a worker looks for events and due deliveries
-    WEBHOOK_CONCURRENCY = 4  # deliveries a worker process has on their way at once
+    # Webhooks a worker process sends to at once (a thread each; a webhook's messages go
+    # one after another), and of those, how many may be one owner's.
+    WEBHOOK_CONCURRENCY = 8
+    WEBHOOK_CONCURRENCY_PER_OWNER = 2
+    # An owner's pings and redeliveries not yet tried: one more is a 429.
+    WEBHOOK_QUEUED_REQUESTS = 5
 
     # -- OpenLineage -------------------------------------------------------------------
     # Pipeline runs as OpenLineage RunEvents: START, then COMPLETE, FAIL or ABORT

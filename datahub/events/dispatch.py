@@ -1,31 +1,32 @@
 """Webhook deliveries (docs/guides/events.rst, "Webhooks"): events are handed out to the
-webhooks that want them, then each message is sent (datahub.events.sending) and retried
-with backoff until it succeeds or its attempts run out.
+webhooks that want them, then each webhook's messages are sent (datahub.events.sending)
+and retried with backoff until they succeed or their attempts run out.
 
 Any number of dispatchers, on any number of hosts, may run at once. Handing out holds the
-cursor row's lock (one dispatcher at a time, each event once); messages are claimed with
-one atomic UPDATE, and a claim whose dispatcher died is taken again after three times
-``WEBHOOK_TIMEOUT_SECONDS`` (an attempt takes at most one): at least once, never lost (a
-receiver tells repeats apart by the ``webhook-id`` header). A cycle reads and signs its
-claimed messages in one transaction, sends them, and records how they went in one more:
-the database's work does not grow with each message's round trips.
+cursor row's lock (one dispatcher at a time, each event once); claiming is
+datahub.events.claims': at least once, never lost (a receiver tells repeats apart by the
+``webhook-id`` header). The loop never waits for a receiver: each webhook's batch is sent
+in a thread of a pool of its own, a webhook has one batch on its way at a time and an
+owner ``WEBHOOK_CONCURRENCY_PER_OWNER``, so a slow receiver holds its own thread only.
+Each periodic job and each step runs apart from the others: one that raises stops nothing
+else, and is logged once per distinct cause, not at every poll.
 """
 
-import functools
 import json
 import logging
 import threading
-from datetime import UTC, datetime, timedelta
+import time
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 
 import sqlalchemy as sa
-from flask import current_app
 
 from datahub.app.extensions import db
+from datahub.events.claims import claim, due_webhooks, prepare, readable_ids, record
 from datahub.events.models import Event
-from datahub.events.sending import Message, send, signed_headers
-from datahub.events.services import cloud_event, readable_events
+from datahub.events.sending import send
+from datahub.events.services import cloud_event
 from datahub.events.webhook_models import EventCursor, Webhook, WebhookDelivery
-from datahub.events.webhooks import PING
 from datahub.identity.models import User
 from datahub.platform.database import utcnow
 
@@ -45,11 +46,6 @@ def _wanted(webhook, event):
         and (not webhook.event_types or event.type in webhook.event_types)
         and (webhook.dataset_id is None or webhook.dataset_id == event.dataset_id)
     )
-
-
-def _readable_ids(user, event_ids):
-    query = readable_events(sa.select(Event.id).where(Event.id.in_(event_ids)), user)
-    return set(db.session.scalars(query))
 
 
 def _anything_new():
@@ -90,7 +86,7 @@ def hand_out():
         user.id: user for user in db.session.scalars(sa.select(User).where(User.id.in_(owners)))
     }
     readable = {
-        owner: _readable_ids(users[owner], [event.id for event in events])
+        owner: readable_ids(users[owner], [event.id for event in events])
         for owner in owners
         if owner in users and users[owner].is_active
     }
@@ -115,204 +111,103 @@ def hand_out():
     return len(events)
 
 
-# -- sending -----------------------------------------------------------------------------
+def hand_out_all():
+    while hand_out():
+        pass
 
 
-def _claimable(now):
-    lease = now - timedelta(seconds=3 * float(current_app.config["WEBHOOK_TIMEOUT_SECONDS"]))
-    return sa.or_(
-        sa.and_(WebhookDelivery.status == "pending", WebhookDelivery.next_attempt_at <= now),
-        sa.and_(WebhookDelivery.status == "sending", WebhookDelivery.claimed_at < lease),
-    )
+# -- each step apart ---------------------------------------------------------------------
 
 
-def due(limit=100):
-    """The ids of the messages to send now, oldest first (an off webhook's wait, but its
-    pings)."""
-    query = (
-        sa.select(WebhookDelivery.id)
-        .join(Webhook, Webhook.id == WebhookDelivery.webhook_id)
-        .where(
-            _claimable(utcnow()),
-            sa.or_(Webhook.active.is_(True), WebhookDelivery.event_type == PING),
-        )
-        .order_by(WebhookDelivery.id)
-        .limit(limit)
-    )
-    ids = db.session.scalars(query).all()
-    db.session.commit()
-    return ids
+class Failures:
+    """Runs steps so that one that raises stops nothing else; logs each step's failure
+    once per distinct cause (with its traceback), and when the step works again."""
+
+    def __init__(self):
+        self.lock, self.causes = threading.Lock(), {}
+
+    def run(self, app, name, work):
+        """``work()`` in an app context; its result, or None if it raised."""
+        with app.app_context():
+            try:
+                result = work()
+            except Exception as exc:  # noqa: BLE001  (logged; the other steps go on)
+                db.session.rollback()
+                self._failed(name, exc)
+                return None
+            finally:
+                db.session.remove()
+        with self.lock:
+            recovered = self.causes.pop(name, None) is not None
+        if recovered:
+            log.info("webhook dispatcher: %s works again", name)
+        return result
+
+    def _failed(self, name, exc):
+        cause = f"{type(exc).__name__}: {(str(exc).splitlines() or [''])[0]}"[:300]
+        with self.lock:
+            seen = self.causes.setdefault(name, set())
+            new = cause not in seen
+            seen.add(cause)
+        if not new:
+            return
+        if isinstance(exc, sa.exc.OperationalError | sa.exc.InterfaceError):
+            log.warning("webhook dispatcher: %s: database unavailable: %s", name, cause)
+        else:
+            log.error("webhook dispatcher: %s failed: %s", name, cause, exc_info=exc)
 
 
-def claim(delivery_ids):
-    """Take those of messages ``delivery_ids`` that are still due (one atomic UPDATE); their
-    ids."""
-    if not delivery_ids:
-        return []
-    now = utcnow()
-    claimed = db.session.scalars(
-        sa.update(WebhookDelivery)
-        .where(WebhookDelivery.id.in_(delivery_ids), _claimable(now))
-        .values(status="sending", claimed_at=now)
-        .returning(WebhookDelivery.id)
-        .execution_options(synchronize_session=False)
-    ).all()
-    db.session.commit()
-    return sorted(claimed)
+def _name(job):
+    return f"{getattr(job, '__module__', '')}.{getattr(job, '__qualname__', repr(job))}"
 
 
-def _skip_reason(owner, readable, delivery):
-    if owner is None or not owner.is_active:
-        return "the webhook's owner is deactivated"
-    if delivery.event_id is not None and delivery.event_id not in readable:
-        return "the webhook's owner may no longer read what the event is about"
-    return None
+def run_jobs(app, jobs, failures):
+    for job in jobs:
+        failures.run(app, _name(job), job)
 
 
-def prepare(delivery_ids):
-    """The claimed messages ``delivery_ids``, signed, in one transaction. A message whose
-    webhook's owner is deactivated, or may no longer read its event, is skipped here
-    (and recorded so)."""
-    if not delivery_ids:
-        return []
-    deliveries = db.session.scalars(
-        sa.select(WebhookDelivery)
-        .where(WebhookDelivery.id.in_(delivery_ids))
-        .order_by(WebhookDelivery.id)
-    ).all()
-    webhooks = {
-        webhook.id: webhook
-        for webhook in db.session.scalars(
-            sa.select(Webhook).where(Webhook.id.in_({d.webhook_id for d in deliveries}))
-        )
-    }
-    owner_ids = {webhook.owner_id for webhook in webhooks.values()}
-    owners = {
-        user.id: user for user in db.session.scalars(sa.select(User).where(User.id.in_(owner_ids)))
-    }
-    readable = {
-        owner.id: _readable_ids(
-            owner,
-            [
-                delivery.event_id
-                for delivery in deliveries
-                if delivery.event_id is not None
-                and delivery.webhook_id in webhooks
-                and webhooks[delivery.webhook_id].owner_id == owner.id
-            ],
-        )
-        for owner in owners.values()
-        if owner.is_active
-    }
-    now, messages = datetime.now(UTC), []
-    for delivery in deliveries:
-        webhook = webhooks.get(delivery.webhook_id)
-        if webhook is None:
-            continue  # deleted meanwhile, its deliveries with it
-        owner = owners.get(webhook.owner_id)
-        reason = _skip_reason(owner, readable.get(webhook.owner_id, ()), delivery)
-        if reason:
-            delivery.status, delivery.error = "skipped", reason
-            continue
-        headers = signed_headers(webhook, delivery, now)
-        messages.append(Message(delivery.id, webhook.id, webhook.url, delivery.payload, headers))
-    db.session.commit()  # no transaction stays open while the receivers answer
-    return messages
-
-
-def record(config, outcomes):
-    """Record ``outcomes`` in one transaction. The webhooks' rows are locked first, in id
-    order (their failure counts; two dispatchers never wait for each other in a cycle)."""
-    if not outcomes:
-        return
-    webhooks = {
-        webhook.id: webhook
-        for webhook in db.session.scalars(
-            sa.select(Webhook)
-            .where(Webhook.id.in_({outcome.webhook_id for outcome in outcomes}))
-            .order_by(Webhook.id)
-            .with_for_update()
-        )
-    }
-    deliveries = {
-        delivery.id: delivery
-        for delivery in db.session.scalars(
-            sa.select(WebhookDelivery)
-            .where(WebhookDelivery.id.in_([outcome.delivery_id for outcome in outcomes]))
-            .execution_options(populate_existing=True)
-        )
-    }
-    now = utcnow()
-    for outcome in sorted(outcomes, key=lambda outcome: outcome.delivery_id):
-        delivery = deliveries.get(outcome.delivery_id)
-        webhook = webhooks.get(outcome.webhook_id)
-        if webhook is None or delivery is None or delivery.status != "sending":
-            continue  # deleted meanwhile, or redelivered: its new claim decides
-        _apply(config, webhook, delivery, outcome, now)
-    db.session.commit()
-
-
-def _apply(config, webhook, delivery, outcome, now):
-    delivery.attempts += 1
-    delivery.response_status, delivery.error = outcome.status, outcome.error
-    delivery.duration_ms, delivery.last_attempt_at = round(outcome.seconds * 1000), now
-    delivery.claimed_at = None
-    if outcome.error is None:
-        delivery.status, delivery.delivered_at = "succeeded", now
-        webhook.failures = 0
-        return
-    delays = config["WEBHOOK_RETRY_SECONDS"]
-    if delivery.attempts > len(delays):
-        delivery.status = "failed"
-    else:
-        delivery.status = "pending"
-        delivery.next_attempt_at = now + timedelta(seconds=float(delays[delivery.attempts - 1]))
-    if delivery.event_type != PING:
-        webhook.failures += 1
-        limit = int(config["WEBHOOK_MAX_FAILURES"])
-        if webhook.active and webhook.failures >= limit:
-            webhook.active = False
-            webhook.disabled_reason = f"{limit} deliveries in a row failed"
-            log.warning("webhook %s turned off: %s", webhook.id, webhook.disabled_reason)
+def deliver(app, due, failures):
+    """Claim, sign, send and record a batch of ``due``'s webhook's messages; how many
+    were sent. Attempts start only within one ``WEBHOOK_TIMEOUT_SECONDS`` of the first
+    (the claims' lease is three); the rest are given back untried."""
+    messages = failures.run(app, "claiming", lambda: prepare(claim(due))) or []
+    if not messages:
+        return 0
+    timeout = float(app.config["WEBHOOK_TIMEOUT_SECONDS"])
+    started, outcomes = time.monotonic(), []
+    for message in messages:
+        if outcomes and time.monotonic() - started >= timeout:
+            break
+        outcomes.append(send(app.config, message))
+    unsent = [message.delivery_id for message in messages[len(outcomes) :]]
+    failures.run(app, "recording", lambda: record(app.config, outcomes, unsent))
+    return len(outcomes)
 
 
 # -- the loop ----------------------------------------------------------------------------
 
+ONCE = Failures()
 
-def run_once(app, pool=None, also=()):
+
+def run_once(app, also=()):
     """Call each of ``also`` (the worker's own periodic work: its triggers), hand out every
-    new event, then send every due message (in ``pool``'s threads, or here) and record how
-    each went; how many messages were sent."""
-    with app.app_context():
-        try:
-            for work in also:
-                work()
-            while hand_out():
-                pass
-            messages = prepare(claim(due()))
-        finally:
-            db.session.remove()
-    if not messages:
-        return 0
-    if pool is None:
-        outcomes = [send(app.config, message) for message in messages]
-    else:
-        outcomes = list(pool.map(functools.partial(send, app.config), messages))
-    with app.app_context():
-        try:
-            record(app.config, outcomes)
-        finally:
-            db.session.remove()
-    return len(messages)
+    new event, then send a batch of each webhook's due messages, here, one webhook after
+    another; how many messages were sent. Each step apart (:class:`Failures`)."""
+    run_jobs(app, also, ONCE)
+    ONCE.run(app, "handing out", hand_out_all)
+    return sum(deliver(app, due, ONCE) for due in ONCE.run(app, "choosing", due_webhooks) or [])
 
 
 class Dispatcher:
     """Delivers webhooks from a thread of a worker process until ``stop`` is set: every
-    ``WEBHOOK_POLL_SECONDS``, with ``WEBHOOK_CONCURRENCY`` messages on their way at once;
-    calls each of ``also`` as often (the pipeline triggers' sweep)."""
+    ``WEBHOOK_POLL_SECONDS`` it calls each of ``also`` (the pipeline triggers' sweep) and
+    hands the new events out; it starts sending as soon as a thread of its
+    ``WEBHOOK_CONCURRENCY`` is free, never waiting for a receiver's answer."""
 
     def __init__(self, app, stop, also=()):
         self.app, self.stop, self.also = app, stop, tuple(also)
+        self.failures, self.wake = Failures(), threading.Event()
+        self.lock, self.busy = threading.Lock(), {}  # webhook id: owner id, on its way
         self.thread = threading.Thread(target=self._loop, daemon=True, name="webhook-dispatcher")
 
     def start(self):
@@ -320,17 +215,43 @@ class Dispatcher:
         return self
 
     def _loop(self):
-        from concurrent.futures import ThreadPoolExecutor
-
-        poll = float(self.app.config["WEBHOOK_POLL_SECONDS"])
-        with ThreadPoolExecutor(int(self.app.config["WEBHOOK_CONCURRENCY"])) as pool:
+        app, poll = self.app, float(self.app.config["WEBHOOK_POLL_SECONDS"])
+        threads = int(app.config["WEBHOOK_CONCURRENCY"])
+        with ThreadPoolExecutor(threads, thread_name_prefix="webhook-send") as pool:
+            next_poll = time.monotonic()
             while not self.stop.is_set():
-                try:
-                    run_once(self.app, pool, self.also)
-                except (sa.exc.OperationalError, sa.exc.InterfaceError) as exc:
-                    log.warning(
-                        "webhook dispatcher: database unavailable: %s", str(exc).splitlines()[0]
-                    )
-                except Exception:
-                    log.exception("webhook dispatcher: error, retrying")
-                self.stop.wait(poll)
+                if time.monotonic() >= next_poll:
+                    next_poll = time.monotonic() + poll
+                    run_jobs(app, self.also, self.failures)
+                    self.failures.run(app, "handing out", hand_out_all)
+                self.failures.run(app, "choosing", lambda: self._start(pool, threads))
+                self.wake.wait(max(0.0, next_poll - time.monotonic()))
+                self.wake.clear()
+
+    def _start(self, pool, threads):
+        """Start sending to as many due webhooks as there are free threads: none with a
+        batch on its way, nor of an owner with as many as they may have."""
+        with self.lock:
+            busy = dict(self.busy)
+        if len(busy) >= threads:
+            return
+        per_owner = int(self.app.config["WEBHOOK_CONCURRENCY_PER_OWNER"])
+        owners = Counter(busy.values())
+        for due in due_webhooks():
+            if len(busy) >= threads:
+                break
+            if due.webhook_id in busy or owners[due.owner_id] >= per_owner:
+                continue
+            busy[due.webhook_id] = due.owner_id
+            owners[due.owner_id] += 1
+            with self.lock:
+                self.busy[due.webhook_id] = due.owner_id
+            pool.submit(self._deliver, due)
+
+    def _deliver(self, due):
+        try:
+            deliver(self.app, due, self.failures)
+        finally:
+            with self.lock:
+                self.busy.pop(due.webhook_id, None)
+            self.wake.set()

@@ -25,3 +25,14 @@ class TooManyStreams(Throttled):
 
     message = "Too many open event streams"
     retry_after = 5
+
+
+class TooManyQueuedRequests(Throttled):
+    """429: the owner's pings and redeliveries not yet tried are as many as they may be
+    (``WEBHOOK_QUEUED_REQUESTS``); ``retry_after``: about when one has been tried."""
+
+    message = "Too many queued pings and redeliveries"
+
+    def __init__(self, retry_after):
+        super().__init__()
+        self.retry_after = retry_after

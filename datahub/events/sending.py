@@ -4,6 +4,7 @@ Webhooks say, to an address checked against the SSRF rules just before, within
 messages and records how each went."""
 
 import http.client
+import logging
 import socket
 import ssl
 import threading
@@ -15,6 +16,8 @@ from standardwebhooks.webhooks import Webhook as Signer
 from datahub.events.webhook_urls import UrlRefused, resolve
 
 USER_AGENT = "datahub-webhooks/1"
+
+log = logging.getLogger("datahub.webhooks")
 
 
 @dataclass(frozen=True)
@@ -37,6 +40,7 @@ class Outcome:
     status: int | None
     error: str | None
     seconds: float
+    broken: bool = False  # the dispatcher failed, not the receiver: the webhook turns off
 
 
 def signed_headers(webhook, delivery, now):
@@ -65,6 +69,12 @@ def send(config, message):
         error = f"URL {refused}"
     except (OSError, http.client.HTTPException) as exc:
         error = (str(exc) or type(exc).__name__)[:200]
+    except Exception as exc:  # noqa: BLE001  (this message's, not the receiver's: see Outcome)
+        log.warning(
+            "webhook %s: sending msg_%s failed: %r", message.webhook_id, message.delivery_id, exc
+        )
+        error = f"sending failed ({type(exc).__name__})"
+        return Outcome(message.delivery_id, message.webhook_id, None, error, 0.0, broken=True)
     seconds = time.monotonic() - started
     return Outcome(message.delivery_id, message.webhook_id, status, error, seconds)
 

@@ -23,6 +23,11 @@ blp = Blueprint(
 NOT_FOUND = (404, "`Webhook not found` (unknown, or someone else's)")
 DELIVERY_NOT_FOUND = (404, "`Webhook not found`, or `Delivery not found`")
 DATASET_NOT_FOUND = (404, "`dataset_id` names no dataset the caller may read (`Dataset not found`)")
+QUEUE_FULL = (
+    429,
+    "`Too many queued pings and redeliveries`: the owner's not yet tried, "
+    "`WEBHOOK_QUEUED_REQUESTS`; `Retry-After` says when to try again",
+)
 _NO_STORE = {"Cache-Control": "no-store"}
 
 
@@ -119,25 +124,35 @@ class Deliveries(MethodView):
 @blp.route("/<id:webhook_id>/deliveries/<id:delivery_id>/redeliver", endpoint="Redeliver")
 class Redeliver(MethodView):
     @operation(
-        blp, "redeliver_webhook_delivery", 401, 403, DELIVERY_NOT_FOUND, 422, security=BEARER
+        blp,
+        "redeliver_webhook_delivery",
+        401,
+        403,
+        DELIVERY_NOT_FOUND,
+        422,
+        QUEUE_FULL,
+        security=BEARER,
     )
     @permissions.before_body(_editor)
     @blp.response(202, schemas.DeliverySchema, description="Queued: it is sent again soon")
     def post(self, webhook_id, delivery_id):
         """Send a delivery again
 
-        The same message (same ``webhook-id``), with a fresh schedule of attempts."""
+        The same message (same ``webhook-id``), with a fresh schedule of attempts.
+        429 while the caller has ``WEBHOOK_QUEUED_REQUESTS`` pings and redeliveries not
+        yet tried."""
         webhook = webhooks.get_webhook(current_user, webhook_id)
         return webhooks.redeliver(webhooks.get_delivery(webhook, delivery_id))
 
 
 @blp.route("/<id:webhook_id>/ping", endpoint="Ping")
 class Ping(MethodView):
-    @operation(blp, "ping_webhook", 401, 403, NOT_FOUND, 422, security=BEARER)
+    @operation(blp, "ping_webhook", 401, 403, NOT_FOUND, 422, QUEUE_FULL, security=BEARER)
     @permissions.before_body(_editor)
     @blp.response(202, schemas.DeliverySchema, description="Queued: it is sent soon")
     def post(self, webhook_id):
         """Ping a webhook
 
-        A ``datahub.webhook.ping`` message to it alone, also when it is off."""
+        A ``datahub.webhook.ping`` message to it alone, also when it is off. 429 while
+        the caller has ``WEBHOOK_QUEUED_REQUESTS`` pings and redeliveries not yet tried."""
         return webhooks.ping(webhooks.get_webhook(current_user, webhook_id))

@@ -31,10 +31,25 @@ class Target:
     address: str  # the checked address to connect to
 
 
-def _refused_address(address):
-    ip = ipaddress.ip_address(address)
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
+# IPv6 forms that carry an IPv4 address, the address a packet may end up at: NAT64
+# (64:ff9b::/96, and the local-use 64:ff9b:1::/48) and the deprecated IPv4-compatible
+# ::a.b.c.d, in their last 32 bits (6to4 and Teredo: ``ipaddress`` decodes them).
+WRAPPING_NETWORKS = tuple(
+    ipaddress.ip_network(network) for network in ("64:ff9b::/96", "64:ff9b:1::/48", "::/96")
+)
+
+
+def _embedded(ip):
+    """The IPv4 addresses an IPv6 address wraps (6to4, Teredo, NAT64, compatible)."""
+    if isinstance(ip, ipaddress.IPv4Address):
+        return []
+    wrapped = [ip.sixtofour, *(ip.teredo or ())]
+    if any(ip in network for network in WRAPPING_NETWORKS):
+        wrapped.append(ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF))
+    return [address for address in wrapped if address is not None]
+
+
+def _refused_ip(ip):
     return (
         ip.is_private
         or ip.is_loopback
@@ -44,6 +59,14 @@ def _refused_address(address):
         or ip.is_unspecified
         or any(ip in network for network in REFUSED_NETWORKS)
     )
+
+
+def _refused_address(address):
+    """Whether ``address``, or an IPv4 address it wraps, is not public."""
+    ip = ipaddress.ip_address(address.split("%")[0])
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    return _refused_ip(ip) or any(_refused_ip(inner) for inner in _embedded(ip))
 
 
 def parse(url, allow_http):

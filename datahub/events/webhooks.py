@@ -11,10 +11,16 @@ from flask import current_app
 from datahub.app.extensions import db
 from datahub.datasets.errors import DatasetNotFound
 from datahub.datasets.models import Dataset
-from datahub.events.errors import DeliveryNotFound, WebhookNotFound, WebhookUrlRefused
+from datahub.events.errors import (
+    DeliveryNotFound,
+    TooManyQueuedRequests,
+    WebhookNotFound,
+    WebhookUrlRefused,
+)
 from datahub.events.webhook_models import Webhook, WebhookDelivery
 from datahub.events.webhook_urls import UrlRefused, resolve
 from datahub.platform.database import isoformat, utcnow, valid_id
+from datahub.quotas import lock_user
 from datahub.resources.access import readable_ids
 
 PING = "datahub.webhook.ping"
@@ -109,8 +115,40 @@ def get_delivery(webhook, delivery_id):
     return delivery
 
 
+def _queued_requests(owner_id):
+    """The owner's pings and redeliveries not yet tried (a redelivered message is one
+    that was tried before and has no attempt since)."""
+    requested = sa.or_(
+        WebhookDelivery.event_type == PING, WebhookDelivery.last_attempt_at.is_not(None)
+    )
+    return db.session.scalar(
+        sa.select(sa.func.count())
+        .select_from(WebhookDelivery)
+        .join(Webhook, Webhook.id == WebhookDelivery.webhook_id)
+        .where(
+            Webhook.owner_id == owner_id,
+            WebhookDelivery.status.in_(("pending", "sending")),
+            WebhookDelivery.attempts == 0,
+            requested,
+        )
+    )
+
+
+def _require_room(webhook):
+    """:class:`TooManyQueuedRequests` when the webhook's owner has
+    ``WEBHOOK_QUEUED_REQUESTS`` pings and redeliveries waiting already. Called in the
+    transaction that adds one, the owner's row locked first (datahub.quotas)."""
+    lock_user(webhook.owner_id)
+    limit = int(current_app.config["WEBHOOK_QUEUED_REQUESTS"])
+    if _queued_requests(webhook.owner_id) >= limit:
+        db.session.rollback()
+        # Each waits for its webhook's messages before it, one timeout at most each.
+        raise TooManyQueuedRequests(int(current_app.config["WEBHOOK_TIMEOUT_SECONDS"]))
+
+
 def redeliver(delivery):
     """Send the same message again, soon, with a fresh schedule of attempts."""
+    _require_room(db.session.get(Webhook, delivery.webhook_id))
     delivery.status, delivery.attempts = "pending", 0
     delivery.next_attempt_at, delivery.claimed_at = utcnow(), None
     db.session.commit()
@@ -120,6 +158,7 @@ def redeliver(delivery):
 def ping(webhook):
     """A ``datahub.webhook.ping`` message to this webhook alone, sent soon (also when the
     webhook is off: it is how one checks a receiver before turning it on)."""
+    _require_room(webhook)
     now = utcnow()
     event = {
         "specversion": "1.0",

@@ -36,6 +36,20 @@ def url_error(response):
             "URL resolves to a private, loopback or link-local address",
         ),
         ("https://100.64.0.1/", "URL resolves to a private, loopback or link-local address"),
+        # IPv6 that wraps a refused IPv4 address: 6to4 (127.0.0.1, 10.0.0.1), NAT64,
+        # local-use NAT64, Teredo (its client 127.0.0.1), IPv4-compatible, IPv4-mapped
+        *(
+            (f"https://[{address}]/", "URL resolves to a private, loopback or link-local address")
+            for address in (
+                "2002:7f00:1::",
+                "2002:a00:1::1",
+                "64:ff9b::7f00:1",
+                "64:ff9b:1::a9fe:a9fe",
+                "2001:0:4136:e378:8000:63bf:80ff:fffe",
+                "::127.0.0.1",
+                "::ffff:a9fe:a9fe",
+            )
+        ),
         ("https://0.0.0.0/", "URL resolves to a private, loopback or link-local address"),
         ("https:///nohost", "URL has no host"),
         ("https://[zz/", "URL not a valid URL"),

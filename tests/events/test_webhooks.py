@@ -205,3 +205,13 @@ def test_a_new_webhook_gets_what_happens_after_it_never_the_history(app, client,
     after = create_dataset(client, editor, "after")
     dispatch.run_once(app)
     assert [m["event"]["data"]["id"] for m in receiver.received()] == [after["id"]]
+
+
+def test_an_address_that_wraps_loopback_is_refused_at_delivery(app, client, actors):
+    editor = actors["editor"].headers
+    webhook = create_webhook(client, editor, url="http://[2002:7f00:1::]/hooks")  # 6to4
+    create_dataset(client, editor, "wrapped")
+    app.config["WEBHOOK_ALLOW_PRIVATE"] = False  # as when its name resolves there now
+    dispatch.run_once(app)
+    [delivery] = deliveries(client, editor, webhook["id"])
+    assert delivery["error"] == "URL resolves to a private, loopback or link-local address"
