@@ -3,10 +3,13 @@ Server-Sent Events (docs/guides/events.rst, "The live stream").
 
 :class:`EventFeed` is what a process's stream hub (datahub.platform.serving.streams) asks
 every ``EVENTS_STREAM_POLL_SECONDS``: one query for the newest id, and when there are new
-events one query per user with open streams, whatever the number of their streams. Each
-stream's caller is checked again every ``EVENTS_STREAM_RECHECK_SECONDS``: a stream ends
-when its token expires or is revoked, or its user is deactivated."""
+events one query of their users' rows and one query per user with open streams, whatever
+the number of their streams. That row is read before anything is sent: a demotion is
+applied, and a deactivation or password change ends the stream, from the first poll
+after it. The rest (a logout of the stream's session, a revoked personal access token)
+is checked every ``EVENTS_STREAM_RECHECK_SECONDS``: a stream ends then too."""
 
+import dataclasses
 import json
 import time
 
@@ -18,7 +21,8 @@ from datahub.app.registry import per_app
 from datahub.events.errors import TooManyStreams
 from datahub.events.models import Event
 from datahub.events.services import cloud_event, readable_events
-from datahub.identity.errors import NotAuthenticated
+from datahub.identity.errors import InvalidToken, NotAuthenticated, TokenRevoked
+from datahub.identity.models import User
 from datahub.platform.serving import streams
 
 BATCH = 500  # events read per user and poll; a stream far behind catches up over polls
@@ -61,7 +65,7 @@ class EventFeed:
             try:
                 ended = self._ended(subscribers)
                 live = [s for s in subscribers if s not in ended]
-                sends = self._sends(live) if live else {}
+                sends = self._sends(live, ended) if live else {}
             finally:
                 db.session.remove()
         return sends, ended
@@ -84,9 +88,9 @@ class EventFeed:
                     ended[subscriber] = f": {exc.detail}\n\n".encode()
         return ended
 
-    def _sends(self, subscribers):
+    def _sends(self, subscribers, ended):
         head = newest_id()
-        behind = [s for s in subscribers if s.cursor < head]
+        behind = _as_they_are_now([s for s in subscribers if s.cursor < head], ended)
         by_user = {}
         for subscriber in behind:
             by_user.setdefault(subscriber.user.id, []).append(subscriber)
@@ -108,6 +112,41 @@ class EventFeed:
                     sends[subscriber] = data
                 subscriber.cursor = max(subscriber.cursor, reached)
         return sends
+
+
+def _as_they_are_now(subscribers, ended):
+    """``subscribers`` with their users' roles as they are now (one query), but for those
+    whose user is gone or deactivated, or whose login's tokens were voided (a password
+    change): those go to ``ended``."""
+    ids = {subscriber.user.id for subscriber in subscribers}
+    rows = (
+        {
+            row.id: row
+            for row in db.session.execute(
+                sa.select(User.id, User.roles, User.is_active, User.token_version).where(
+                    User.id.in_(ids)
+                )
+            )
+        }
+        if ids
+        else {}
+    )
+    kept = []
+    for subscriber in subscribers:
+        row = rows.get(subscriber.user.id)
+        if row is None or not row.is_active:
+            ended[subscriber] = f": {InvalidToken.detail}\n\n".encode()
+        elif (
+            not subscriber.claims.is_personal_token
+            and subscriber.claims.version != row.token_version
+        ):
+            ended[subscriber] = f": {TokenRevoked.detail}\n\n".encode()
+        else:
+            roles = json.loads(row.roles) if isinstance(row.roles, str) else row.roles
+            if tuple(roles or ()) != subscriber.user.roles:
+                subscriber.user = dataclasses.replace(subscriber.user, roles=tuple(roles or ()))
+            kept.append(subscriber)
+    return kept
 
 
 def hub_for(app):

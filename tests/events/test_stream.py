@@ -6,6 +6,7 @@ revoked. tests/e2e/test_event_stream.py runs it under gunicorn, held by the stre
 import pytest
 
 from tests.access.conftest import personal_token
+from tests.conftest import bearer, login
 from tests.events.sse import SSEReader, read_until
 from tests.resources import actors, create_dataset  # noqa: F401  (actors: a fixture)
 
@@ -146,3 +147,64 @@ def test_head_answers_the_stream_s_headers_only(client, actors):
     assert response.status_code == 200
     assert response.mimetype == "text/event-stream"
     assert response.get_data() == b""
+
+
+@pytest.fixture
+def slow_rechecks(app):
+    """Rechecks far apart: what a test sees happened at once, not at a recheck."""
+    app.config["EVENTS_STREAM_RECHECK_SECONDS"] = 600
+
+
+def test_a_demotion_applies_from_the_next_event_sent(client, actors, make_user, slow_rechecks):
+    editor, admin = actors["editor"].headers, actors["admin"]
+    make_user(email="boss@example.com", roles=("admin",))
+    boss = bearer(login(client, "boss@example.com").get_json()["access_token"])
+    _, chunks = open_stream(client, admin.headers)
+    create_dataset(client, editor, "seen while admin", visibility="private")
+    assert messages(chunks, 1)[0]["data"]["data"]["name"] == "seen while admin"
+    demoted = client.patch(f"/api/v1/users/{admin.id}", json={"roles": ["viewer"]}, headers=boss)
+    assert demoted.status_code == 200, demoted.get_json()
+    create_dataset(client, editor, "private after", visibility="private")
+    create_dataset(client, editor, "internal after")
+    reader = read_until(chunks, SSEReader(), lambda r: names(r)[-1:] == ["internal after"])
+    assert names(reader) == ["internal after"]
+
+
+def names(reader):
+    return [message["data"]["data"]["name"] for message in reader.messages]
+
+
+@pytest.mark.parametrize("token", ["login", "personal"])
+def test_a_deactivation_ends_the_stream_before_anything_more_is_sent(
+    client, actors, slow_rechecks, token
+):
+    viewer = actors["viewer"]
+    headers = (
+        viewer.headers if token == "login" else personal_token(client, viewer, ["read"]).headers
+    )
+    _, chunks = open_stream(client, headers)
+    read_until(chunks, SSEReader(), lambda r: r.comments)
+    path = f"/api/v1/users/{viewer.id}"
+    response = client.patch(path, json={"is_active": False}, headers=actors["admin"].headers)
+    assert response.status_code == 200, response.get_json()
+    create_dataset(client, actors["editor"].headers, "after the deactivation")
+    reader = read_until(chunks, SSEReader(), lambda r: r.messages or r.comments)
+    assert (reader.messages, reader.comments) == ([], ["Invalid token"])
+    assert next(chunks, None) is None  # the stream ended
+
+
+def test_a_revoked_grant_hides_the_next_events(client, actors):
+    editor, viewer = actors["editor"].headers, actors["viewer"]
+    secret = create_dataset(client, editor, "secret", visibility="private")
+    grants = f"/api/v1/datasets/{secret['id']}/grants"
+    body = {"principal": f"user:{viewer.id}", "permission": "read"}
+    grant = client.post(grants, json=body, headers=editor).get_json()
+    _, chunks = open_stream(client, viewer.headers)
+    path = f"/api/v1/datasets/{secret['id']}"
+    assert client.patch(path, json={"description": "one"}, headers=editor).status_code == 200
+    assert messages(chunks, 1)[0]["data"]["source"] == path
+    assert client.delete(f"{grants}/{grant['id']}", headers=editor).status_code == 204
+    assert client.patch(path, json={"description": "two"}, headers=editor).status_code == 200
+    shown = create_dataset(client, editor, "shown")
+    (message,) = messages(chunks, 1)
+    assert message["data"]["source"] == f"/api/v1/datasets/{shown['id']}"
