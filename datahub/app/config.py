@@ -84,8 +84,12 @@ class DefaultConfig:
     # Flask-Limiter's strategy; the moving window allows no double burst at a window's edge.
     RATELIMIT_STRATEGY = "moving-window"
     RATELIMIT_IN_MEMORY_FALLBACK_ENABLED = True  # store unreachable → per-worker counts, not 500s
-    RATE_LIMIT_LOGIN_PER_EMAIL = "5/minute;20/hour"  # login attempts per account, any outcome
-    RATE_LIMIT_LOGIN_PER_ADDRESS = "30/minute"  # login attempts per client address
+    # Login attempts per account; a successful login starts the account's count again, so
+    # only failures in a row lock it out.
+    RATE_LIMIT_LOGIN_PER_EMAIL = "5/minute;20/hour"
+    RATE_LIMIT_LOGIN_PER_ADDRESS = "30/minute"  # failed logins per client address
+    # Successful logins per client address (many people may share one, behind a NAT).
+    RATE_LIMIT_LOGIN_SUCCESS_PER_ADDRESS = "120/minute"
     RATE_LIMIT_REFRESH_PER_ADDRESS = "60/minute"  # refreshes per client address
     # ``PUT /auth/me/password`` (current-password guesses) per user.
     RATE_LIMIT_PASSWORD_CHANGE_PER_USER = "5/minute;20/hour"

@@ -15,6 +15,7 @@ shows here; ``tests/test_library_shapes.py`` fails when one of them changes):
   a deployed worker builds one, so no setting: it never runs.
 """
 
+import logging
 from types import MappingProxyType
 
 import flask_limiter
@@ -23,6 +24,8 @@ from flask import request
 import datahub.platform.ratelimit_store  # noqa: F401  (registers the sqlite:/// rate-limit storage)
 from datahub.app.flask_app import request_context
 from datahub.web.audit import audit
+
+log = logging.getLogger(__name__)
 
 
 def client_address():
@@ -83,6 +86,17 @@ class Limiter(flask_limiter.Limiter):
         if contexts is None or self not in contexts:
             return _NOTHING_CHECKED
         return contexts[self]
+
+    def forget_counts(self, key):
+        """Start again the counts of this request's limits counted under ``key`` (an
+        account's login attempts, once one succeeded). A storage that fails keeps them."""
+        for request_limit in self.current_limits:
+            if key not in request_limit.request_args:
+                continue
+            try:
+                request_limit.limiter.clear(request_limit.limit, *request_limit.request_args)
+            except Exception as exc:  # Redis or SQLite errors: the login itself stands
+                log.warning("rate limits: the counts of %s were not cleared (%s)", key, exc)
 
     def _has_request_wide_limits(self):
         manager = self.limit_manager

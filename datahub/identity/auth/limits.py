@@ -32,6 +32,17 @@ def _login_refused(request_limit):
         count_login("password" if ldap.enabled() else "local", "rate_limited")
 
 
+def _failed(response):
+    return response.status_code == 401
+
+
+def _succeeded(response):
+    return response.status_code in (200, 302)  # a token, or the OIDC callback's redirect
+
+
+# Every attempt on an account counts at once (so that attempts sent together cannot pass
+# before any is counted), and a login that succeeds starts its count again
+# (``forget_email_attempts``): only failures in a row lock an account out.
 login_per_email = limiter.limit(
     _config_limit("RATE_LIMIT_LOGIN_PER_EMAIL"),
     scope="email",
@@ -39,12 +50,30 @@ login_per_email = limiter.limit(
     exempt_when=lambda: _login_email() is None,
     on_breach=_login_refused,
 )
+# Failed logins from an address, whatever the account: checked before, counted after.
 login_per_address = limiter.limit(
     _config_limit("RATE_LIMIT_LOGIN_PER_ADDRESS"),
     scope="address",
     key_func=client_address,
+    deduct_when=_failed,
     on_breach=_login_refused,
 )
+# Successful logins from an address: a much higher limit, where abuse starts (each one is
+# a new session).
+successes_per_address = limiter.limit(
+    _config_limit("RATE_LIMIT_LOGIN_SUCCESS_PER_ADDRESS"),
+    scope="address-success",
+    key_func=client_address,
+    deduct_when=_succeeded,
+    on_breach=_login_refused,
+)
+
+
+def forget_email_attempts():
+    """A login succeeded: its account's count of attempts starts again."""
+    limiter.forget_counts(f"email:{_login_email()}")
+
+
 refresh_per_address = limiter.limit(
     _config_limit("RATE_LIMIT_REFRESH_PER_ADDRESS"),
     scope="address",

@@ -242,6 +242,7 @@ class OIDCCallback(MethodView):
         headers=_REDIRECT,
     )
     @limits.login_per_address
+    @limits.successes_per_address
     def get(self):
         """Finish an OpenID Connect login
 

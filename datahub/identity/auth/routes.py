@@ -113,6 +113,7 @@ class Login(MethodView):
     )
     @limits.login_per_email
     @limits.login_per_address
+    @limits.successes_per_address
     @blp.arguments(LoginSchema)
     def post(self, credentials):
         """Log in
@@ -120,9 +121,11 @@ class Login(MethodView):
         With email and password: a local user, or (with LDAP configured) a user of the
         directory. Answers an access token for ``Authorization: Bearer``, and sets the
         refresh token in an HttpOnly cookie for ``/auth/refresh``. Rate-limited per email
-        and per client address (429)."""
+        and per client address (429): failed logins, and far more successful ones."""
         user = logins.authenticate(credentials["email"], credentials["password"])
-        return _token_body(cookies.start_login(user))
+        body = _token_body(cookies.start_login(user))
+        limits.forget_email_attempts()
+        return body
 
 
 @blp.route("/refresh")

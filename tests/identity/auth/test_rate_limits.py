@@ -36,12 +36,51 @@ def test_login_per_email_allows_a_few_mistakes_then_429(client, make_user):
     make_user()
     for _ in range(4):  # a person who mistyped, several times
         assert attempt(client).status_code == 401
-    assert login(client).status_code == 200  # the fifth try, right
+    assert login(client).status_code == 200  # the fifth try, right: the count starts again
+    for _ in range(5):
+        assert attempt(client).status_code == 401
     assert_too_many(attempt(client))
     assert_too_many(login(client))  # even the right password, until the window moves on
     assert_too_many(attempt(client, email="  USER@example.com "))  # the same account
     # Another account from the same address is not affected.
     assert attempt(client, email="other@example.com").status_code == 401
+
+
+def test_thirty_successful_logins_in_a_row_all_answer_200(client, make_user):
+    """Someone who signs in often is never locked out: successes are not failures."""
+    make_user()
+    assert [login(client).status_code for _ in range(30)] == [200] * 30
+    for _ in range(5):  # failures still lock the account out
+        assert attempt(client).status_code == 401
+    assert_too_many(attempt(client))
+    assert_too_many(login(client))
+
+
+@pytest.mark.parametrize("config_overrides", [{"RATE_LIMIT_LOGIN_PER_ADDRESS": "3/minute"}])
+def test_successful_logins_do_not_count_as_failures_of_the_address(client, make_user):
+    make_user()
+    assert [login(client).status_code for _ in range(6)] == [200] * 6
+    for i in range(3):
+        assert attempt(client, email=f"guess{i}@example.com").status_code == 401
+    assert_too_many(attempt(client, email="guess9@example.com"))
+    assert_too_many(login(client))  # the address is locked out, whoever logs in
+
+
+@pytest.mark.parametrize(
+    "config_overrides",
+    [{"RATE_LIMIT_LOGIN_SUCCESS_PER_ADDRESS": "3/minute", "RATE_LIMIT_LOGIN_PER_EMAIL": ""}],
+)
+def test_successful_logins_per_address_have_a_higher_limit_of_their_own(client, make_user):
+    make_user()
+    assert [login(client).status_code for _ in range(3)] == [200] * 3
+    assert_too_many(login(client))
+    other = {"environ_base": {"REMOTE_ADDR": "192.0.2.7"}}
+    assert (
+        client.post(
+            LOGIN, json={"email": "user@example.com", "password": PASSWORD}, **other
+        ).status_code
+        == 200
+    )
 
 
 def test_counts_are_kept_in_the_instance_folder_and_shared_by_every_app_on_it(
@@ -75,6 +114,7 @@ def test_memory_storage_still_works_when_configured(client, make_user):
 def test_the_per_email_limit_also_has_an_hourly_cap(client, make_user, app):
     assert app.config["RATE_LIMIT_LOGIN_PER_EMAIL"] == "5/minute;20/hour"
     assert app.config["RATE_LIMIT_LOGIN_PER_ADDRESS"] == "30/minute"
+    assert app.config["RATE_LIMIT_LOGIN_SUCCESS_PER_ADDRESS"] == "120/minute"
     assert app.config["RATE_LIMIT_REFRESH_PER_ADDRESS"] == "60/minute"
 
 
@@ -228,7 +268,9 @@ def test_an_unreachable_redis_falls_back_to_counting_in_the_worker(client, make_
     make_user()
     for _ in range(4):
         assert attempt(client).status_code == 401
-    assert login(client).status_code == 200
+    assert login(client).status_code == 200  # starts the count again, in the worker
+    for _ in range(5):
+        assert attempt(client).status_code == 401
     assert_too_many(attempt(client))
     assert "falling back to in-memory storage" in caplog.text
 
