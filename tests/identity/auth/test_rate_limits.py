@@ -8,6 +8,7 @@ import json
 import logging
 import os
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -306,3 +307,12 @@ def test_a_request_that_checked_no_limit_reads_an_empty_read_only_limiter_state(
         with pytest.raises(AttributeError):
             state.view_rate_limit = object()
         state.reset()  # the teardown hook's call
+
+
+def test_wrong_passwords_sent_together_are_each_counted(app, make_user):
+    """Every attempt on an account counts as it arrives: ten guesses sent at once get five
+    answers, not ten."""
+    make_user()
+    with ThreadPoolExecutor(10) as pool:
+        statuses = sorted(pool.map(lambda _: attempt(app.test_client()).status_code, range(10)))
+    assert statuses == [401] * 5 + [429] * 5
