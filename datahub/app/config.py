@@ -308,9 +308,9 @@ class DefaultConfig:
     WEBHOOK_MAX_FAILURES = 20  # failed attempts in a row that turn a webhook off
     WEBHOOK_POLL_SECONDS = 0.1  # how often a worker looks for events and due deliveries
     # Webhooks a worker process sends to at once (a thread each; a webhook's messages go
-    # one after another), and of those, how many may be one owner's.
+    # one after another, never two batches at once from all the workers).
     WEBHOOK_CONCURRENCY = 8
-    WEBHOOK_CONCURRENCY_PER_OWNER = 2
+    WEBHOOK_CONCURRENCY_PER_OWNER = 2  # of those, how many may be one owner's webhooks
     # An owner's pings and redeliveries not yet tried: one more is a 429.
     WEBHOOK_QUEUED_REQUESTS = 5
 
