@@ -77,15 +77,37 @@ class PipelineById(MethodView):
     def get(self, pipeline_id):
         return readable(services.get_pipeline(pipeline_id))
 
-    @operation(blp, "update_pipeline", *JSON_BODY_ERRORS, 401, 403, NOT_FOUND, 409, security=BEARER)
+    @operation(
+        blp,
+        "update_pipeline",
+        *JSON_BODY_ERRORS,
+        401,
+        (
+            403,
+            "`Forbidden`: the caller may not change the pipeline (or its `visibility`), or "
+            "reads but may not write the dataset its output name names",
+        ),
+        (
+            404,
+            "`Pipeline not found`; `Dataset not found`: an input of the pipeline as it will "
+            "be, or the dataset its output name names, that the caller may not read",
+        ),
+        409,
+        security=BEARER,
+    )
     @changes_row(services.get_pipeline)
     @blp.arguments(schemas.PipelineUpdateSchema)
     @blp.response(200, schemas.PipelineSchema)
     @described(
         "Change a pipeline",
         "Change any field (the owner, if an editor, a `write` grantee, or an admin; "
-        "`visibility` only the owner or an admin); `steps` is replaced whole. A running run keeps the steps it started "
-        "with; a queued one will use these.",
+        "`visibility` only the owner or an admin); `steps` is replaced whole. A change of "
+        "`source_dataset_id`, `source_version`, `steps`, `output_dataset_name` or "
+        "`output_format` needs the caller to read every input of the pipeline as it will "
+        "be, kept ones too (else 404 `Dataset not found`), and to write the dataset that "
+        "has the output name, if any (404 `Dataset not found` unless readable, else 403 "
+        "`Forbidden`). A running run keeps the steps it started with; a queued one will "
+        "use these.",
     )
     def patch(self, pipeline, values):
         return apply_change(
@@ -155,7 +177,8 @@ class RunById(MethodView):
     def get(self, pipeline_id, run_id):
         """Get a run
 
-        One run of the pipeline: its status, counts and error (any role)."""
+        One run of the pipeline: its status, counts and error (any role). The error
+        says which step failed and how, never quoting a value from the data."""
         return services.get_run(readable(services.get_pipeline(pipeline_id)), run_id)
 
 

@@ -262,9 +262,10 @@ def test_a_widened_output_takes_the_next_runs_of_its_pipeline(app, client, actor
 def test_private_data_never_flows_into_an_internal_dataset_it_was_not_made_from(
     app, client, actors
 ):
-    """A write grantee of a pipeline over private data points it at the owner's internal
-    dataset, or at another private source it may read: each run fails and the internal
-    dataset keeps its versions (derived data is never wider than its sources)."""
+    """A pipeline over private data pointed at the owner's internal dataset, or at another
+    private source: a write grantee is refused (it may not read the source, nor write the
+    output), and the owner's own change gives runs that fail, the internal dataset keeping its versions
+    (derived data is never wider than its sources)."""
     editor, grantee = actors["editor"], actors["other_editor"]
     source, pipeline, output_url = widened_output(app, client, editor)
     public = create_dataset(client, editor.headers, "public notes")
@@ -277,13 +278,19 @@ def test_private_data_never_flows_into_an_internal_dataset_it_was_not_made_from(
         "is internal and this run reads private data it was not made from; make the output "
         "dataset private, or choose another output_dataset_name"
     )
-    for change, internal_url in [
-        ({"output_dataset_name": "public notes"}, f"{DATASETS}{public['id']}"),
-        ({"output_dataset_name": "published", "source_dataset_id": other_secret["id"]}, output_url),
+    for change, internal_url, status in [
+        # The grantee may not read the kept source: 404; it reads "published": 403.
+        ({"output_dataset_name": "public notes"}, f"{DATASETS}{public['id']}", 404),
+        (
+            {"output_dataset_name": "published", "source_dataset_id": other_secret["id"]},
+            output_url,
+            403,
+        ),
     ]:
         before = client.get(internal_url, headers=editor.headers).get_json()["current_version"]
         url = f"/api/v1/pipelines/{pipeline['id']}"
-        assert client.patch(url, json=change, headers=grantee.headers).status_code == 200
+        assert client.patch(url, json=change, headers=grantee.headers).status_code == status
+        assert client.patch(url, json=change, headers=editor.headers).status_code == 200
         run = run_now(app, client, grantee.headers, pipeline["id"])
         assert run["status"] == "failed" and refused in run["error"], run
         after = client.get(internal_url, headers=editor.headers).get_json()
