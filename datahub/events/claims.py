@@ -207,17 +207,18 @@ def _apply(config, webhook, delivery, outcome, now):
         webhook.failures += 1
         limit = int(config["WEBHOOK_MAX_FAILURES"])
         if webhook.active and webhook.failures >= limit:
-            _turn_off(webhook, f"{limit} deliveries in a row failed")
+            turn_off(webhook, f"{limit} deliveries in a row failed")
 
 
 def _broken(webhook, delivery, why):
     """The dispatcher itself failed on this message (not the receiver): it fails, and
     the webhook is turned off, saying which message, until its owner turns it on again."""
     delivery.status, delivery.error, delivery.claimed_at = "failed", why[:255], None
-    _turn_off(webhook, f"the dispatcher failed on message msg_{delivery.id}: {why}"[:255])
+    turn_off(webhook, f"the dispatcher failed on message msg_{delivery.id}: {why}"[:255])
 
 
-def _turn_off(webhook, reason):
+def turn_off(webhook, reason):
+    """Turn ``webhook`` off (if on), saying why to its owner."""
     if webhook.active:
         webhook.active, webhook.disabled_reason = False, reason
         log.warning("webhook %s turned off: %s", webhook.id, reason)

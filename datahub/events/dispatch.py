@@ -22,7 +22,14 @@ from concurrent.futures import ThreadPoolExecutor
 import sqlalchemy as sa
 
 from datahub.app.extensions import db
-from datahub.events.claims import claim, due_webhooks, prepare, readable_ids, record
+from datahub.events.claims import (
+    claim,
+    due_webhooks,
+    prepare,
+    readable_ids,
+    record,
+    turn_off,
+)
 from datahub.events.models import Event
 from datahub.events.sending import send
 from datahub.events.services import cloud_event
@@ -46,6 +53,18 @@ def _wanted(webhook, event):
         and (not webhook.event_types or event.type in webhook.event_types)
         and (webhook.dataset_id is None or webhook.dataset_id == event.dataset_id)
     )
+
+
+def _wants(webhook, event):
+    """:func:`_wanted`; a webhook whose stored filter makes it fail is turned off (it
+    alone: the others get the event), saying why."""
+    if not webhook.active:
+        return False
+    try:
+        return _wanted(webhook, event)
+    except Exception as exc:  # noqa: BLE001  (this webhook's data: it alone stops)
+        turn_off(webhook, f"the dispatcher failed on its filter ({type(exc).__name__})")
+        return False
 
 
 def _anything_new():
@@ -93,7 +112,7 @@ def hand_out():
     for event in events:
         body = json.dumps(cloud_event(event), separators=(",", ":"))
         for webhook in webhooks:
-            if _wanted(webhook, event) and event.id in readable.get(webhook.owner_id, ()):
+            if _wants(webhook, event) and event.id in readable.get(webhook.owner_id, ()):
                 db.session.add(
                     WebhookDelivery(
                         webhook_id=webhook.id,

@@ -135,6 +135,28 @@ def test_a_webhook_that_breaks_the_dispatcher_is_turned_off_alone(
     assert delivery["status"] == "failed"
 
 
+def test_a_webhook_whose_filter_breaks_the_hand_out_is_turned_off_alone(
+    app, client, actors, receiver, tmp_path
+):
+    editor, other = actors["editor"].headers, actors["other_editor"].headers
+    broken = create_webhook(client, editor, start_receiver(tmp_path / "broken"))
+    create_webhook(client, other, receiver)
+    with app.app_context():  # as if its stored filter were damaged
+        db.session.get(Webhook, broken["id"]).event_types = 5
+        db.session.commit()
+        db.session.remove()
+    create_dataset(client, other, "public")
+    dispatch.run_once(app)
+    assert [m["event"]["type"] for m in receiver.received()] == ["datahub.dataset.created"]
+    with app.app_context():  # (its damaged filter cannot be shown through the API)
+        off = db.session.get(Webhook, broken["id"])
+        assert (off.active, off.disabled_reason) == (
+            False,
+            "the dispatcher failed on its filter (TypeError)",
+        )
+        db.session.remove()
+
+
 def test_pings_and_redeliveries_are_capped_per_owner(app, client, actors, receiver):
     editor, other = actors["editor"].headers, actors["other_editor"].headers
     webhook = create_webhook(client, editor, receiver)
