@@ -124,13 +124,28 @@ def readable_ids(model, ids, user):
 
 def grant_on(row, user):
     """The strongest permission ``user`` is granted on ``row``: "write", "read" or None."""
-    grants = grants_of(type(row))
+    return grant_on_id(type(row), row.id, user)
+
+
+def grant_on_id(model, resource_id, user):
+    """:func:`grant_on` by the row's model and id."""
+    grants = grants_of(model)
     held = set(
         db.session.scalars(
-            sa.select(grants.permission).where(grants.resource_id == row.id, _held_by(grants, user))
+            sa.select(grants.permission).where(
+                grants.resource_id == resource_id, _held_by(grants, user)
+            )
         )
     )
     return "write" if "write" in held else ("read" if held else None)
+
+
+def as_if_unreadable(model, resource_id, user):
+    """For an id with no row: the lookup :func:`may_read` makes for a private row that
+    ``user`` does not own, so that the time of a 404 tells a missing row from an
+    unreadable one less (docs/guides/access.rst, "Visibility")."""
+    if user is not None and not is_admin(user) and _roles(user) & READ_ROLES:
+        grant_on_id(model, resource_id, user)
 
 
 def may_read(user, row):

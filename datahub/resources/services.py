@@ -3,13 +3,13 @@ case-insensitively (a unique index on ``name_key``), an owner, timestamps, the l
 filters, and how they are created and changed."""
 
 import sqlalchemy as sa
-from flask import current_app
+from flask import current_app, g, has_request_context
 from sqlalchemy.orm import Mapped, declared_attr, mapped_column
 
 from datahub.app.extensions import db
 from datahub.platform.database import UTCDateTime, contains_pattern, utcnow, valid_id
 from datahub.platform.errors import NameTaken
-from datahub.resources.access import filter_readable
+from datahub.resources.access import as_if_unreadable, filter_readable
 
 
 class OwnedNamed:
@@ -52,8 +52,12 @@ def get_or_raise(model, resource_id, not_found, for_update=False):
         query = sa.select(model).where(model.id == resource_id)
         row = db.session.scalar(query.with_for_update().execution_options(populate_existing=True))
     else:  # the session's copy when the request loaded it already (a permission check)
-        row = db.session.get(model, resource_id)
+        # Its relationships (a dataset's tags) load when used: not for a row the caller
+        # may not read, whose 404 then costs what a missing id's does.
+        row = db.session.get(model, resource_id, options=[sa.orm.lazyload("*")])
     if row is None:
+        if has_request_context():  # a missing id costs what an unreadable one does
+            as_if_unreadable(model, resource_id, g.get("current_user"))
         raise not_found()
     return row
 
