@@ -85,9 +85,10 @@ class DatasetVersionById(MethodView):
     @blp.response(204, description="Deleted; its bytes go once no version refers to them")
     @described(
         "Delete a version",
-        "Not the current version (409 `Version is current`), nor one a run read (409 "
-        "`Version is used by a run`) unless an admin sends `force=true`. The owner, if "
-        "an editor, or an admin.",
+        "Not the current version (409 `Version is current`), nor one a running run reads "
+        "or a succeeded run read (409 `Version is used by a run`) unless an admin sends "
+        "`force=true`; a failed or cancelled run keeps nothing. The owner, if an editor, "
+        "or an admin.",
     )
     def delete(self, args, dataset_id, version):
         dataset, row = changeable_version(dataset_id, version, for_update=True, check=manageable)
