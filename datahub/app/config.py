@@ -266,8 +266,9 @@ class DefaultConfig:
     # (docs/guides/versions.rst).
 
     # How many of a dataset's newest versions are kept; None → all. The current version,
-    # pinned ones and any a run read are kept besides; the others are removed (and their
-    # bytes, once no version refers to them) by a pipeline worker's periodic sweep.
+    # pinned ones and any a running or succeeded run read are kept besides; the others are
+    # removed (and their bytes, once no version refers to them) by a pipeline worker's
+    # periodic sweep.
     VERSIONS_KEEP = None
     VERSIONS_PRUNE_SECONDS = 300  # how often a pipeline worker applies VERSIONS_KEEP
     # A diff between two versions still working after this long (waiting for one of the
