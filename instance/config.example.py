@@ -21,7 +21,8 @@
 # workers. Several hosts: share them through Redis.
 # RATELIMIT_STORAGE_URI = "redis://127.0.0.1:6379/0"
 # RATE_LIMIT_LOGIN_PER_EMAIL = "5/minute;20/hour"
-# RATE_LIMIT_LOGIN_PER_ADDRESS = "30/minute"
+# RATE_LIMIT_LOGIN_PER_ADDRESS = "30/minute"           # failed logins
+# RATE_LIMIT_LOGIN_SUCCESS_PER_ADDRESS = "120/minute"  # successful logins
 # RATE_LIMIT_REFRESH_PER_ADDRESS = "60/minute"
 
 # Sessions: a login lives at most this long however often it is refreshed (seconds), and
