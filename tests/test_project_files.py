@@ -102,3 +102,24 @@ def test_ci_runs_the_readmes_test_command():
         + " -p no:cacheprovider"
         in ci
     )
+
+
+def _pins(path):
+    pins = {}
+    for line in (ROOT / path).read_text().splitlines():
+        line = line.split("#")[0].strip()
+        if "==" in line:
+            name, version = line.split("==", 1)
+            pins[re.sub(r"[-_.]+", "-", name).lower()] = version
+    return pins
+
+
+def test_the_service_lock_holds_no_test_tool_and_the_test_lock_adds_them():
+    """requirements.txt is what the service needs; requirements-test.txt adds the test
+    extra's tools (pinned) and reads the service's set first."""
+    service, test = _pins("requirements.txt"), _pins("requirements-test.txt")
+    tools = ("pytest", "pytest-xdist", "ruff", "sphinx", "playwright", "schemathesis", "moto")
+    assert [tool for tool in tools if tool in service] == []
+    assert [tool for tool in tools if tool not in test] == []
+    assert (ROOT / "requirements-test.txt").read_text().count("\n-r requirements.txt\n") == 1
+    assert set(service) & set(test) == set()
