@@ -59,11 +59,18 @@ if environment_log_format() == "json":
 def on_starting(server):
     """Runs once in the master, before any worker forks: migrations, first admin."""
     prepare_metrics_folder()
+    import functools
+
     from datahub import create_app
-    from datahub.app.bootstrap import prepare
+    from datahub.app.bootstrap import prepare, tell
+    from datahub.platform.serving.announce import Announcement
 
     app = create_app()
-    prepare(app)
+    lines = prepare(app)
+    # Told once the server answers (when_ready starts the wait), below the start-up lines.
+    server.datahub_announcement = Announcement(
+        server.cfg.bind[0] if server.cfg.bind else "", lines, functools.partial(tell, app)
+    )
     # Workers open their own connections after fork; the master keeps none.
     from datahub.app.extensions import db
 
@@ -78,15 +85,24 @@ def on_starting(server):
 
 
 def when_ready(server):
-    """Start the supervised pipeline worker process (datahub/pipelines/supervisor.py)."""
+    """Start the supervised pipeline worker process (datahub/pipelines/supervisor.py);
+    tell the first admin's password and where to go once a worker answers."""
     if getattr(server, "datahub_worker_wanted", False):
         from datahub.pipelines.supervisor import WorkerSupervisor
 
         server.datahub_worker = WorkerSupervisor().start()
+    announcement = getattr(server, "datahub_announcement", None)
+    if announcement is not None:
+        announcement.settled = lambda: len(server.WORKERS) >= server.num_workers
+        announcement.start()
 
 
 def on_exit(server):
-    """Stop the pipeline worker process: a run in progress fails as shut down."""
+    """Stop the pipeline worker process: a run in progress fails as shut down. A password
+    not yet told (the server never answered) is told now: it is shown only once."""
+    announcement = getattr(server, "datahub_announcement", None)
+    if announcement is not None:
+        announcement.tell_now()
     supervisor = getattr(server, "datahub_worker", None)
     if supervisor is not None:
         supervisor.stop(timeout=graceful_timeout)

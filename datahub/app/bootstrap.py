@@ -14,34 +14,29 @@ from datahub.identity.users import services
 DEFAULT_ADMIN_EMAIL = "admin@example.com"
 
 
-def ensure_first_admin(app, out=sys.stderr):
+def ensure_first_admin(app):
     """On an empty database, create an admin from ADMIN_EMAIL / ADMIN_PASSWORD, or with a
-    generated password printed once to ``out``. Returns the new user or None."""
+    generated password. Returns the lines to tell whoever started the service (the
+    generated password, shown only once), or an empty list."""
     if db.session.scalar(sa.select(sa.func.count()).select_from(User)):
-        return None
+        return []
     email = app.config.get("ADMIN_EMAIL") or DEFAULT_ADMIN_EMAIL
     password = app.config.get("ADMIN_PASSWORD")
     generated = not password
     if generated:
         password = secrets.token_urlsafe(12)
-    user = services.create_user(
-        email=email, password=password, name="Administrator", roles=["admin"]
-    )
-    if generated:
-        _tell(
-            app,
-            out,
-            f"datahub: created the first admin {email} with password {password}",
-            "datahub: it is shown only once; change it with "
-            f"`flask --app datahub users set-password {email}`",
-        )
-    else:
-        _tell(app, out, f"datahub: created the first admin {email} (password from ADMIN_PASSWORD)")
-    return user
+    services.create_user(email=email, password=password, name="Administrator", roles=["admin"])
+    if not generated:
+        return [f"datahub: created the first admin {email} (password from ADMIN_PASSWORD)"]
+    return [
+        f"datahub: created the first admin {email} with password {password}",
+        "datahub: it is shown only once; change it with "
+        f"`flask --app datahub users set-password {email}`",
+    ]
 
 
-def _tell(app, out, *lines):
-    """Print to ``out``; with LOG_FORMAT=json, a log line (JSON) instead."""
+def tell(app, lines, out=sys.stderr):
+    """Print ``lines`` to ``out``; with LOG_FORMAT=json, log lines (JSON) instead."""
     if app.config["LOG_FORMAT"] == "json":
         for line in lines:
             logging.getLogger("datahub.bootstrap").warning("%s", line)
@@ -54,17 +49,17 @@ PREPARE_LOCK = 0x64617461687562
 
 
 def prepare(app):
-    """Migrate to the newest schema and make sure an admin exists. On PostgreSQL, hosts
-    starting at once take turns (an advisory lock): the first migrates and creates the
-    admin, the others then find nothing to do."""
+    """Migrate to the newest schema and make sure an admin exists; the lines to tell
+    (:func:`ensure_first_admin`). On PostgreSQL, hosts starting at once take turns (an
+    advisory lock): the first migrates and creates the admin, the others then find
+    nothing to do."""
     with app.app_context():
         if db.engine.dialect.name != "postgresql":
-            _prepare(app)
-            return
+            return _prepare(app)
         with db.engine.connect() as lock:
             lock.execute(sa.select(sa.func.pg_advisory_lock(PREPARE_LOCK)))
             try:
-                _prepare(app)
+                return _prepare(app)
             finally:
                 lock.execute(sa.select(sa.func.pg_advisory_unlock(PREPARE_LOCK)))
                 lock.commit()
@@ -72,6 +67,7 @@ def prepare(app):
 
 def _prepare(app):
     flask_migrate.upgrade()
-    ensure_first_admin(app)
+    lines = ensure_first_admin(app)
     db.session.commit()
     db.session.remove()
+    return lines

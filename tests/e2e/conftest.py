@@ -26,9 +26,15 @@ class Server:
     def log(self):
         return self.log_path.read_text(errors="replace")
 
-    def admin_password(self):
-        match = re.search(r"created the first admin \S+ with password (\S+)", self.log())
-        assert match, self.log()
+    def admin_password(self, timeout=10):
+        """The first admin's password, as told once the server answers (it may be told
+        just after the first answer)."""
+        deadline = time.monotonic() + timeout
+        while not (
+            match := re.search(r"created the first admin \S+ with password (\S+)", self.log())
+        ):
+            assert time.monotonic() < deadline, self.log()
+            time.sleep(0.05)
         return match.group(1)
 
 
