@@ -22,6 +22,8 @@ def test_the_password_and_the_address_come_after_every_start_up_line(database_ur
         port = server.url.rsplit(":", 1)[1]
         told = [i for i, line in enumerate(lines) if line.startswith("datahub: ")]
         assert [lines[i] for i in told][-1] == f"datahub: ready; open http://localhost:{port}/app/"
+        # Its own look at /readyz is logged above it.
+        assert "/readyz" in lines[told[0] - 1]
         assert re.match(r"datahub: created the first admin \S+ with password \S+$", lines[told[0]])
         booted = [i for i, line in enumerate(lines) if "Booting worker" in line]
         assert len(booted) == 2 and max(booted) < told[0]

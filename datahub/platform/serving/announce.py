@@ -72,6 +72,7 @@ class Announcement:
         deadline = time.monotonic() + self.patience
         while time.monotonic() < deadline and not self.told:
             if self.settled() and _answers(host, port):
+                time.sleep(0.3)  # the worker logs the look after answering it: below that
                 self.tell_now(ready=True)
                 return
             time.sleep(0.2)
