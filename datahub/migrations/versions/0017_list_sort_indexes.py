@@ -4,7 +4,7 @@ Revision ID: 0017
 Revises: 0016
 Create Date: 2026-12-01 10:00:00.000000
 
-Lists take ``sort`` (docs/reference/http.rst): ``name`` reads the unique index on
+Lists take ``sort`` (docs/reference/http.rst, "Lists"): ``name`` reads the unique index on
 ``name_key``; ``created_at`` and ``updated_at`` (ties by id, either direction) read these,
 so that a sorted page of a large table reads its rows in index order rather than sorting
 the table.
