@@ -91,7 +91,18 @@ def test_path_ids_are_integers(spec):
 def test_list_parameters_and_envelope(spec):
     operation = spec["paths"]["/api/v1/datasets/"]["get"]
     params = {p["name"]: p for p in operation["parameters"]}
-    assert set(params) == {"limit", "offset", "q", "tag", "owner"}
+    assert set(params) == {"limit", "offset", "q", "tag", "owner", "sort"}
+    assert params["sort"]["schema"]["enum"] == [
+        "name",
+        "-name",
+        "created_at",
+        "-created_at",
+        "updated_at",
+        "-updated_at",
+    ]
+    for path in ("/api/v1/collections/", "/api/v1/pipelines/"):
+        listed = {p["name"]: p for p in spec["paths"][path]["get"]["parameters"]}
+        assert listed["sort"] == params["sort"], path
     assert params["limit"]["schema"] == {
         "type": "integer",
         "default": 20,
@@ -112,7 +123,12 @@ def test_list_parameters_and_envelope(spec):
         "updated_at",
         "file",
         "current_version",
+        "capabilities",
     }
+    for name in ("Dataset", "Collection", "Pipeline"):
+        capabilities = spec["components"]["schemas"][name]["properties"]["capabilities"]
+        assert capabilities["allOf"] == [{"$ref": "#/components/schemas/Capabilities"}], name
+    assert sorted(spec["components"]["schemas"]["Capabilities"]["required"]) == ["manage", "write"]
 
 
 def test_upload_body_and_conflicts(spec):

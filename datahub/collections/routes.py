@@ -39,7 +39,8 @@ class Collections(MethodView):
     @blp.response(200, schemas.CollectionPageSchema)
     @described(
         "List collections",
-        "One page of collections, oldest first, filtered by name or owner (any role).",
+        "One page of collections, oldest first or in `sort`'s order, filtered by name or "
+        "owner (any role), each with the caller's `capabilities`.",
     )
     def get(self, args):
         permissions.require_read(current_user)

@@ -6,7 +6,7 @@ from marshmallow import post_dump, post_load
 from datahub.datasets.models import Dataset
 from datahub.identity.guard import current_user
 from datahub.resources.access import readable_ids
-from datahub.resources.schemas import visibility_field
+from datahub.resources.schemas import CapabilitiesField, visibility_field
 from datahub.web.listing import NamedListArgsSchema, page_schema
 from datahub.web.validation import Length, Range, Schema, fields, name_field, strip_name, text_field
 
@@ -26,6 +26,7 @@ class CollectionSchema(Schema):
     )
     created_at = fields.DateTime(required=True, format="iso")
     updated_at = fields.DateTime(required=True, format="iso")
+    capabilities = CapabilitiesField()
 
     @post_dump
     def _only_readable_members(self, data, **_):

@@ -9,7 +9,13 @@ from datahub.datasets.errors import DatasetNotFound
 from datahub.datasets.models import Dataset
 from datahub.platform.database import utcnow, valid_id
 from datahub.resources.access import filter_readable, readable_ids
-from datahub.resources.services import create_named, filter_named, get_or_raise, update_named
+from datahub.resources.services import (
+    create_named,
+    filter_named,
+    get_or_raise,
+    ordered,
+    update_named,
+)
 
 FIELDS = ("description", "dataset_ids")
 
@@ -19,8 +25,10 @@ def get_collection(collection_id, for_update=False):
 
 
 def collections_query(args, user):
-    """The collections a list shows, oldest first: filtered by ``q`` and ``owner``."""
-    return filter_named(sa.select(Collection), Collection, args, user).order_by(Collection.id)
+    """The collections a list shows, oldest first or in ``sort``'s order: filtered by ``q``
+    and ``owner``."""
+    query = filter_named(sa.select(Collection), Collection, args, user)
+    return ordered(query, Collection, args.get("sort"))
 
 
 def _require_datasets(dataset_ids, user):

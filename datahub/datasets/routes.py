@@ -28,7 +28,8 @@ class Datasets(MethodView):
     @blp.response(200, schemas.DatasetPageSchema)
     @described(
         "List datasets",
-        "One page of the datasets the caller may read, oldest first, filtered by name, "
+        "One page of the datasets the caller may read, oldest first or in `sort`'s order, "
+        "each with the caller's `capabilities`, filtered by name, "
         "tag or owner (any role).",
     )
     def get(self, args):

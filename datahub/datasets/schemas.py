@@ -6,7 +6,7 @@ from flask import current_app
 from marshmallow import post_load
 
 from datahub.datasets.tabular import FORMATS
-from datahub.resources.schemas import visibility_field
+from datahub.resources.schemas import CapabilitiesField, visibility_field
 from datahub.web.listing import NamedListArgsSchema, page_schema
 from datahub.web.openapi import named_enum
 from datahub.web.validation import (
@@ -76,6 +76,7 @@ class DatasetSchema(Schema):
         allow_none=True,
         metadata={"description": "The current version's number; null until a file is uploaded"},
     )
+    capabilities = CapabilitiesField()
 
 
 class DatasetCreateSchema(Schema):

@@ -14,7 +14,13 @@ from datahub.datasets.models import Dataset, DatasetTag, DatasetVersion
 from datahub.datasets.storage import delete_quietly
 from datahub.platform.errors import FileTooLarge
 from datahub.platform.storage import get_storage
-from datahub.resources.services import create_named, filter_named, get_or_raise, update_named
+from datahub.resources.services import (
+    create_named,
+    filter_named,
+    get_or_raise,
+    ordered,
+    update_named,
+)
 
 FIELDS = ("description", "tags")
 
@@ -24,13 +30,14 @@ def get_dataset(dataset_id, for_update=False):
 
 
 def datasets_query(args, user):
-    """The datasets a list shows, oldest first: filtered by ``q``, ``owner`` and ``tag``."""
+    """The datasets a list shows, oldest first or in ``sort``'s order: filtered by ``q``,
+    ``owner`` and ``tag``."""
     query = filter_named(sa.select(Dataset), Dataset, args, user)
     if args.get("tag"):
         query = query.where(
             Dataset.id.in_(sa.select(DatasetTag.dataset_id).where(DatasetTag.tag == args["tag"]))
         )
-    return query.order_by(Dataset.id)
+    return ordered(query, Dataset, args.get("sort"))
 
 
 CREATED = functools.partial(record_dataset, "datahub.dataset.created")

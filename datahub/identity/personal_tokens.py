@@ -62,8 +62,14 @@ def require_session(claims):
 
 def check_scope(claims, method):
     """A token with only ``read`` may only read."""
-    if method not in READ_METHODS and WRITE not in claims.scopes:
+    if method not in READ_METHODS and not allows_changes(claims):
         raise Forbidden()
+
+
+def allows_changes(claims):
+    """Whether a request with ``claims`` (a personal token's or a login's) may change
+    anything: not with a token of ``read`` alone."""
+    return not claims.is_personal_token or WRITE in claims.scopes
 
 
 # -- the services ------------------------------------------------------------------------

@@ -42,7 +42,8 @@ class Pipelines(MethodView):
     @blp.response(200, schemas.PipelinePageSchema)
     @described(
         "List pipelines",
-        "One page of pipelines, oldest first, filtered by name, "
+        "One page of pipelines, oldest first or in `sort`'s order, each with the caller's "
+        "`capabilities`, filtered by name, "
         "owner or source dataset (any role).",
     )
     def get(self, args):

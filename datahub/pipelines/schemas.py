@@ -11,7 +11,7 @@ from datahub.pipelines import schedules
 from datahub.pipelines.models import STATUSES
 from datahub.pipelines.steps import step_field
 from datahub.platform.database import MAX_ID
-from datahub.resources.schemas import visibility_field
+from datahub.resources.schemas import CapabilitiesField, visibility_field
 from datahub.web.listing import ListArgsSchema, NamedListArgsSchema, page_schema
 from datahub.web.validation import (
     ASCII_SPACE,
@@ -175,6 +175,7 @@ class PipelineSchema(Schema):
     )
     created_at = fields.DateTime(required=True, format="iso")
     updated_at = fields.DateTime(required=True, format="iso")
+    capabilities = CapabilitiesField()
 
 
 class PipelineCreateSchema(Schema):

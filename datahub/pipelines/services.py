@@ -28,6 +28,7 @@ from datahub.resources.services import (
     filter_named,
     get_or_raise,
     name_key,
+    ordered,
     update_named,
 )
 
@@ -50,12 +51,12 @@ def get_pipeline(pipeline_id, for_update=False):
 
 
 def pipelines_query(args, user):
-    """The pipelines a list shows, oldest first: filtered by ``q``, ``owner`` and
-    ``source_dataset_id``."""
+    """The pipelines a list shows, oldest first or in ``sort``'s order: filtered by ``q``,
+    ``owner`` and ``source_dataset_id``."""
     query = filter_named(sa.select(Pipeline), Pipeline, args, user)
     if args.get("source_dataset_id"):
         query = query.where(Pipeline.source_dataset_id == args["source_dataset_id"])
-    return query.order_by(Pipeline.id)
+    return ordered(query, Pipeline, args.get("sort"))
 
 
 def _readable_dataset(dataset_id, user):

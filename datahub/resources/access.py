@@ -157,14 +157,62 @@ def may_read(user, row):
 
 
 def may_write(user, row):
-    roles = _roles(user)
+    return _may_write(_roles(user), row.owner_id == user.id, lambda: grant_on(row, user))
+
+
+def may_manage(user, row):
+    return _may_manage(_roles(user), row.owner_id == user.id)
+
+
+def _may_write(roles, owns, grant):
+    """The write rule; ``grant()`` (the caller's grant) is asked only when it decides."""
     if "admin" in roles:
         return True
     if "editor" not in roles:
         return False
-    return row.owner_id == user.id or grant_on(row, user) == "write"
+    return owns or grant() == "write"
 
 
-def may_manage(user, row):
+def _may_manage(roles, owns):
+    return "admin" in roles or ("editor" in roles and owns)
+
+
+def capabilities(user, rows):
+    """``{row.id: (may_write, may_manage)}`` for ``rows`` (of one model): the rules of
+    :func:`may_write` and :func:`may_manage`, with the caller's grants on all of them read
+    in one query, and only when one decides (an editor's rows it does not own)."""
     roles = _roles(user)
-    return "admin" in roles or ("editor" in roles and row.owner_id == user.id)
+    grants = _LazyGrants(type(rows[0]) if rows else None, rows, user)
+    return {
+        row.id: (
+            _may_write(roles, row.owner_id == user.id, functools.partial(grants.on, row.id)),
+            _may_manage(roles, row.owner_id == user.id),
+        )
+        for row in rows
+    }
+
+
+class _LazyGrants:
+    """The strongest grant ``user`` holds on each of ``rows``, read at the first ask."""
+
+    def __init__(self, model, rows, user):
+        self.model, self.rows, self.user, self.held = model, rows, user, None
+
+    def on(self, resource_id):
+        if self.held is None:
+            self.held = grants_on_ids(self.model, [row.id for row in self.rows], self.user)
+        return self.held.get(resource_id)
+
+
+def grants_on_ids(model, ids, user):
+    """``{id: "write" or "read"}``: the strongest grant ``user`` holds on each of ``ids``
+    that it holds one on (one query)."""
+    grants = grants_of(model)
+    held = {}
+    query = sa.select(grants.resource_id, grants.permission).where(
+        grants.resource_id.in_(ids), _held_by(grants, user)
+    )
+    for resource_id, permission in db.session.execute(query):
+        if held.get(resource_id) != "write":
+            held[resource_id] = permission
+    return held

@@ -4,6 +4,7 @@
 from marshmallow import validate
 
 from datahub.resources.access import VISIBILITIES
+from datahub.resources.capabilities import capabilities_of
 from datahub.resources.grant_models import PERMISSIONS
 from datahub.web.listing import ListArgsSchema, page_schema
 from datahub.web.openapi import named_enum
@@ -29,6 +30,33 @@ PRINCIPAL_PATTERN = (
 
 def visibility_field(**kwargs):
     return fields.String(validate=OneOf(VISIBILITIES), metadata=VISIBILITY, **kwargs)
+
+
+class CapabilitiesSchema(Schema):
+    """What the caller may do; the server refuses the rest anyway (403)."""
+
+    write = fields.Boolean(
+        required=True,
+        metadata={"description": "Change it: name, description, files, members, steps, runs"},
+    )
+    manage = fields.Boolean(
+        required=True,
+        metadata={"description": "Share it (grants), change its visibility, delete it"},
+    )
+
+
+class CapabilitiesField(fields.Nested):
+    """The caller's capabilities on the row being shown (computed, never stored)."""
+
+    def __init__(self):
+        super().__init__(
+            CapabilitiesSchema,
+            required=True,
+            metadata={"description": "What the caller may do to it (a role is a ceiling)"},
+        )
+
+    def get_value(self, obj, attr, accessor=None, default=None):
+        return capabilities_of(obj)
 
 
 class GrantSchema(Schema):

@@ -35,6 +35,9 @@ class OwnedNamed:
         # 0008; PostgreSQL's sequences never reuse one).
         return (
             sa.Index(f"ix_{cls.__tablename__}_owner_id_id", "owner_id", "id"),
+            # ``?sort=created_at`` and ``updated_at`` pages (``ordered``), either way.
+            sa.Index(f"ix_{cls.__tablename__}_created_at_id", "created_at", "id"),
+            sa.Index(f"ix_{cls.__tablename__}_updated_at_id", "updated_at", "id"),
             {"sqlite_autoincrement": True},
         )
 
@@ -72,6 +75,20 @@ def filter_named(query, model, args, user):
         owner = user.id if args["owner"] == "me" else args["owner"]
         query = query.where(model.owner_id == owner)
     return query
+
+
+def ordered(query, model, sort):
+    """``query`` in the order ``sort`` names (:data:`datahub.web.listing.SORTS`): by
+    ``name_key`` (unique, so a total order: the database's collation of the lowercased
+    name), or by a time and then the id, in one direction, each served by an index
+    (migrations 0002 and 0017). Without ``sort``: by id, as lists always were."""
+    if not sort:
+        return query.order_by(model.id)
+    field = sort.removeprefix("-")
+    keys = (model.name_key,) if field == "name" else (getattr(model, field), model.id)
+    if sort.startswith("-"):
+        keys = tuple(key.desc() for key in keys)
+    return query.order_by(*keys)
 
 
 def name_taken(model, name, exclude_id=None):

@@ -12,6 +12,7 @@ import functools
 from datahub.identity import permissions
 from datahub.identity.guard import current_user
 from datahub.resources import access
+from datahub.resources.capabilities import know_page
 from datahub.resources.grants import note_visibility
 from datahub.web.errors import Forbidden
 from datahub.web.listing import paginate
@@ -19,11 +20,14 @@ from datahub.web.listing import paginate
 
 def readable_page(query, model, args, user):
     """One page of ``query`` (already filtered to what ``user`` may read); an unfiltered
-    list (only ``limit`` and ``offset``) takes its total from the kept counts
-    (:func:`datahub.resources.access.readable_total`)."""
-    unfiltered = not (set(args) - {"limit", "offset"})
+    list (only ``limit``, ``offset`` and ``sort``) takes its total from the kept counts
+    (:func:`datahub.resources.access.readable_total`). The caller's capabilities on the
+    page's items are worked out together (one query at most)."""
+    unfiltered = not (set(args) - {"limit", "offset", "sort"})
     total = access.readable_total(model, user) if unfiltered else None
-    return paginate(query, args, total=total)
+    page = paginate(query, args, total=total)
+    know_page(page["items"])
+    return page
 
 
 def readable(row):

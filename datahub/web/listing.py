@@ -4,11 +4,13 @@ queries themselves are the features' services')."""
 import sqlalchemy as sa
 
 from datahub.app.extensions import db
-from datahub.web.validation import Length, Range, Schema, fields, label_field
+from datahub.web.validation import Length, OneOf, Range, Schema, fields, label_field
 
 MAX_LIMIT = 100
 DEFAULT_LIMIT = 20
 MAX_OFFSET = 2**31 - 1  # beyond any table here; keeps the value inside every SQL integer
+# A named list's orders: a field, ascending, or descending with a leading "-".
+SORTS = ("name", "-name", "created_at", "-created_at", "updated_at", "-updated_at")
 
 
 class ListArgsSchema(Schema):
@@ -30,6 +32,14 @@ class NamedListArgsSchema(ListArgsSchema):
     q = label_field(Length(max=255), "Only items whose name contains this (case-insensitive)")
     owner = label_field(
         Length(min=1, max=36), "Only items owned by this user id (`me`: the caller)"
+    )
+    sort = fields.String(
+        validate=OneOf(SORTS),
+        metadata={
+            "description": "The order: `name` (case-insensitive), `created_at` or "
+            "`updated_at`, descending with a leading `-`; ties by id, in the same "
+            "direction. Without: by id, oldest first"
+        },
     )
 
 

@@ -109,6 +109,16 @@ def test_login_create_upload_download_round_trip(datahub, session_file, tmp_path
     ]
     listed = json.loads(datahub("--json", "datasets", "list", "--q", name).stdout)
     assert [item["id"] for item in listed["items"]] == [dataset["id"]] and listed["total"] == 1
+    later = json.loads(datahub("--json", "datasets", "create", unique("Bergen")).stdout)
+    for sort, ids in (("name", [later, dataset]), ("-created_at", [later, dataset])):
+        command = ("--json", "datasets", "list", "--q", unique("")[1:], "--sort", sort)
+        listed = json.loads(datahub(*command).stdout)["items"]
+        assert [item["id"] for item in listed] == [d["id"] for d in ids], sort
+        assert listed[0]["capabilities"] == {"write": True, "manage": True}
+    result = datahub("--json", "datasets", "list", "--sort", "created_at", "--q", later["name"])
+    assert [item["id"] for item in json.loads(result.stdout)["items"]] == [later["id"]]
+    result = datahub("datasets", "list", "--sort", "size")
+    assert result.exit_code == 2 and "'size' is not one of 'name', '-name'" in result.stderr
 
     weather = unique("Weather")
     collection = json.loads(datahub("--json", "collections", "create", weather).stdout)
@@ -238,6 +248,8 @@ def test_pipelines_run_wait_reports_the_finished_run(datahub, tmp_path, unique):
     assert (run["status"], run["rows_in"], run["rows_out"]) == ("succeeded", 3, 2)
     listing = json.loads(datahub("--json", "pipelines", "list", "--q", unique("oslo only")).stdout)
     assert [p["name"] for p in listing["items"]] == [unique("oslo only")]
+    newest = datahub("--json", "pipelines", "list", "--q", unique("")[1:], "--sort", "-name")
+    assert json.loads(newest.stdout)["items"][0]["id"] == pipeline["id"]
 
     pipeline = client._json(
         "POST",

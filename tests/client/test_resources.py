@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from datahub_client import Client, ConflictError, NotFoundError
+from datahub_client import Client, ConflictError, NotFoundError, ValidationError
 
 pytestmark = pytest.mark.e2e
 
@@ -33,12 +33,24 @@ def test_datasets_and_collections(client, unique):
         f"{other} 2",
     ]
 
+    by_name = client.datasets_list(q=other.lower(), sort="-name")
+    assert [d["name"] for d in by_name["items"]] == [f"{other} {n}" for n in (2, 1, 0)]
+    assert {d["name"]: d["capabilities"] for d in by_name["items"]} == {
+        f"{other} {n}": {"write": True, "manage": True} for n in range(3)
+    }
+    with pytest.raises(ValidationError) as error:
+        client.datasets_list(sort="size")
+    assert error.value.status == 422
+    assert error.value.detail[0]["loc"] == ["query", "sort"]
+
     weather = unique("Weather")
     collection = client.collection_create(weather, dataset_ids=[dataset["id"]])
     assert collection["dataset_ids"] == [dataset["id"]]
     assert client.collection_remove(collection["id"], dataset["id"])["dataset_ids"] == []
     assert client.collection_add(collection["id"], dataset["id"])["dataset_ids"] == [dataset["id"]]
     assert client.collections_list(q=weather[2:].lower())["total"] == 1  # a part, any case
+    [listed] = client.collections_list(q=weather, sort="-updated_at")["items"]
+    assert listed["capabilities"] == {"write": True, "manage": True}
     client.dataset_delete(dataset["id"])
     assert client.collection_get(collection["id"])["dataset_ids"] == []
     client.collection_delete(collection["id"])

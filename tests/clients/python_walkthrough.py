@@ -161,6 +161,7 @@ def main(base_url, email, password):
     page = list_datasets.sync(client=client, q=name)
     assert isinstance(page, DatasetPage) and page.total == 1
     assert [item.id for item in page.items] == [dataset.id]
+    assert page.items[0].capabilities.write and page.items[0].capabilities.manage
     assert page.items[0].file.content_type == "text/csv"
 
     step("a 404's detail, read from the generated error model")

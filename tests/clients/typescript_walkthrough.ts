@@ -143,10 +143,11 @@ async function main(): Promise<void> {
   check(unchanged.response.status === 304, `If-None-Match: ${unchanged.response.status}`);
 
   step('list datasets');
-  const listed = await listDatasets({ client, query: { q: name } });
+  const listed = await listDatasets({ client, query: { q: name, sort: '-updated_at' } });
   const page: DatasetPage = present(listed.data, 'a page');
   check(page.total === 1 && page.items[0]?.id === dataset.id, 'the dataset is listed');
   check(page.items[0]?.file?.content_type === 'text/csv', 'with its file');
+  check(page.items[0]?.capabilities.manage === true, 'which its owner manages');
 
   step("a 404's detail, read from the typed error");
   const missing = await getDataset({ client, path: { dataset_id: 1_000_000_000 } });

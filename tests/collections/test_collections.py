@@ -32,7 +32,9 @@ def test_create_get_list(client, actors):
         "dataset_ids",
         "created_at",
         "updated_at",
+        "capabilities",
     ]
+    assert body["capabilities"] == {"write": True, "manage": True}
     assert (body["name"], body["description"], body["owner_id"]) == (
         "Climate",
         "All of it",
@@ -40,6 +42,7 @@ def test_create_get_list(client, actors):
     )
     assert body["dataset_ids"] == sorted([a["id"], b["id"]])
     viewer = actors["viewer"].headers
+    body["capabilities"] = {"write": False, "manage": False}  # as the viewer sees it
     assert client.get(response.headers["Location"], headers=viewer).get_json() == body
     for url in ("/api/v1/collections/", "/api/v1/collections"):
         page = client.get(url, headers=viewer)

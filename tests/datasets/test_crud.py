@@ -42,8 +42,10 @@ def test_create_returns_201_with_location_and_the_dataset(client, actors):
         "updated_at",
         "file",
         "current_version",
+        "capabilities",
     ]
     assert body["current_version"] is None
+    assert body["capabilities"] == {"write": True, "manage": True}
     assert client.get(response.headers["Location"], headers=editor.headers).get_json() == body
 
 
@@ -51,6 +53,9 @@ def test_get_and_list(client, actors):
     editor, viewer = actors["editor"], actors["viewer"]
     first = create_dataset(client, editor.headers, "first")
     second = create_dataset(client, editor.headers, "second")
+    first, second = (
+        {**body, "capabilities": {"write": False, "manage": False}} for body in (first, second)
+    )  # as the viewer sees them
     assert client.get(f"{URL}{first['id']}", headers=viewer.headers).get_json() == first
     for url in ("/api/v1/datasets/", "/api/v1/datasets"):  # both, and no redirect
         response = client.get(url, headers=viewer.headers)

@@ -1,4 +1,5 @@
-"""With 100k datasets, a page is read in index order: no query sorts the table."""
+"""With 100k datasets, a page is read in index order, sorted or not: no query sorts the
+table."""
 
 import pytest
 import sqlalchemy as sa
@@ -97,6 +98,11 @@ PAGES = [  # query, total, the first two ids of the page
     ("offset=40000", ROWS, [40001, 40002]),
     ("owner=me&offset=500", ROWS // 2, [1001, 1003]),
     ("tag=third&offset=100", ROWS // 3, [303, 306]),
+    # Sorted (every row has one time: ties by id, in the sort's direction).
+    ("sort=-updated_at&offset=500", ROWS, [99500, 99499]),
+    ("sort=created_at&offset=500", ROWS, [501, 502]),
+    ("sort=name", ROWS, [1, 10]),  # "set 1", "set 10", ...
+    ("sort=-name", ROWS, [99999, 99998]),
 ]
 
 

@@ -104,6 +104,7 @@ def test_walkthrough_examples_run(app, gunicorn_server, tmp_path):
     # the read-only token's 403, and the revoked token's 401.
     assert lines.count("404") == 2
     assert lines.count('{"detail":"Forbidden"}') == 2
+    assert "{'write': False, 'manage': False}" in lines  # Bea's capabilities as a reader
     assert '{"detail":"Invalid token"}' in lines
     # Otherwise the only error on the way: the refresh after logout.
     assert output.count('"detail"') == 4 and '{"detail":"Not authenticated"}' in lines

@@ -47,14 +47,18 @@ def test_create_get_list_patch_delete(client, actors):
         "trigger_disabled_reason",
         "created_at",
         "updated_at",
+        "capabilities",
     ]
     assert (body["name"], body["output_dataset_name"], body["owner_id"]) == (
         "Oslo only",
         "oslo",
         editor.id,
     )
+    assert body["capabilities"] == {"write": True, "manage": True}
+    body["capabilities"] = {"write": False, "manage": False}  # as the viewer sees it
     assert client.get(f"{PIPELINES}{body['id']}", headers=viewer).get_json() == body
     other = create_pipeline(client, editor.headers, dataset["id"], name="second")
+    other["capabilities"] = body["capabilities"]
     for url in ("/api/v1/pipelines", PIPELINES):
         page = client.get(url, headers=viewer).get_json()
         assert page == {"items": [body, other], "total": 2, "limit": 20, "offset": 0}

@@ -33,6 +33,12 @@ from datahub_client.cli_lineage import datasets_lineage
 from datahub_client.cli_versions import VERSION_COMMANDS
 
 DEFAULT_URL = "http://127.0.0.1:8000"
+SORTS = ("name", "-name", "created_at", "-created_at", "updated_at", "-updated_at")
+sort_option = click.option(
+    "--sort",
+    type=click.Choice(SORTS),
+    help="The order ('-': descending; names in any case); default: oldest first.",
+)
 
 
 @click.group(cls=Main, name="datahub")
@@ -95,13 +101,16 @@ def datasets():
 @click.option("--q", help="Name contains (any case).")
 @click.option("--tag", help="Carries this tag.")
 @click.option("--owner", help='A user id, or "me".')
+@sort_option
 @click.option("--limit", type=click.IntRange(1, 100), default=20, show_default=True)
 @click.option("--offset", type=click.IntRange(0), default=0, show_default=True)
 @pass_context
-def datasets_list(context, q, tag, owner, limit, offset):
+def datasets_list(context, q, tag, owner, sort, limit, offset):
     """List datasets."""
     context.require_session()
-    page = context.client.datasets_list(q=q, tag=tag, owner=owner, limit=limit, offset=offset)
+    page = context.client.datasets_list(
+        q=q, tag=tag, owner=owner, sort=sort, limit=limit, offset=offset
+    )
     context.output(page, DATASET_COLUMNS, _dataset_rows(page["items"]))
     if not context.as_json:
         click.echo(f"{len(page['items'])} of {page['total']} (offset {page['offset']})", err=True)
@@ -221,13 +230,14 @@ def collections():
 @collections.command("list")
 @click.option("--q", help="Name contains (any case).")
 @click.option("--owner", help='A user id, or "me".')
+@sort_option
 @click.option("--limit", type=click.IntRange(1, 100), default=20, show_default=True)
 @click.option("--offset", type=click.IntRange(0), default=0, show_default=True)
 @pass_context
-def collections_list(context, q, owner, limit, offset):
+def collections_list(context, q, owner, sort, limit, offset):
     """List collections."""
     context.require_session()
-    page = context.client.collections_list(q=q, owner=owner, limit=limit, offset=offset)
+    page = context.client.collections_list(q=q, owner=owner, sort=sort, limit=limit, offset=offset)
     context.output(page, COLLECTION_COLUMNS, _collection_rows(page["items"]))
 
 
@@ -297,13 +307,14 @@ def pipelines():
 
 @pipelines.command("list")
 @click.option("--q", help="Name contains (any case).")
+@sort_option
 @click.option("--limit", type=click.IntRange(1, 100), default=20, show_default=True)
 @click.option("--offset", type=click.IntRange(0), default=0, show_default=True)
 @pass_context
-def pipelines_list(context, q, limit, offset):
+def pipelines_list(context, q, sort, limit, offset):
     """List pipelines."""
     context.require_session()
-    page = context.client.pipelines_list(q=q, limit=limit, offset=offset)
+    page = context.client.pipelines_list(q=q, sort=sort, limit=limit, offset=offset)
     context.output(
         page,
         ["ID", "NAME", "SOURCE", "OUTPUT NAME", "STEPS"],

@@ -110,13 +110,16 @@ class ResourcesMixin:
 
     # -- datasets -----------------------------------------------------------------------
 
-    def datasets_list(self, *, q=None, tag=None, owner=None, limit=20, offset=0):
+    def datasets_list(self, *, q=None, tag=None, owner=None, sort=None, limit=20, offset=0):
+        """One page; ``sort``: ``name``, ``created_at`` or ``updated_at``, ``-`` first for
+        descending (None: oldest first). Each item has the caller's ``capabilities``."""
         params = {
             k: v
             for k, v in {
                 "q": q,
                 "tag": tag,
                 "owner": owner,
+                "sort": sort,
                 "limit": limit,
                 "offset": offset,
             }.items()
@@ -286,10 +289,17 @@ class ResourcesMixin:
 
     # -- collections --------------------------------------------------------------------
 
-    def collections_list(self, *, q=None, owner=None, limit=20, offset=0):
+    def collections_list(self, *, q=None, owner=None, sort=None, limit=20, offset=0):
+        """One page; ``sort`` as for :meth:`datasets_list`."""
         params = {
             k: v
-            for k, v in {"q": q, "owner": owner, "limit": limit, "offset": offset}.items()
+            for k, v in {
+                "q": q,
+                "owner": owner,
+                "sort": sort,
+                "limit": limit,
+                "offset": offset,
+            }.items()
             if v is not None
         }
         return self._json("GET", f"{API}/collections/", params=params)
@@ -322,10 +332,17 @@ class ResourcesMixin:
 
     # -- pipelines ----------------------------------------------------------------------
 
-    def pipelines_list(self, *, q=None, owner=None, limit=20, offset=0):
+    def pipelines_list(self, *, q=None, owner=None, sort=None, limit=20, offset=0):
+        """One page; ``sort`` as for :meth:`datasets_list`."""
         params = {
             k: v
-            for k, v in {"q": q, "owner": owner, "limit": limit, "offset": offset}.items()
+            for k, v in {
+                "q": q,
+                "owner": owner,
+                "sort": sort,
+                "limit": limit,
+                "offset": offset,
+            }.items()
             if v is not None
         }
         return self._json("GET", f"{API}/pipelines/", params=params)

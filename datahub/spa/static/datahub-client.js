@@ -215,9 +215,10 @@ export class DatahubClient {
     return this.get(`${AUTH}/me`);
   }
 
-  listDatasets({ q, tag, owner, limit = 20, offset = 0 } = {}) {
+  // sort: "name", "created_at" or "updated_at", "-" first for descending (default: by id).
+  listDatasets({ q, tag, owner, sort, limit = 20, offset = 0 } = {}) {
     const query = new URLSearchParams({ limit, offset });
-    for (const [key, value] of Object.entries({ q, tag, owner })) {
+    for (const [key, value] of Object.entries({ q, tag, owner, sort })) {
       if (value) query.set(key, value);
     }
     return this.get(`/api/v1/datasets/?${query}`);
@@ -312,9 +313,9 @@ export class DatahubClient {
     return this.get(`/api/v1/pipelines/${pipelineId}`);
   }
 
-  listPipelines({ q, owner, limit = 20, offset = 0 } = {}) {
+  listPipelines({ q, owner, sort, limit = 20, offset = 0 } = {}) {
     const query = new URLSearchParams({ limit, offset });
-    for (const [key, value] of Object.entries({ q, owner })) {
+    for (const [key, value] of Object.entries({ q, owner, sort })) {
       if (value) query.set(key, value);
     }
     return this.get(`/api/v1/pipelines/?${query}`);
