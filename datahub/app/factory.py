@@ -155,6 +155,7 @@ def register_blueprints(app):
     from datahub.identity.auth.oidc_routes import blp as oidc_blp
     from datahub.identity.auth.routes import blp as auth_blp
     from datahub.identity.groups.routes import blp as groups_blp
+    from datahub.identity.users.directory_routes import blp as user_directory_blp
     from datahub.identity.users.routes import blp as users_blp
     from datahub.ops import blp as ops_blp
     from datahub.pipelines.lineage_routes import blp as lineage_blp
@@ -168,6 +169,7 @@ def register_blueprints(app):
     api.register_blueprint(datasets_blp)
     api.register_blueprint(collections_blp)
     api.register_blueprint(users_blp)
+    api.register_blueprint(user_directory_blp)
     api.register_blueprint(groups_blp)
     api.spec.later(register_openapi_schemas)
     api.spec.later(register_trigger_schemas)

@@ -252,3 +252,24 @@ def test_groups_by_name(client, datahub, unique):
     assert ivan_client.collection_get(collection["id"])["name"] == unique("Field notes")
     result = datahub("collections", "share", str(collection["id"]), "--group", "Nobody")
     assert (result.exit_code, result.stderr) == (1, "Error: No group Nobody\n")
+
+
+def test_any_user_finds_others_by_name_and_the_command_lists_them(client, datahub, unique):
+    name = unique("Katherine Johnson")
+    email = f"{name.split()[-1].lower()}@example.com"
+    kate = client._json(
+        "POST",
+        "/api/v1/users/",
+        json_body={"email": email, "password": "a long password", "name": name},
+    )
+    _, lena_client = new_user(client, "lena@example.com", "viewer")
+    page = lena_client.users_find(name.upper())
+    assert page["items"] == [{"id": kate["id"], "name": name, "email": email}]
+    assert lena_client.users_find(ids=[kate["id"]])["items"] == page["items"]
+    with pytest.raises(ValidationError):
+        lena_client.users_find()
+    result = datahub("users", "find", name)
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.splitlines()[1].split() == [kate["id"], *name.split(), email]
+    result = datahub("--json", "users", "find", name)
+    assert json.loads(result.stdout)["items"] == page["items"]

@@ -126,6 +126,17 @@ class AccessMixin:
     def groups_iter(self):
         return _pages(lambda limit, offset: self.groups_list(limit=limit, offset=offset))
 
+    def users_find(self, q=None, *, ids=None, limit=20, offset=0):
+        """Active users (any signed-in user may ask) whose name or email contains ``q``
+        (those that start with it first), or whose id is in ``ids``: one page of at most
+        20 ``{"id", "name", "email"}``."""
+        params = {"limit": limit, "offset": offset}
+        if q is not None:
+            params["q"] = q
+        if ids is not None:
+            params["ids"] = ",".join(ids)
+        return self._json("GET", f"{API}/users/directory", params=params)
+
     def users_list(self, *, q=None, limit=20, offset=0):
         """One page of users, ``q`` in their email or name (admins only)."""
         params = {"limit": limit, "offset": offset}

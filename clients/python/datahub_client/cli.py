@@ -25,7 +25,7 @@ from urllib.parse import urlsplit
 
 import click
 
-from datahub_client.cli_access import access_commands, groups, visibility_option
+from datahub_client.cli_access import access_commands, groups, users, visibility_option
 from datahub_client.cli_auth import AUTH_COMMANDS
 from datahub_client.cli_context import Context, Main, pass_context
 from datahub_client.cli_events import events, pipelines_trigger, webhooks
@@ -64,6 +64,7 @@ def cli(ctx, url, as_json):
 for command in AUTH_COMMANDS:  # login, logout, whoami, tokens (cli_auth.py)
     cli.add_command(command)
 cli.add_command(groups)  # cli_access.py
+cli.add_command(users)
 cli.add_command(events)  # cli_events.py
 cli.add_command(webhooks)
 

@@ -155,3 +155,21 @@ def groups_list(context):
             for g in items
         ],
     )
+
+
+@click.group()
+def users():
+    """Other users: who they are (to share with: datahub datasets share ID --user EMAIL)."""
+
+
+@users.command("find")
+@click.argument("text")
+@click.option("--limit", type=click.IntRange(1, 20), default=20, show_default=True)
+@json_option
+@pass_context
+def users_find(context, text, limit):
+    """Active users whose name or email contains TEXT (those that start with it first)."""
+    page = context.client.users_find(text, limit=limit)
+    context.output(
+        page, ["ID", "NAME", "EMAIL"], [[u["id"], u["name"], u["email"]] for u in page["items"]]
+    )

@@ -1,20 +1,23 @@
 """User resources as the API shows them and as operators create them."""
 
-from marshmallow import pre_load
+from marshmallow import ValidationError, post_load, pre_load, validates_schema
 
 from datahub.identity.models import PROVIDERS, ROLES, normalise_email
 from datahub.identity.passwords import MAX_PASSWORD_BYTES, MIN_PASSWORD_BYTES
+from datahub.web.listing import MAX_OFFSET
 from datahub.web.openapi import named_enum
 from datahub.web.validation import (
     NO_NUL_PATTERN,
     ByteLength,
     Length,
     OneOf,
+    Range,
     Schema,
     StrictBoolean,
     fields,
     label_field,
 )
+from datahub.web.validation.fields import ErrorMessage
 
 ROLE = named_enum(
     "Role",
@@ -103,3 +106,61 @@ class UserUpdateSchema(Schema):
     roles = fields.List(role_field())
     is_active = StrictBoolean()
     password = password_field()
+
+
+DIRECTORY_MAX_LIMIT = 20
+DIRECTORY_MAX_IDS = 100
+
+
+class DirectoryArgsSchema(Schema):
+    """``GET /api/v1/users/directory``: ``q`` or ``ids`` (or both), at most 20 a page."""
+
+    q = label_field(
+        Length(min=1, max=100),
+        "Active users whose name or email contains this (case-insensitive); those whose "
+        "name or email starts with it come first",
+    )
+    ids = label_field(
+        Length(min=1, max=DIRECTORY_MAX_IDS * 37),
+        f"Comma-separated user ids (at most {DIRECTORY_MAX_IDS}): who they are, to show "
+        "people instead of ids (a grant's principal, an owner)",
+    )
+    limit = fields.Integer(
+        load_default=DIRECTORY_MAX_LIMIT,
+        validate=Range(min=1, max=DIRECTORY_MAX_LIMIT),
+        metadata={"description": f"Page size, 1 to {DIRECTORY_MAX_LIMIT}"},
+    )
+    offset = fields.Integer(
+        load_default=0,
+        validate=Range(min=0, max=MAX_OFFSET),
+        metadata={"description": "Items to skip"},
+    )
+
+    @validates_schema
+    def _q_or_ids(self, data, **_):
+        if "q" not in data and "ids" not in data:
+            raise ValidationError(
+                ErrorMessage("give q or ids", "value_error.missing"), field_name="q"
+            )
+
+    @post_load
+    def _split_ids(self, data, **_):
+        if "ids" in data:
+            data["ids"] = [part.strip().lower() for part in data["ids"].split(",") if part.strip()]
+            if len(data["ids"]) > DIRECTORY_MAX_IDS:
+                raise ValidationError(
+                    ErrorMessage(
+                        f"ensure this value has at most {DIRECTORY_MAX_IDS} items",
+                        "value_error.list.max_items",
+                    ),
+                    field_name="ids",
+                )
+        return data
+
+
+class DirectoryEntrySchema(Schema):
+    """What every signed-in user may know of another: who they are, not their roles."""
+
+    id = fields.String(required=True)
+    name = fields.String(required=True)
+    email = fields.String(required=True)

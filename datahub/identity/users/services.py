@@ -210,3 +210,29 @@ def delete_user(user):
     except sa.exc.IntegrityError as exc:
         db.session.rollback()
         raise UserOwnsResources() from exc
+
+
+def directory_query(args):
+    """Active users for ``GET /api/v1/users/directory``: those whose name or email
+    contains ``q`` (those that start with it first), or whose id is in ``ids``; then by
+    name."""
+    query = sa.select(User).where(User.is_active.is_(True))
+    order = []
+    if args.get("ids") is not None:
+        query = query.where(User.id.in_(args["ids"]))
+    if args.get("q"):
+        name, pattern = sa.func.lower(User.name), contains_pattern(args["q"])
+        query = query.where(
+            sa.or_(User.email.like(pattern, escape="\\"), name.like(pattern, escape="\\"))
+        )
+        starts = pattern[1:]  # "%text%" → "text%"
+        order.append(
+            sa.case(
+                (
+                    sa.or_(User.email.like(starts, escape="\\"), name.like(starts, escape="\\")),
+                    0,
+                ),
+                else_=1,
+            )
+        )
+    return query.order_by(*order, sa.func.lower(User.name), User.email, User.id)
