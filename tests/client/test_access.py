@@ -267,7 +267,7 @@ def test_any_user_finds_others_by_name_and_the_command_lists_them(client, datahu
     assert page["items"] == [{"id": kate["id"], "name": name, "email": email}]
     assert lena_client.users_find(ids=[kate["id"]])["items"] == page["items"]
     with pytest.raises(ValidationError):
-        lena_client.users_find()
+        lena_client.users_find(name, limit=21)
     result = datahub("users", "find", name)
     assert result.exit_code == 0, result.stderr
     assert result.stdout.splitlines()[1].split() == [kate["id"], *name.split(), email]

@@ -31,9 +31,9 @@ class UserDirectory(MethodView):
         """Find users
 
         Active users whose name or email contains ``q`` (those that start with it first,
-        then by name), or whose id is in ``ids``, or both: ``id``, ``name`` and ``email``
-        each, at most 20 a page. Any signed-in user (a personal access token of scope
-        ``read`` too); deactivated users are never listed. 422 when neither ``q`` nor
-        ``ids`` is given."""
+        then by name), or whose id is in ``ids``, or both; without either, every active
+        user by name. ``id``, ``name`` and ``email`` each, at most 20 a page. Any
+        signed-in user (a personal access token of scope ``read`` too); deactivated
+        users are never listed."""
         permissions.require_read(current_user)
         return paginate(services.directory_query(args), args)

@@ -1,6 +1,6 @@
 """User resources as the API shows them and as operators create them."""
 
-from marshmallow import ValidationError, post_load, pre_load, validates_schema
+from marshmallow import ValidationError, post_load, pre_load
 
 from datahub.identity.models import PROVIDERS, ROLES, normalise_email
 from datahub.identity.passwords import MAX_PASSWORD_BYTES, MIN_PASSWORD_BYTES
@@ -113,7 +113,8 @@ DIRECTORY_MAX_IDS = 100
 
 
 class DirectoryArgsSchema(Schema):
-    """``GET /api/v1/users/directory``: ``q`` or ``ids`` (or both), at most 20 a page."""
+    """``GET /api/v1/users/directory``: ``q``, ``ids``, both or neither (every active
+    user), at most 20 a page."""
 
     q = label_field(
         Length(min=1, max=100),
@@ -135,13 +136,6 @@ class DirectoryArgsSchema(Schema):
         validate=Range(min=0, max=MAX_OFFSET),
         metadata={"description": "Items to skip"},
     )
-
-    @validates_schema
-    def _q_or_ids(self, data, **_):
-        if "q" not in data and "ids" not in data:
-            raise ValidationError(
-                ErrorMessage("give q or ids", "value_error.missing"), field_name="q"
-            )
 
     @post_load
     def _split_ids(self, data, **_):

@@ -214,8 +214,8 @@ def delete_user(user):
 
 def directory_query(args):
     """Active users for ``GET /api/v1/users/directory``: those whose name or email
-    contains ``q`` (those that start with it first), or whose id is in ``ids``; then by
-    name."""
+    contains ``q`` (those that start with it first), or whose id is in ``ids``, or all
+    of them; then by name."""
     query = sa.select(User).where(User.is_active.is_(True))
     order = []
     if args.get("ids") is not None:

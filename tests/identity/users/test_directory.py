@@ -74,16 +74,29 @@ def test_a_read_token_may_look_and_no_one_signed_out_may(client, actors, people)
     assert client.get(f"{DIRECTORY}/?q=turing", headers=token.headers).status_code == 200
 
 
-def test_neither_q_nor_ids_too_many_ids_or_a_page_over_20_is_a_422(client, actors):
+def test_without_q_or_ids_every_active_user_by_name(client, actors, people):
+    found = client.get(DIRECTORY, headers=actors["viewer"].headers)
+    names = [name for name, _ in entries(found)]
+    assert names == sorted(names, key=str.lower)
+    assert {"Ada Lovelace", "Grace Hopper", "Lola Zed"} <= set(names)
+    assert found.get_json()["total"] == len(names)
+
+
+def test_too_many_ids_or_a_page_over_20_is_a_422(client, actors):
     viewer = actors["viewer"].headers
-    missing = client.get(DIRECTORY, headers=viewer)
-    assert (missing.status_code, missing.get_json()) == (
-        422,
-        {"detail": [validation_error(["query", "q"], "give q or ids", "value_error.missing")]},
-    )
     many = client.get(f"{DIRECTORY}?ids=" + ",".join(["x"] * 101), headers=viewer)
-    assert many.status_code == 422
-    assert many.get_json()["detail"][0]["loc"] == ["query", "ids"]
+    assert (many.status_code, many.get_json()) == (
+        422,
+        {
+            "detail": [
+                validation_error(
+                    ["query", "ids"],
+                    "ensure this value has at most 100 items",
+                    "value_error.list.max_items",
+                )
+            ]
+        },
+    )
     page = client.get(f"{DIRECTORY}?q=a&limit=21", headers=viewer)
     assert page.status_code == 422
     assert page.get_json()["detail"][0]["loc"] == ["query", "limit"]
