@@ -19,6 +19,11 @@ API = "/api/v1"
 CHUNK_SIZE = 64 * 1024
 
 
+def _given(**params):
+    """The query parameters that were given (not None)."""
+    return {name: value for name, value in params.items() if value is not None}
+
+
 class ProgressReader:
     """A file object read in chunks by urllib3 that reports ``(bytes_sent, total)`` to
     ``progress``. ``seek``/``tell`` let a retried or renewed request start again."""
@@ -113,18 +118,7 @@ class ResourcesMixin:
     def datasets_list(self, *, q=None, tag=None, owner=None, sort=None, limit=20, offset=0):
         """One page; ``sort``: ``name``, ``created_at`` or ``updated_at``, ``-`` first for
         descending (None: oldest first). Each item has the caller's ``capabilities``."""
-        params = {
-            k: v
-            for k, v in {
-                "q": q,
-                "tag": tag,
-                "owner": owner,
-                "sort": sort,
-                "limit": limit,
-                "offset": offset,
-            }.items()
-            if v is not None
-        }
+        params = _given(q=q, tag=tag, owner=owner, sort=sort, limit=limit, offset=offset)
         return self._json("GET", f"{API}/datasets/", params=params)
 
     def datasets_iter(self, **filters):
@@ -291,17 +285,7 @@ class ResourcesMixin:
 
     def collections_list(self, *, q=None, owner=None, sort=None, limit=20, offset=0):
         """One page; ``sort`` as for :meth:`datasets_list`."""
-        params = {
-            k: v
-            for k, v in {
-                "q": q,
-                "owner": owner,
-                "sort": sort,
-                "limit": limit,
-                "offset": offset,
-            }.items()
-            if v is not None
-        }
+        params = _given(q=q, owner=owner, sort=sort, limit=limit, offset=offset)
         return self._json("GET", f"{API}/collections/", params=params)
 
     def collection_get(self, collection_id):
@@ -334,17 +318,7 @@ class ResourcesMixin:
 
     def pipelines_list(self, *, q=None, owner=None, sort=None, limit=20, offset=0):
         """One page; ``sort`` as for :meth:`datasets_list`."""
-        params = {
-            k: v
-            for k, v in {
-                "q": q,
-                "owner": owner,
-                "sort": sort,
-                "limit": limit,
-                "offset": offset,
-            }.items()
-            if v is not None
-        }
+        params = _given(q=q, owner=owner, sort=sort, limit=limit, offset=offset)
         return self._json("GET", f"{API}/pipelines/", params=params)
 
     def pipeline_run(self, pipeline_id):
