@@ -41,6 +41,9 @@ def worker_number():
 # worker probed the ephemeral range: a host of the cluster bound nothing and its "ready"
 # check was answered by another worker's gunicorn).
 PORTS_BASE, PORTS_PER_WORKER = 10000, 1500
+# Ports of those blocks that Chromium refuses to load a page from (its restricted ports:
+# net::ERR_UNSAFE_PORT; 10080 is the only one above 10000): never given to a server.
+BROWSER_UNSAFE_PORTS = frozenset({10080})
 
 
 @functools.cache
@@ -48,9 +51,8 @@ def _port_candidates():
     number = MAX_WORKERS if worker_id() == "main" else worker_number()
     first = PORTS_BASE + number * PORTS_PER_WORKER
     start = random.randrange(PORTS_PER_WORKER)  # a rerun skips the last run's TIME_WAITs
-    return itertools.cycle(
-        [first + (start + i) % PORTS_PER_WORKER for i in range(PORTS_PER_WORKER)]
-    )
+    ports = [first + (start + i) % PORTS_PER_WORKER for i in range(PORTS_PER_WORKER)]
+    return itertools.cycle([port for port in ports if port not in BROWSER_UNSAFE_PORTS])
 
 
 def free_port():
