@@ -55,6 +55,7 @@ DATABASE_INDEPENDENT = (
     "tests/e2e/test_spa_versions.py",
     "tests/e2e/test_unauthenticated_uploads.py",
     "tests/e2e/test_uploads.py",
+    "tests/web/",
     "tests/datasets/test_diffs.py",
     "tests/datasets/test_preview.py",
     "tests/datasets/test_preview_bounds.py",

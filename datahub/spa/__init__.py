@@ -1,22 +1,39 @@
-"""The single-page app at ``/app/``: static files from ``static/``, served by the app in
-development (nginx serves the same folder in a deployment). No build step."""
+"""The web app at ``/app/``: a React app built from ``web/`` into ``dist/`` (``npm ci &&
+npm run build`` in ``web/``; a wheel carries the built files), served by the app in
+development and by nginx in a deployment (the same folder).
+
+Every ``/app/...`` path that is not a file answers ``index.html`` (the app routes with real
+paths); a missing file under ``/app/assets/`` is a 404, never the page."""
 
 from pathlib import Path
 
 from flask import Blueprint, send_from_directory
+from datahub.web.errors import NotFound, PermanentRedirect
 
-from datahub.web.errors import PermanentRedirect
+DIST = Path(__file__).resolve().parent / "dist"
 
-STATIC = Path(__file__).resolve().parent / "static"
-
-# The SPA talks only to its own origin; nothing inline, no plugins, no framing.
+# The app talks only to its own origin; nothing inline, no plugins, no framing.
 CONTENT_SECURITY_POLICY = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
     "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; "
     "frame-ancestors 'none'"
 )
+# Built assets carry a content hash in their names: they never change.
+IMMUTABLE = 365 * 24 * 3600
 
 blp = Blueprint("spa", __name__)
+
+
+class AppNotBuilt(NotFound):
+    detail = "The web app is not built: run `npm ci && npm run build` in web/"
+
+
+def _file(path, max_age):
+    response = send_from_directory(DIST, path, max_age=max_age)
+    response.headers["Content-Security-Policy"] = CONTENT_SECURITY_POLICY
+    response.headers["Referrer-Policy"] = "no-referrer"
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    return response
 
 
 @blp.get("/app")
@@ -24,10 +41,18 @@ def app_root():
     raise PermanentRedirect("/app/")
 
 
-@blp.get("/app/", defaults={"name": "index.html"})
-@blp.get("/app/<path:name>")
-def app_file(name):
-    response = send_from_directory(STATIC, name, max_age=0)
-    response.headers["Content-Security-Policy"] = CONTENT_SECURITY_POLICY
-    response.headers["Referrer-Policy"] = "no-referrer"
+@blp.get("/app/", defaults={"path": ""})
+@blp.get("/app/<path:path>")
+def app_file(path):
+    if not (DIST / "index.html").is_file():
+        raise AppNotBuilt()
+    if path.startswith("assets/"):
+        return _file(path, IMMUTABLE)
+    candidate = DIST / path
+    if path and candidate.is_file() and candidate.resolve().is_relative_to(DIST):
+        return _file(path, 0)
+    if "." in path.rsplit("/", 1)[-1]:
+        raise NotFound()  # a file that is not there (the app's own paths have no dots)
+    response = _file("index.html", 0)
+    response.headers["Cache-Control"] = "no-cache"
     return response
