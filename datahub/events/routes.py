@@ -25,7 +25,8 @@ class Events(MethodView):
     @described(
         "List events",
         "The events after `after` that the caller may read, oldest first (any role). "
-        "Poll with the answer's `next_after`; events are kept `EVENTS_RETENTION_DAYS` days.",
+        "Poll with the answer's `next_after`; events are kept `EVENTS_RETENTION_DAYS` days. "
+        "With `before`: newest first, older pages with the answer's `next_before` (a feed).",
     )
     def get(self, args):
         permissions.require_read(current_user)

@@ -17,6 +17,14 @@ class EventListArgsSchema(Schema):
             "description": "Only events after this id (the last one seen); 0: the oldest kept"
         },
     )
+    before = fields.Integer(
+        validate=Range(min=1, max=MAX_ID),
+        metadata={
+            "description": "Newest first, only events before this id; the first page of a "
+            "feed: `before` larger than any id (2147483647, the largest id), the next page: the "
+            "answer's `next_before`"
+        },
+    )
     limit = fields.Integer(
         load_default=DEFAULT_LIMIT,
         validate=Range(min=1, max=MAX_LIMIT),
@@ -84,5 +92,12 @@ class EventPageSchema(Schema):
         metadata={
             "description": "The `after` of the next page: the last item's id, or the "
             "`after` asked when there are none yet"
+        },
+    )
+    next_before = fields.Integer(
+        allow_none=True,
+        metadata={
+            "description": "With `before`: the `before` of the next (older) page, the last "
+            "item's id; null when there are no more"
         },
     )

@@ -37,7 +37,11 @@ def readable_events(query, user):
 
 
 def events_query(args, user):
-    query = sa.select(Event).where(Event.id > args["after"]).order_by(Event.id)
+    query = sa.select(Event).where(Event.id > args["after"])
+    if args.get("before") is not None:
+        query = query.where(Event.id < args["before"]).order_by(Event.id.desc())
+    else:
+        query = query.order_by(Event.id)
     if args.get("event_type"):
         query = query.where(Event.type == args["event_type"])
     if args.get("dataset_id"):
@@ -47,10 +51,13 @@ def events_query(args, user):
 
 def events_page(args, user):
     items = db.session.scalars(events_query(args, user).limit(args["limit"])).all()
-    return {
-        "items": [cloud_event(event) for event in items],
-        "next_after": items[-1].id if items else args["after"],
-    }
+    page = {"items": [cloud_event(event) for event in items]}
+    if args.get("before") is None:
+        page["next_after"] = items[-1].id if items else args["after"]
+        return page
+    page["next_after"] = max((event.id for event in items), default=args["after"])
+    page["next_before"] = items[-1].id if len(items) == args["limit"] else None
+    return page
 
 
 def cloud_event(event):

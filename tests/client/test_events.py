@@ -14,6 +14,7 @@ import time
 import pytest
 
 from datahub_client import NotFoundError, ValidationError
+from datahub_client.events import NEWEST
 from tests import processes
 
 pytestmark = pytest.mark.e2e
@@ -36,6 +37,10 @@ def test_events_page_and_follow(client, unique):
     ]
     page = client.events_list(limit=1)
     assert page["items"] == everything[:1] and page["next_after"] == int(everything[0]["id"])
+    newest = client.events_list(before=NEWEST, limit=2)  # a feed: newest first
+    assert newest["items"] == everything[::-1][:2]
+    older = client.events_list(before=newest["next_before"], limit=2)
+    assert older["items"] == everything[::-1][2:4]
     updated = list(client.events_iter(type="datahub.dataset.updated"))
     assert updated == [e for e in everything if e["type"] == "datahub.dataset.updated"]
     assert updated[-1]["id"] == new[1]["id"]
@@ -97,6 +102,12 @@ def test_the_command(datahub, client, unique):
     ]
     table = datahub("events", "list", "--type", "datahub.dataset.created", "--after", after)
     assert f"/api/v1/datasets/{dataset['id']}" in table.stdout and "next: --after" in table.stderr
+    newest = datahub("--json", "events", "list", "--newest", "--limit", "1")
+    assert [e["source"] for e in json.loads(newest.stdout)["items"]] == [
+        f"/api/v1/datasets/{dataset['id']}"
+    ]
+    older = datahub("events", "list", "--newest", "--limit", "1")
+    assert "next: --before" in older.stderr
 
 
 def test_tail_prints_new_events_until_interrupted(datahub, client, server, tmp_path, unique):

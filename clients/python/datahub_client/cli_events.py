@@ -12,6 +12,7 @@ import click
 
 from datahub_client.cli_context import json_option, pass_context
 from datahub_client.cli_versions import _when
+from datahub_client.events import NEWEST
 
 EVENT_COLUMNS = ["ID", "TYPE", "SOURCE", "TIME"]
 WEBHOOK_COLUMNS = ["ID", "URL", "TYPES", "DATASET", "ACTIVE", "FAILURES"]
@@ -34,18 +35,29 @@ def events():
 
 @events.command("list")
 @click.option("--after", type=click.IntRange(0), default=0, show_default=True, help="An event id.")
+@click.option("--before", type=click.IntRange(1), help="Newest first, before this event id.")
+@click.option("--newest", is_flag=True, help="Newest first, from the latest event.")
 @type_option
 @dataset_option
 @click.option("--limit", type=click.IntRange(1, 100), default=20, show_default=True)
 @json_option
 @pass_context
-def events_list(context, after, type_, dataset_id, limit):
-    """List the events after event AFTER, oldest first (next page: --after NEXT_AFTER)."""
+def events_list(context, after, before, newest, type_, dataset_id, limit):
+    """List the events after event AFTER, oldest first (next page: --after NEXT_AFTER), or
+    with --newest / --before newest first (next page: --before NEXT_BEFORE)."""
     context.require_session()
-    page = context.client.events_list(after=after, type=type_, dataset_id=dataset_id, limit=limit)
+    if newest and before is None:
+        before = NEWEST
+    page = context.client.events_list(
+        after=after, before=before, type=type_, dataset_id=dataset_id, limit=limit
+    )
     context.output(page, EVENT_COLUMNS, [_event_row(e) for e in page["items"]])
-    if not context.as_json:
+    if context.as_json:
+        return
+    if before is None:
         click.echo(f"next: --after {page['next_after']}", err=True)
+    elif page.get("next_before"):
+        click.echo(f"next: --before {page['next_before']}", err=True)
 
 
 @events.command("tail")

@@ -15,6 +15,8 @@ from datahub_client.access import _pages
 from datahub_client.errors import UnreachableError
 
 API = "/api/v1"
+# ``before`` larger than any event id: the newest events first.
+NEWEST = 2**31 - 1
 
 
 def _query(**params):
@@ -26,10 +28,14 @@ class EventsMixin:
 
     # -- events ------------------------------------------------------------------------
 
-    def events_list(self, *, after=0, type=None, dataset_id=None, limit=100):
+    def events_list(self, *, after=0, before=None, type=None, dataset_id=None, limit=100):
         """One page of the events after ``after`` (an event id) that the caller may read,
-        oldest first: ``{"items": [...CloudEvents], "next_after": id}``."""
-        params = _query(after=int(after), type=type, dataset_id=dataset_id, limit=limit)
+        oldest first: ``{"items": [...CloudEvents], "next_after": id}``. With ``before``
+        (an id; NEWEST for the latest events): newest first, and ``next_before`` for the
+        older page (None at the end)."""
+        params = _query(
+            after=int(after), before=before, type=type, dataset_id=dataset_id, limit=limit
+        )
         return self._json("GET", f"{API}/events", params=params)
 
     def events_iter(self, *, after=0, type=None, dataset_id=None):

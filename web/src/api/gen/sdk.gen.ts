@@ -624,7 +624,7 @@ export const restoreDatasetVersion = <ThrowOnError extends boolean = false>(opti
 /**
  * List events
  *
- * The events after `after` that the caller may read, oldest first (any role). Poll with the answer's `next_after`; events are kept `EVENTS_RETENTION_DAYS` days.
+ * The events after `after` that the caller may read, oldest first (any role). Poll with the answer's `next_after`; events are kept `EVENTS_RETENTION_DAYS` days. With `before`: newest first, older pages with the answer's `next_before` (a feed).
  */
 export const listEvents = <ThrowOnError extends boolean = false>(options?: Options<ListEventsData, ThrowOnError>) => (options?.client ?? client).get<ListEventsResponses, ListEventsErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],

@@ -815,6 +815,10 @@ export type EventPage = {
      * The `after` of the next page: the last item's id, or the `after` asked when there are none yet
      */
     next_after: number;
+    /**
+     * With `before`: the `before` of the next (older) page, the last item's id; null when there are no more
+     */
+    next_before?: number | null;
 };
 
 export type CloudEvent = {
@@ -3426,6 +3430,10 @@ export type ListEventsData = {
          * Only events after this id (the last one seen); 0: the oldest kept
          */
         after?: number;
+        /**
+         * Newest first, only events before this id; the first page of a feed: `before` larger than any id (2147483647, the largest id), the next page: the answer's `next_before`
+         */
+        before?: number;
         /**
          * Page size, 1 to 100
          */

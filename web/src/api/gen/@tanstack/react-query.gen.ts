@@ -1229,7 +1229,7 @@ export const listEventsQueryKey = (options?: Options<ListEventsData>) => createQ
 /**
  * List events
  *
- * The events after `after` that the caller may read, oldest first (any role). Poll with the answer's `next_after`; events are kept `EVENTS_RETENTION_DAYS` days.
+ * The events after `after` that the caller may read, oldest first (any role). Poll with the answer's `next_after`; events are kept `EVENTS_RETENTION_DAYS` days. With `before`: newest first, older pages with the answer's `next_before` (a feed).
  */
 export const listEventsOptions = (options?: Options<ListEventsData>) => queryOptions<ListEventsResponse, ListEventsError, ListEventsResponse, ReturnType<typeof listEventsQueryKey>>({
     queryFn: async ({ queryKey, signal }) => {
@@ -1249,7 +1249,7 @@ export const listEventsInfiniteQueryKey = (options?: Options<ListEventsData>): Q
 /**
  * List events
  *
- * The events after `after` that the caller may read, oldest first (any role). Poll with the answer's `next_after`; events are kept `EVENTS_RETENTION_DAYS` days.
+ * The events after `after` that the caller may read, oldest first (any role). Poll with the answer's `next_after`; events are kept `EVENTS_RETENTION_DAYS` days. With `before`: newest first, older pages with the answer's `next_before` (a feed).
  */
 export const listEventsInfiniteOptions = (options?: Options<ListEventsData>) => infiniteQueryOptions<ListEventsResponse, ListEventsError, InfiniteData<ListEventsResponse>, QueryKey<Options<ListEventsData>>, number | Pick<QueryKey<Options<ListEventsData>>[0], 'body' | 'headers' | 'path' | 'query'>>(
 // @ts-ignore
