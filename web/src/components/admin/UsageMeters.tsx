@@ -26,9 +26,7 @@ export function UsageMeter({ label, used, limit, format }: MeterProps) {
         {label}
       </label>
       {limit !== null && (
-        <meter id={id} min={0} max={Math.max(limit, 1)} value={Math.min(used, limit)} high={limit * 0.9} optimum={0} aria-valuetext={words}>
-          {words}
-        </meter>
+        <meter id={id} min={0} max={Math.max(limit, 1)} value={Math.min(used, limit)} high={limit * 0.9} optimum={0} aria-valuetext={words} />
       )}
       {limit === null && <output id={id}>{words}</output>}
       {limit !== null && <span className="usage-meter__words">{words}</span>}

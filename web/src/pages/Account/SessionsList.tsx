@@ -102,7 +102,7 @@ function SessionItem({ session, onEnd }: { session: Session; onEnd: () => void }
           <span className="muted">Use “Sign out” to end this one</span>
         ) : (
           <button type="button" className="button" onClick={onEnd}>
-            End<span className="visually-hidden"> the session on {deviceName(session.user_agent)}</span>
+            End{' '}<span className="visually-hidden">the session on {deviceName(session.user_agent)}</span>
           </button>
         )}
       </div>

@@ -81,7 +81,7 @@ function SearchResults({ people, members, busy, onAdd, q }: ResultsProps) {
             <span className="muted">Member</span>
           ) : (
             <button type="button" className="button" disabled={busy} onClick={() => onAdd(person)}>
-              Add<span className="visually-hidden"> {person.name || person.email}</span>
+              Add{' '}<span className="visually-hidden">{person.name || person.email}</span>
             </button>
           )}
         </li>

@@ -100,7 +100,7 @@ function MembersTable({ group, members, editable }: { group: Group; members: Mem
                 {editable && (
                   <td>
                     <button type="button" className="button" onClick={() => setRemoving(member)}>
-                      Remove<span className="visually-hidden"> {label(member)}</span>
+                      Remove{' '}<span className="visually-hidden">{label(member)}</span>
                     </button>
                   </td>
                 )}

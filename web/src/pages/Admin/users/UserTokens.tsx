@@ -67,7 +67,7 @@ export function UserTokens({ user }: { user: User }) {
                   <td>{token.last_used_at ? formatAgo(token.last_used_at) : 'Never'}</td>
                   <td>
                     <button type="button" className="button" onClick={() => setRevoking(token)}>
-                      Revoke<span className="visually-hidden"> {token.name}</span>
+                      Revoke{' '}<span className="visually-hidden">{token.name}</span>
                     </button>
                   </td>
                 </tr>
