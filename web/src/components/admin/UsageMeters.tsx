@@ -9,11 +9,13 @@ interface MeterProps {
   used: number;
   limit: number | null;
   format: (value: number) => string;
+  /** Where a table's column header already names it: the label is for screen readers. */
+  labelHidden?: boolean;
 }
 
 /** One quota: a bar (a <meter>, for its role and value) and the same values in words, so
  *  nothing is said by the bar's length or colour alone. */
-export function UsageMeter({ label, used, limit, format }: MeterProps) {
+export function UsageMeter({ label, used, limit, format, labelHidden }: MeterProps) {
   const id = useId();
   const words =
     limit === null
@@ -22,7 +24,7 @@ export function UsageMeter({ label, used, limit, format }: MeterProps) {
   const over = limit !== null && used >= limit;
   return (
     <div className={`usage-meter${over ? ' usage-meter--full' : ''}`}>
-      <label htmlFor={id} className="usage-meter__label">
+      <label htmlFor={id} className={labelHidden ? 'visually-hidden' : 'usage-meter__label'}>
         {label}
       </label>
       {limit !== null && (

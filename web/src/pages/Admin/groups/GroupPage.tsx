@@ -53,8 +53,8 @@ function GroupDetails({ group }: { group: Group }) {
         <dt>Created</dt>
         <dd>{formatDate(group.created_at)}</dd>
       </dl>
-      {local && <EditGroupForm group={group} key={`${group.name}\n${group.description}`} />}
       <GroupMembers group={group} />
+      {local && <EditGroupForm group={group} key={`${group.name}\n${group.description}`} />}
       <DeleteGroup group={group} />
     </>
   );

@@ -88,23 +88,43 @@ function UsersUsageList({ users, limit }: { users: User[]; limit: number | null 
     queries: users.map((user) => listDatasetsOptions({ query: { owner: user.id, limit: 1 } })),
   });
   return (
-    <ul className="card-list">
-      {users.map((user, index) => {
-        const count = owned[index];
-        return (
-          <li key={user.id} className="card">
-            <p className="admin-usage__who">
-              <Link to={`/admin/users/${user.id}`}>{user.name || user.email}</Link>{' '}
-              <span className="muted admin-cell-email">{user.email}</span>
-            </p>
-            {count.data ? (
-              <UsageMeter label={`Datasets owned by ${user.name || user.email}`} used={count.data.total} limit={limit} format={formatCount} />
-            ) : (
-              <p className="muted">{count.error ? 'Could not count the datasets.' : 'Counting…'}</p>
-            )}
-          </li>
-        );
-      })}
-    </ul>
+    <div className="table-wrap">
+      <table>
+        <caption className="visually-hidden">Datasets each user owns</caption>
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">Email</th>
+            <th scope="col">Datasets owned</th>
+          </tr>
+        </thead>
+        <tbody>
+          {users.map((user, index) => {
+            const count = owned[index];
+            return (
+              <tr key={user.id}>
+                <td>
+                  <Link to={`/admin/users/${user.id}`}>{user.name || user.email}</Link>
+                </td>
+                <td className="admin-cell-email">{user.email}</td>
+                <td className="admin-usage__cell">
+                  {count.data ? (
+                    <UsageMeter
+                      label={`Datasets owned by ${user.name || user.email}`}
+                      labelHidden
+                      used={count.data.total}
+                      limit={limit}
+                      format={formatCount}
+                    />
+                  ) : (
+                    <span className="muted">{count.error ? 'Could not count them.' : 'Counting…'}</span>
+                  )}
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </div>
   );
 }

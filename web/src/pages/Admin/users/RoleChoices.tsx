@@ -7,10 +7,12 @@ interface Props {
   onChange: (roles: Role[]) => void;
   error?: unknown;
   disabled?: boolean;
+  /** Under a heading that already says "Roles": the legend is for screen readers only. */
+  legendHidden?: boolean;
 }
 
 /** The roles as checkboxes in a fieldset; a 422 on `roles` shows under them. */
-export function RoleChoices({ roles, onChange, error, disabled }: Props) {
+export function RoleChoices({ roles, onChange, error, disabled, legendHidden }: Props) {
   const message = error ? asApiError(error).fieldMessage('roles') : undefined;
   function toggle(role: Role, on: boolean) {
     const next = on ? [...roles, role] : roles.filter((each) => each !== role);
@@ -18,7 +20,7 @@ export function RoleChoices({ roles, onChange, error, disabled }: Props) {
   }
   return (
     <fieldset className="admin-roles" aria-describedby={message ? 'roles-error' : undefined}>
-      <legend>Roles</legend>
+      <legend className={legendHidden ? 'visually-hidden' : undefined}>Roles</legend>
       {ROLES.map(({ role, label, hint }) => (
         <label key={role}>
           <input

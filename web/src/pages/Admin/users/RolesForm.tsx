@@ -34,7 +34,7 @@ export function RolesForm({ user }: { user: User }) {
       <h2 id="user-roles">Roles</h2>
       <form onSubmit={submit}>
         <OtherProblems error={save.error} shown={['roles']} />
-        <RoleChoices roles={roles} onChange={setRoles} error={save.error} />
+        <RoleChoices roles={roles} onChange={setRoles} error={save.error} legendHidden />
         <button type="submit" className="button button--primary" disabled={!changed || save.isPending}>
           {save.isPending ? 'Saving…' : 'Save roles'}
         </button>
