@@ -7,6 +7,7 @@ import secrets
 import pytest
 from playwright.sync_api import expect
 
+from datahub_client import Client
 from tests.web.conftest import app_url, check_axe, no_horizontal_scroll, sign_in
 
 pytestmark = pytest.mark.e2e
@@ -68,6 +69,19 @@ def test_an_admin_creates_a_user_changes_roles_deactivates_and_activates_again(
     their_context, theirs = new_context(browser)
     sign_in(theirs, server, email, password)
 
+    # Their personal token is listed, and revoked after a confirmation.
+    their_client = Client(server.url)
+    their_client.login(email, password)
+    their_client.tokens_create("nightly export", scopes=("read",))
+    page.reload()
+    tokens = page.get_by_role("table", name=f"Personal access tokens of {email}")
+    expect(tokens).to_contain_text("nightly export")
+    tokens.get_by_role("button", name="Revoke nightly export").click()
+    dialog = page.get_by_role("dialog", name="Revoke “nightly export”?")
+    check_axe(page)
+    dialog.get_by_role("button", name="Revoke token").click()
+    expect(page.get_by_text("No personal access tokens")).to_be_visible()
+
     # Roles: from viewer to editor.
     expect(page.get_by_role("checkbox", name=re.compile("^Viewer"))).to_be_checked()
     page.get_by_role("checkbox", name=re.compile("^Viewer")).uncheck()
@@ -115,6 +129,15 @@ def test_an_admin_creates_a_user_changes_roles_deactivates_and_activates_again(
     expect(rows.nth(1)).to_contain_text(email)
     expect(rows.nth(1)).to_contain_text("editor")
 
+    # They own nothing, so they can be deleted (after a confirmation).
+    rows.nth(1).get_by_role("link").click()
+    page.get_by_role("button", name="Delete user").click()
+    dialog = page.get_by_role("dialog", name=f"Delete {name}?")
+    check_axe(page)
+    dialog.get_by_role("button", name="Delete user").click()
+    expect(page).to_have_url(re.compile(r"/app/admin/users$"))
+    expect(page.get_by_role("link", name=name)).to_have_count(0)
+
 
 def test_an_admin_makes_a_group_adds_a_member_found_by_name_and_removes_them(
     signed_in, make_user, shoot
@@ -154,7 +177,9 @@ def test_an_admin_makes_a_group_adds_a_member_found_by_name_and_removes_them(
 
 def test_usage_shows_what_each_user_owns_in_words_and_fits_390_px(signed_in, make_user, shoot):
     owner = make_user("editor")
-    owner.client._json("POST", "/api/v1/datasets/", json_body={"name": f"usage-{secrets.token_hex(3)}"})
+    owner.client._json(
+        "POST", "/api/v1/datasets/", json_body={"name": f"usage-{secrets.token_hex(3)}"}
+    )
     page, _ = signed_in("admin", "/admin/usage")
     expect(page.get_by_role("heading", name="Usage and quotas", level=1)).to_be_visible()
     expect(page.get_by_role("heading", name="Quotas for each user")).to_be_visible()
@@ -180,7 +205,9 @@ def test_usage_shows_what_each_user_owns_in_words_and_fits_390_px(signed_in, mak
 
 def test_a_non_admin_has_no_admin_link_and_is_told_the_area_is_for_admins(signed_in, server):
     page, _ = signed_in("editor")
-    expect(page.get_by_role("navigation", name="Main").get_by_role("link", name="Admin")).to_have_count(0)
+    expect(
+        page.get_by_role("navigation", name="Main").get_by_role("link", name="Admin")
+    ).to_have_count(0)
     page.goto(app_url(server, "/admin/users"))
     expect(page.get_by_role("alert")).to_contain_text("Only admins can see this")
     expect(page.get_by_role("navigation", name="Admin")).to_have_count(0)

@@ -1,5 +1,5 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import type { FormEvent } from 'react';
 import { Link, useSearchParams } from 'react-router';
 
@@ -20,6 +20,7 @@ export function UsersPage() {
   const q = params.get('q') ?? '';
   const offset = Math.max(0, Number(params.get('offset')) || 0);
   const [typed, setTyped] = useState(q);
+  useEffect(() => setTyped(q), [q]); // back and forward change the search too
   const users = useQuery({
     ...listUsersOptions({ query: { q: q || undefined, limit: LIMIT, offset } }),
     placeholderData: keepPreviousData,
