@@ -63,7 +63,8 @@ def test_change_password_ends_the_other_session_and_the_new_one_signs_in(
     check_axe(page)
     page.get_by_label("New password again").fill("a brand new password")
     page.get_by_role("button", name="Change password").click()
-    expect(page.get_by_text("Password changed.")).to_be_visible()
+    expect(page.get_by_text("Every other session of yours has ended")).to_be_visible()
+    expect(page.get_by_role("status").filter(has_text="Password changed.")).to_have_count(1)
 
     # This session goes on (a new access token through the refresh cookie); the other ended.
     expect(sessions(page)).to_have_count(1)
