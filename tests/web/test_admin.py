@@ -169,10 +169,15 @@ def test_an_admin_makes_a_group_adds_a_member_found_by_name_and_removes_them(
     dialog.get_by_role("button", name="Remove member").click()
     expect(page.get_by_text("No members yet")).to_be_visible()
 
+    form = page.get_by_role("region", name="Name and description")
+    form.get_by_label("Name").fill(f"{group_name} renamed")
+    form.get_by_role("button", name="Save").click()
+    expect(page.get_by_role("heading", name=f"{group_name} renamed", level=1)).to_be_visible()
+
     page.get_by_role("button", name="Delete group").click()
     page.get_by_role("dialog").get_by_role("button", name="Delete group").click()
     expect(page).to_have_url(re.compile(r"/app/admin/groups$"))
-    expect(page.get_by_role("link", name=group_name)).to_have_count(0)
+    expect(page.get_by_role("link", name=re.compile(group_name))).to_have_count(0)
 
 
 def test_usage_shows_what_each_user_owns_in_words_and_fits_390_px(signed_in, make_user, shoot):
