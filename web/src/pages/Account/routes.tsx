@@ -1,4 +1,9 @@
 import type { RouteObject } from 'react-router';
 
-/** The Account screens (their paths under /app/). */
-export const accountRoutes: RouteObject[] = [];
+/** My account (/app/account): who I am, password, sessions, usage. */
+export const accountRoutes: RouteObject[] = [
+  {
+    path: 'account',
+    lazy: async () => ({ Component: (await import('./AccountPage')).AccountPage }),
+  },
+];
