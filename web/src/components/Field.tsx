@@ -10,13 +10,15 @@ interface Props {
   name?: string;
   error?: unknown;
   hint?: ReactNode;
+  /** A message of the form's own for this field (e.g. a 409 "name taken"). */
+  problem?: string;
   children: ReactElement<Record<string, unknown>>;
 }
 
 /** A labelled control with its hint and its own error (from a 422's `loc`). */
-export function Field({ label, name, error, hint, children }: Props) {
+export function Field({ label, name, error, hint, problem, children }: Props) {
   const id = useId();
-  const message = name && error ? asApiError(error).fieldMessage(name) : undefined;
+  const message = problem ?? (name && error ? asApiError(error).fieldMessage(name) : undefined);
   const described = [hint ? `${id}-hint` : null, message ? `${id}-error` : null].filter(Boolean).join(' ');
   return (
     <div className={`field${message ? ' field--invalid' : ''}`}>

@@ -1,4 +1,6 @@
 import type { RouteObject } from 'react-router';
 
-/** The Activity screens (their paths under /app/). */
-export const activityRoutes: RouteObject[] = [];
+/** The event feed: /app/activity. */
+export const activityRoutes: RouteObject[] = [
+  { path: 'activity', lazy: async () => ({ Component: (await import('./ActivityPage')).ActivityPage }) },
+];

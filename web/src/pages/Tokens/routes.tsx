@@ -1,4 +1,6 @@
 import type { RouteObject } from 'react-router';
 
-/** The Tokens screens (their paths under /app/). */
-export const tokenRoutes: RouteObject[] = [];
+/** Personal access tokens: /app/tokens. */
+export const tokenRoutes: RouteObject[] = [
+  { path: 'tokens', lazy: async () => ({ Component: (await import('./TokensPage')).TokensPage }) },
+];
