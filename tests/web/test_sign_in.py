@@ -65,3 +65,11 @@ def test_an_unknown_app_path_is_the_app_and_a_missing_asset_is_a_json_404(signed
     response = page.request.get(app_url(server, "/assets/missing-file.js"))
     assert response.status == 404
     assert response.json() == {"detail": "Not Found"}
+
+
+def test_on_a_wide_screen_the_navigation_shows_without_a_menu_button(signed_in):
+    page, _ = signed_in("viewer")
+    expect(page.get_by_role("button", name="Menu")).to_be_hidden()
+    expect(
+        page.get_by_role("navigation", name="Main").get_by_role("link", name="Pipelines")
+    ).to_be_visible()

@@ -74,7 +74,9 @@ def test_a_webhook_is_made_pinged_redelivered_and_deleted(signed_in, shoot, tmp_
         page.get_by_role("button", name="New webhook").click()
         page.get_by_label("Receiver URL").fill("ftp://example.com/")
         page.get_by_role("button", name="Create webhook").click()
-        expect(page.get_by_text(re.compile("must be http or https"))).to_be_visible()  # at its field
+        expect(
+            page.get_by_text(re.compile("must be http or https"))
+        ).to_be_visible()  # at its field
         check_axe(page)
         page.get_by_label("Receiver URL").fill(receiver.url)
         page.get_by_label("Run failed").check()

@@ -79,6 +79,11 @@ export async function signIn(email: string, password: string): Promise<Response 
   return null;
 }
 
+/** Take the access token an answer gave (a password change voids the others). */
+export function acceptAccessToken(token: string): void {
+  setToken(token);
+}
+
 /** Renew the access token through the refresh cookie; concurrent callers share one
  *  request (each refresh rotates the cookie, so two at once would race). */
 export function refresh(): Promise<boolean> {

@@ -2,6 +2,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import type { FormEvent } from 'react';
 
+import { acceptAccessToken } from '../../api/session';
 import { changePasswordMutation, listSessionsQueryKey } from '../../api/gen/@tanstack/react-query.gen';
 import { problemAt } from '../../components/admin/fieldErrors';
 import { useAnnounce } from '../../components/Announcer';
@@ -21,7 +22,8 @@ export function PasswordForm() {
   const queryClient = useQueryClient();
   const change = useMutation({
     ...changePasswordMutation(),
-    onSuccess: () => {
+    onSuccess: (answer) => {
+      acceptAccessToken(answer.access_token);
       setCurrent('');
       setNext('');
       setAgain('');
