@@ -4,7 +4,8 @@ import { Background, Controls, Handle, Position, ReactFlow } from '@xyflow/react
 import type { Edge, Node, NodeProps } from '@xyflow/react';
 import '@xyflow/react/dist/style.css';
 import { useMemo } from 'react';
-import { Link } from 'react-router';
+import type { MouseEvent } from 'react';
+import { Link, useNavigate } from 'react-router';
 
 import type { Lineage, LineageNode } from '../../../api/gen/types.gen';
 import { nodeKind, nodeLabel, nodeLink } from './nodes';
@@ -63,6 +64,12 @@ function layout(lineage: Lineage, current: string): { nodes: FlowNode[]; edges: 
 
 export default function LineageGraph({ lineage, current }: { lineage: Lineage; current: string }) {
   const { nodes, edges } = useMemo(() => layout(lineage, current), [lineage, current]);
+  const navigate = useNavigate();
+  // A click anywhere on a node follows it (its link also takes Enter from the keyboard).
+  const follow = (event: MouseEvent, node: FlowNode) => {
+    const to = nodeLink(node.data.node);
+    if (to && !(event.target as Element).closest('a')) navigate(to);
+  };
   return (
     <figure className="lineage-graph" aria-labelledby="lineage-graph-caption">
       <figcaption id="lineage-graph-caption" className="muted">
@@ -74,6 +81,7 @@ export default function LineageGraph({ lineage, current }: { lineage: Lineage; c
           nodes={nodes}
           edges={edges}
           nodeTypes={NODE_TYPES}
+          onNodeClick={follow}
           fitView
           nodesDraggable={false}
           nodesConnectable={false}

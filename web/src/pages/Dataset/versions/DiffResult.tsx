@@ -99,10 +99,10 @@ function SampleRows({ diff }: { diff: Diff }) {
 /** What a diff says: columns, row counts, sample rows. */
 export function DiffResult({ diff }: { diff: Diff }) {
   const counts: [string, number][] = [
-    ['Rows added', diff.rows.added],
-    ['Rows removed', diff.rows.removed],
-    ['Rows changed', diff.rows.changed],
-    ['Rows unchanged', diff.rows.unchanged],
+    ['added', diff.rows.added],
+    ['removed', diff.rows.removed],
+    ['changed', diff.rows.changed],
+    ['unchanged', diff.rows.unchanged],
   ];
   return (
     <>
@@ -110,7 +110,7 @@ export function DiffResult({ diff }: { diff: Diff }) {
       <ul className="diff-summary">
         {counts.map(([label, count]) => (
           <li key={label}>
-            <strong>{formatCount(count)}</strong> {label.toLowerCase()}
+            <strong>{formatCount(count)}</strong> {count === 1 ? 'row' : 'rows'} {label}
           </li>
         ))}
       </ul>
