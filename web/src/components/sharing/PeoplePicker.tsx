@@ -29,9 +29,11 @@ export function PeoplePicker({ onChoose, invalid }: { onChoose: (choice: Princip
   const [text, setText] = useState('');
   const [open, setOpen] = useState(false);
   const [active, setActive] = useState(0);
+  const [chosenLabel, setChosenLabel] = useState<string | null>(null);
   const q = useDebounced(text.trim());
-  const people = useQuery({ ...findUsersOptions({ query: { q, limit: 10 } }), enabled: q.length > 0 });
-  const groups = useQuery({ ...listGroupsOptions({ query: { q, limit: 10 } }), enabled: q.length > 0 });
+  const searching = q.length > 0 && q !== chosenLabel; // no search for what was just chosen
+  const people = useQuery({ ...findUsersOptions({ query: { q, limit: 10 } }), enabled: searching });
+  const groups = useQuery({ ...listGroupsOptions({ query: { q, limit: 10 } }), enabled: searching });
   const options: Principal[] = [
     ...(people.data?.items ?? []).map((person) => ({
       principal: `user:${person.id}`,
@@ -39,12 +41,13 @@ export function PeoplePicker({ onChoose, invalid }: { onChoose: (choice: Princip
     })),
     ...(groups.data?.items ?? []).map((group) => ({ principal: `group:${group.id}`, label: `Group: ${group.name}` })),
   ];
-  const searching = q.length > 0 && (people.isFetching || groups.isFetching);
-  const showList = open && q.length > 0 && q === text.trim();
+  const loading = searching && (people.isFetching || groups.isFetching);
+  const showList = open && searching && q === text.trim();
   const optionId = (index: number) => `${id}-option-${index}`;
 
   function choose(option: Principal) {
     setText(option.label);
+    setChosenLabel(option.label);
     setOpen(false);
     onChoose(option);
   }
@@ -113,9 +116,9 @@ export function PeoplePicker({ onChoose, invalid }: { onChoose: (choice: Princip
           ))}
       </div>
       <p className="visually-hidden" role="status">
-        {showList && !searching ? `${options.length} match${options.length === 1 ? '' : 'es'}` : ''}
+        {showList && !loading ? `${options.length} match${options.length === 1 ? '' : 'es'}` : ''}
       </p>
-      {showList && !searching && options.length === 0 && <p className="muted">No active person or group matches.</p>}
+      {showList && !loading && options.length === 0 && <p className="muted">No active person or group matches.</p>}
     </div>
   );
 }

@@ -125,7 +125,7 @@ export function SharingPanel({ kind, id, visibility }: SharingPanelProps) {
                   return (
                     <tr key={grant.id}>
                       <th scope="row">
-                        {grantee.name}
+                        {grantee.name}{' '}
                         {grantee.detail && <span className="sharing-grants__detail muted">{grantee.detail}</span>}
                       </th>
                       <td>{grant.permission === 'write' ? 'Read and write' : 'Read'}</td>

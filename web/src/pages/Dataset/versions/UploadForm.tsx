@@ -62,7 +62,7 @@ export function UploadForm({ datasetId }: { datasetId: number }) {
     <form ref={form} className="versions-upload card" onSubmit={submit} aria-labelledby={`${progressLabel}-title`}>
       <h3 id={`${progressLabel}-title`}>Upload a new version</h3>
       <Field label="File" hint="CSV, Parquet or JSON lines; it becomes the current version.">
-        <input type="file" required disabled={sending} onChange={(event) => setFile(event.target.files?.[0] ?? null)} />
+        <input type="file" disabled={sending} onChange={(event) => setFile(event.target.files?.[0] ?? null)} />
       </Field>
       <Field label="Message" name="message" error={error} hint="What changed (optional).">
         <input type="text" maxLength={255} value={message} disabled={sending} onChange={(event) => setMessage(event.target.value)} />

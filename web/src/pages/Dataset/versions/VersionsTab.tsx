@@ -73,8 +73,8 @@ export function VersionsTab() {
                 return (
                   <tr key={version.version} aria-current={isCurrent ? 'true' : undefined}>
                     <th scope="row">
-                      <span className="versions-table__number">{version.version}</span>
-                      {isCurrent && <span className="tag versions-tag--current">current</span>}
+                      <span className="versions-table__number">{version.version}</span>{' '}
+                      {isCurrent && <span className="tag versions-tag--current">current</span>}{' '}
                       {version.pinned && <span className="tag versions-tag--pinned">pinned</span>}
                     </th>
                     <td>{formatDate(version.created_at)}</td>
