@@ -69,6 +69,7 @@ def test_share_a_private_dataset_with_a_person_found_by_name_then_remove_it(
     page.get_by_role("button", name="Add", exact=True).click()
     group_row = page.get_by_role("row", name=re.compile(f"Group: Analysts {tag}"))
     expect(group_row).to_contain_text("Read and write")
+    page.evaluate("window.scrollTo(0, 0)")
     shoot(page, "dataset-sharing")
     principals = {
         g["principal"] for g in owner.client.grants_list("dataset", dataset["id"])["items"]

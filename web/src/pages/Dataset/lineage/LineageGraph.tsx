@@ -1,6 +1,6 @@
 /** The lineage graph: @xyflow/react drawing, dagre laying out left to right. Its own chunk. */
 import dagre from '@dagrejs/dagre';
-import { Background, Controls, Handle, Position, ReactFlow } from '@xyflow/react';
+import { Background, Controls, Handle, MarkerType, Position, ReactFlow } from '@xyflow/react';
 import type { Edge, Node, NodeProps } from '@xyflow/react';
 import '@xyflow/react/dist/style.css';
 import { useMemo } from 'react';
@@ -12,6 +12,7 @@ import { nodeKind, nodeLabel, nodeLink } from './nodes';
 
 const WIDTH = 220;
 const HEIGHT = 64;
+const EDGE_COLOUR = '#4f5863';
 
 type LineageNodeData = { node: LineageNode; current: boolean };
 type FlowNode = Node<LineageNodeData, 'lineage'>;
@@ -58,7 +59,14 @@ function layout(lineage: Lineage, current: string): { nodes: FlowNode[]; edges: 
       ariaLabel: nodeLabel(node),
     };
   });
-  const edges = lineage.edges.map((edge) => ({ id: `${edge.from}->${edge.to}`, source: edge.from, target: edge.to }));
+  const edges = lineage.edges.map(
+    (edge): Edge => ({
+      id: `${edge.from}->${edge.to}`,
+      source: edge.from,
+      target: edge.to,
+      markerEnd: { type: MarkerType.ArrowClosed, color: EDGE_COLOUR },
+    }),
+  );
   return { nodes, edges };
 }
 
