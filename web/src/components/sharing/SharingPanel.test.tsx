@@ -41,9 +41,10 @@ describe('the sharing panel', () => {
       { id: 2, principal: 'group:4', permission: 'write', created_at: '' },
     ]);
     renderPanel();
-    const ann = await screen.findByRole('row', { name: /Ann Lee ann@example.com/ });
+    // The names come after the grants (a second request): wait longer than the default.
+    const ann = await screen.findByRole('row', { name: /Ann Lee ann@example.com/ }, { timeout: 4000 });
     expect(within(ann).getByRole('cell', { name: 'Read' })).toBeInTheDocument();
-    const group = await screen.findByRole('row', { name: /Group: Analysts/ });
+    const group = await screen.findByRole('row', { name: /Group: Analysts/ }, { timeout: 4000 });
     expect(within(group).getByRole('cell', { name: 'Read and write' })).toBeInTheDocument();
     const lookups = calls.filter((call) => call.path === '/api/v1/users/directory/');
     expect(lookups.map((call) => call.query.get('ids'))).toEqual(['u-ann']);

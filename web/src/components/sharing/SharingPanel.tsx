@@ -140,6 +140,11 @@ export function SharingPanel({ kind, id, visibility }: SharingPanelProps) {
               </tbody>
             </table>
           </div>
+          {grants.data && grants.data.total > items.length && (
+            <p className="muted">
+              Showing the first {items.length} of {grants.data.total} grants.
+            </p>
+          )}
         </QueryState>
       </section>
       <form className="sharing-add card" onSubmit={submit} aria-labelledby="sharing-add-title">

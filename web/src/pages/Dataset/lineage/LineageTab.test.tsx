@@ -43,8 +43,10 @@ describe('the Lineage tab', () => {
     const graph = await screen.findByRole('figure', { name: /The graph/ }, { timeout: 5000 });
     // jsdom measures nothing, so the library draws no node here; the browser test sees them.
     expect(within(graph).getByRole('button', { name: 'Zoom In' })).toBeInTheDocument();
-    expect(calls[0].query.get('direction')).toBe('both');
-    expect(calls[0].query.get('depth')).toBe('3');
+    const first = calls.find((call) => call.path.endsWith('/lineage'))!;
+    expect(first.query.get('direction')).toBe('both');
+    expect(first.query.get('depth')).toBe('3');
+    expect(first.query.get('version')).toBe('2');
 
     await user.selectOptions(screen.getByLabelText('Direction'), 'downstream');
     await user.selectOptions(screen.getByLabelText('Depth (runs away)'), '5');
@@ -55,6 +57,20 @@ describe('the Lineage tab', () => {
     const again = await screen.findByRole('table', { name: 'Nodes' });
     await user.click(within(again).getByRole('link', { name: 'Pipeline 4 · run #12' }));
     expect(router.state.location.pathname).toBe('/pipelines/4/runs/12');
+  });
+
+  it('shows the lineage of an older version when asked', async () => {
+    const calls = mockApi((call) => {
+      if (call.path === '/api/v1/datasets/7/lineage') return [200, LINEAGE];
+      if (call.path === '/api/v1/datasets/7/versions') return [200, { items: [{ version: 2 }, { version: 1 }], total: 2, limit: 100, offset: 0 }];
+      return undefined;
+    });
+    const user = userEvent.setup();
+    renderTab(<LineageTab />, DATASET, '/datasets/7/lineage');
+    expect(screen.getByRole('heading', { name: 'Lineage of version 2' })).toBeInTheDocument();
+    await user.selectOptions(await screen.findByLabelText('Version'), '1');
+    expect(screen.getByRole('heading', { name: 'Lineage of version 1' })).toBeInTheDocument();
+    await waitFor(() => expect(calls.at(-1)!.query.get('version')).toBe('1'));
   });
 
   it('says that lineage starts with the first upload', () => {

@@ -2,7 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { lazy, Suspense } from 'react';
 import { Link, useSearchParams } from 'react-router';
 
-import { getDatasetLineageOptions } from '../../../api/gen/@tanstack/react-query.gen';
+import { getDatasetLineageOptions, listDatasetVersionsOptions } from '../../../api/gen/@tanstack/react-query.gen';
 import type { Lineage } from '../../../api/gen/types.gen';
 import { Field } from '../../../components/Field';
 import { Loading, QueryState } from '../../../components/States';
@@ -82,8 +82,16 @@ export function LineageTab() {
   const [params, setParams] = useSearchParams();
   const direction = (DIRECTIONS as string[]).includes(params.get('direction') ?? '') ? (params.get('direction') as Direction) : 'both';
   const depth = Math.min(10, Math.max(1, Number(params.get('depth')) || 3));
+  const version = Number(params.get('version')) || dataset.current_version;
+  const versions = useQuery({
+    ...listDatasetVersionsOptions({ path: { dataset_id: dataset.id }, query: { limit: 100 } }),
+    enabled: dataset.current_version !== null,
+  });
   const query = useQuery({
-    ...getDatasetLineageOptions({ path: { dataset_id: dataset.id }, query: { direction, depth } }),
+    ...getDatasetLineageOptions({
+      path: { dataset_id: dataset.id },
+      query: { direction, depth, ...(version ? { version } : {}) },
+    }),
     enabled: dataset.current_version !== null,
   });
   const change = (name: string, value: string) => {
@@ -91,12 +99,24 @@ export function LineageTab() {
     next.set(name, value);
     setParams(next, { replace: true });
   };
-  const current = `dataset:${dataset.id}@${dataset.current_version}`;
+  const current = `dataset:${dataset.id}@${version}`;
 
   return (
     <section aria-labelledby="lineage-title">
-      <h2 id="lineage-title">Lineage of version {dataset.current_version ?? '—'}</h2>
+      <h2 id="lineage-title">Lineage of version {version ?? '—'}</h2>
       <div className="lineage-controls">
+        {(versions.data?.items.length ?? 0) > 1 && (
+          <Field label="Version">
+            <select value={version ?? ''} onChange={(event) => change('version', event.target.value)}>
+              {versions.data?.items.map((item) => (
+                <option key={item.version} value={item.version}>
+                  {item.version}
+                  {item.version === dataset.current_version ? ' (current)' : ''}
+                </option>
+              ))}
+            </select>
+          </Field>
+        )}
         <Field label="Direction">
           <select value={direction} onChange={(event) => change('direction', event.target.value)}>
             <option value="both">Both ways</option>

@@ -4,8 +4,7 @@ import type { FormEvent } from 'react';
 
 import { uploadDatasetFile } from '../../../api/upload';
 import { useAnnounce } from '../../../components/Announcer';
-import { ErrorNotice } from '../../../components/ErrorNotice';
-import { Field } from '../../../components/Field';
+import { Field, OtherProblems } from '../../../components/Field';
 import { refreshVersions } from './queries';
 
 interface Uploaded {
@@ -75,7 +74,7 @@ export function UploadForm({ datasetId }: { datasetId: number }) {
           <progress id={`${progressLabel}-bar`} max={1} value={fraction} aria-labelledby={progressLabel} />
         </div>
       )}
-      <ErrorNotice error={error} title="Upload failed" />
+      <OtherProblems error={error} shown={['message']} />
       {done && <p className="notice notice--ok">{done}</p>}
       <div className="actions">
         <button type="submit" className="button button--primary" disabled={sending || !file}>

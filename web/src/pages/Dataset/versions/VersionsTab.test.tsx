@@ -91,6 +91,25 @@ describe('the Versions tab', () => {
     await waitFor(() => expect(calls.filter((call) => call.path.endsWith('/versions')).length).toBe(before + 1));
   });
 
+  it('shows a refused upload in place, a 422 at its field', async () => {
+    mockApi(api);
+    const user = userEvent.setup();
+    renderTab(<VersionsTab />, DATASET, '/datasets/7/versions');
+    const file = new File(['id\n1\n'], 'next.csv', { type: 'text/csv' });
+    await user.upload(screen.getByLabelText('File'), file);
+    await user.click(screen.getByRole('button', { name: 'Upload' }));
+    act(() => FakeXhr.last!.respond(413, { detail: 'File too large' }));
+    expect(await screen.findByRole('alert')).toHaveTextContent('File too large');
+    await user.type(screen.getByLabelText('Message'), 'x');
+    await user.click(screen.getByRole('button', { name: 'Upload' }));
+    act(() =>
+      FakeXhr.last!.respond(422, { detail: [{ loc: ['query', 'message'], msg: 'Longer than 255 characters.', type: 'x' }] }),
+    );
+    expect(await screen.findByText('Longer than 255 characters.')).toBeInTheDocument();
+    expect(screen.getByLabelText('Message')).toHaveAttribute('aria-invalid', 'true');
+    expect(screen.queryByRole('alert')).not.toBeInTheDocument();
+  });
+
   it('shows a refused delete in the confirmation dialog', async () => {
     const calls = mockApi((call) =>
       call.method === 'DELETE' ? [409, { detail: 'Version is used by a run' }] : api(call),

@@ -2,7 +2,7 @@
  *  pointed at it, a tab rendered inside a dataset's <Outlet context>, and a fake XHR for
  *  uploads. */
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { render } from '@testing-library/react';
+import { configure, render } from '@testing-library/react';
 import type { ReactElement } from 'react';
 import { createMemoryRouter, Outlet, RouterProvider } from 'react-router';
 import { vi } from 'vitest';
@@ -13,6 +13,9 @@ import type { Dataset } from '../../../api/gen/types.gen';
 import { AnnouncerProvider } from '../../../components/Announcer';
 
 let ready = false;
+
+// A loaded machine runs many test files at once: wait up to 4 s for what a screen shows.
+configure({ asyncUtilTimeout: 4000 });
 
 // jsdom has <dialog> but not its modal methods.
 if (typeof HTMLDialogElement !== 'undefined' && !HTMLDialogElement.prototype.showModal) {
