@@ -45,9 +45,14 @@ def test_a_collection_s_life(signed_in, shoot):
     expect(in_collection.get_by_role("link", name=first["name"])).to_have_count(0)
     expect(in_collection.get_by_role("link", name=second["name"])).to_be_visible()
 
+    sharing = page.get_by_role("region", name="Sharing")
+    sharing.get_by_label("Private", exact=True).check()
+    sharing.get_by_role("button", name="Save visibility").click()
+    expect(page.get_by_text("private ·")).to_be_visible()
+
     page.get_by_role("button", name="Edit").click()
     page.get_by_label("Name").fill(f"Precipitation {tag}")
-    page.get_by_role("button", name="Save").click()
+    page.get_by_role("button", name="Save", exact=True).click()
     expect(page.get_by_role("heading", name=f"Precipitation {tag}")).to_be_visible()
 
     page.get_by_role("link", name="Collections").click()

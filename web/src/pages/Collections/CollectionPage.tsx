@@ -12,6 +12,7 @@ import { useAnnounce } from '../../components/Announcer';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { formatDate } from '../../components/format';
+import { SharingPanel } from '../../components/sharing/SharingPanel';
 import { Loading } from '../../components/States';
 import { usePageTitle } from '../../components/usePageTitle';
 import { CollectionDatasets } from './CollectionDatasets';
@@ -105,6 +106,12 @@ function CollectionView({ collection }: { collection: Collection }) {
         </>
       )}
       <CollectionDatasets collection={collection} onChanged={refresh} />
+      {manage && (
+        <section aria-labelledby="collection-sharing">
+          <h2 id="collection-sharing">Sharing</h2>
+          <SharingPanel kind="collection" id={collection.id} visibility={collection.visibility} />
+        </section>
+      )}
       {deleting && (
         <ConfirmDialog
           title={`Delete the collection “${collection.name}”?`}
