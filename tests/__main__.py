@@ -15,6 +15,7 @@ part's). Exits with the first failing part's status, or 5 (pytest's "no tests ra
 neither part ran a test.
 """
 
+import json
 import os
 import shlex
 import shutil
@@ -52,6 +53,19 @@ def modified(path):
     return path.stat().st_mtime if path.exists() else None
 
 
+def packages_installed():
+    """Whether web/node_modules holds every package of the lockfile (the start command
+    installs only the build's, ``--omit=dev``) and is not older than the lockfile."""
+    lockfile, installed = WEB / "package-lock.json", WEB / "node_modules" / ".package-lock.json"
+    if not installed.exists() or modified(installed) < modified(lockfile):
+        return False
+    wanted = json.loads(lockfile.read_text(encoding="utf-8"))["packages"]
+    present = json.loads(installed.read_text(encoding="utf-8"))["packages"]
+    return all(
+        path in present for path, package in wanted.items() if path and not package.get("optional")
+    )
+
+
 def npm(*args):
     print(f"$ (cd web && npm {shlex.join(args)})", flush=True)
     return subprocess.call(["npm", *args], cwd=WEB)
@@ -62,9 +76,8 @@ def prepare_web_app():
     if not (shutil.which("node") and shutil.which("npm")):
         print("tests: Node.js 20.19 or later and npm are needed (the web app in web/)", flush=True)
         return 1
-    installed = modified(WEB / "node_modules" / ".package-lock.json")
-    if installed is None or installed < modified(WEB / "package-lock.json"):
-        print("tests: web/node_modules is missing or older than web/package-lock.json", flush=True)
+    if not packages_installed():
+        print("tests: web/node_modules is not what web/package-lock.json says", flush=True)
         if status := npm("ci", "--no-audit", "--no-fund"):
             return status
     built = modified(DIST_INDEX)
