@@ -2,6 +2,7 @@
 the version it declares."""
 
 import configparser
+import json
 import re
 from pathlib import Path
 
@@ -70,11 +71,28 @@ def test_the_documentation_cites_no_document_outside_the_repository():
         assert not re.search(r"DESIGN\.md|\bseed\b|\.\./shared", text), document
 
 
+START_COMMAND = (
+    "    python3 -m venv .venv && . .venv/bin/activate && pip install -r requirements.txt -e . "
+    "&& (cd web && npm ci --omit=dev --no-audit --no-fund && npm run build) && gunicorn"
+)
+
+
+def test_the_start_command_is_the_same_everywhere_and_names_the_node_it_needs():
+    """The quickstart repeats the README's command; both say which Node.js builds the app,
+    the one web/package.json's engines ask for."""
+    engines = json.loads((ROOT / "web" / "package.json").read_text())["engines"]
+    assert engines["node"] == ">=20.19"
+    for page in ("README.rst", "docs/quickstart.rst"):
+        text = (ROOT / page).read_text()
+        assert START_COMMAND in text.splitlines(), page
+        assert "Node.js 20.19" in " ".join(text.split()), page
+
+
 def test_the_readme_is_a_front_page():
     """What it is, the two commands, the concepts and a map of the docs: no more."""
     readme = (ROOT / "README.rst").read_text()
     assert len(readme.splitlines()) <= 200
-    assert "pip install -r requirements.txt -e . && gunicorn" in readme
+    assert START_COMMAND in readme.splitlines()  # one line, the web app built on the way
     for page in re.findall(r"``docs/([\w/-]+\.rst)``", readme):
         assert (ROOT / "docs" / page).exists(), page
 

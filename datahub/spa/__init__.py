@@ -8,6 +8,7 @@ paths); a missing file under ``/app/assets/`` is a 404, never the page."""
 from pathlib import Path
 
 from flask import Blueprint, send_from_directory
+
 from datahub.web.errors import NotFound, PermanentRedirect
 
 DIST = Path(__file__).resolve().parent / "dist"
@@ -28,8 +29,14 @@ class AppNotBuilt(NotFound):
     detail = "The web app is not built: run `npm ci && npm run build` in web/"
 
 
-def _file(path, max_age):
+def _file(path, max_age=None):
+    """``path`` under DIST: immutable for ``max_age``, else revalidated on every use."""
     response = send_from_directory(DIST, path, max_age=max_age)
+    if max_age:
+        response.cache_control.immutable = True
+    else:
+        response.cache_control.no_cache = True
+        response.cache_control.max_age = None
     response.headers["Content-Security-Policy"] = CONTENT_SECURITY_POLICY
     response.headers["Referrer-Policy"] = "no-referrer"
     response.headers["X-Content-Type-Options"] = "nosniff"
@@ -49,10 +56,9 @@ def app_file(path):
     if path.startswith("assets/"):
         return _file(path, IMMUTABLE)
     candidate = DIST / path
-    if path and candidate.is_file() and candidate.resolve().is_relative_to(DIST):
-        return _file(path, 0)
+    # DIST resolved now, not at import: it may be (or be patched to) a symlinked folder.
+    if path and candidate.is_file() and candidate.resolve().is_relative_to(DIST.resolve()):
+        return _file(path)
     if "." in path.rsplit("/", 1)[-1]:
         raise NotFound()  # a file that is not there (the app's own paths have no dots)
-    response = _file("index.html", 0)
-    response.headers["Cache-Control"] = "no-cache"
-    return response
+    return _file("index.html")

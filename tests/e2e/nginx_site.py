@@ -9,7 +9,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from datahub.spa import STATIC as SPA_STATIC
+from datahub.spa import DIST as SPA_DIST
 from tests import processes
 from tests.workers import free_port
 
@@ -67,7 +67,7 @@ def render_site(*, port, upstream, max_body, cert, key):
         "__TLS_KEY__": str(key),
         "__UPSTREAM__": upstream,
         "__MAX_BODY__": str(max_body),
-        "__SPA_ROOT__": str(SPA_STATIC),
+        "__SPA_ROOT__": str(SPA_DIST),
     }.items():
         site = site.replace(placeholder, value)
     assert "__" not in site.replace("__Secure", "")

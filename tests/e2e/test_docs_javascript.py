@@ -1,41 +1,45 @@
-"""The JavaScript examples of the documentation, run as written in headless Chromium at
-the service's own origin (only the documented address is replaced by the test server's):
-the JavaScript client's (docs/guides/javascript.rst) and the session handling written
-with fetch alone (docs/security.rst)."""
+"""The JavaScript and TypeScript examples of the documentation, run as written in headless
+Chromium at the service's own origin: the browser client's (docs/guides/javascript.rst:
+the web app's generated client and session, type-checked against web/src/api and bundled
+with the web app's own tools) and the session handling written with fetch alone
+(docs/security.rst)."""
 
 import json
-import re
+import subprocess
 
 import pytest
 
 from datahub_client import Client
 from tests.e2e.docs_examples import code_blocks, named_block, pages
-from tests.e2e.test_spa import browser, spa_url  # noqa: F401  (fixture)
+from tests.web.conftest import ROOT, browser, server  # noqa: F401  (fixtures)
 
 pytestmark = pytest.mark.e2e
 
-RUN_IN_CHROMIUM = {"javascript-client", "security-spa"}
+WEB = ROOT / "web"
+RUN_IN_CHROMIUM = {"typescript-client", "security-spa"}
 
 
-def test_every_javascript_example_runs_here():
+def test_every_browser_example_runs_here():
     names = {
         name
         for text in pages().values()
         for language, name, _ in code_blocks(text)
-        if language == "javascript"
+        if language in ("javascript", "typescript")
     }
     assert names == RUN_IN_CHROMIUM
 
 
-def run_in_page(browser, server, body):  # noqa: F811  (the fixture's value)
-    """Run ``body`` (an async function's body) in a page of the app's origin, where the
-    client module is served, and answer what it returns."""
-    context = browser.new_context()
+def run_in_page(browser, server, body, script=None):  # noqa: F811  (the fixture's value)
+    """Run ``body`` (an async function's body) in a page of the service's origin, after
+    ``script`` (a bundled module), and answer what it returns."""
+    context = browser.new_context(bypass_csp=True)
     page = context.new_page()
     errors = []
     page.on("pageerror", lambda error: errors.append(str(error)))
-    page.goto(spa_url(server))
-    page.wait_for_selector("#login-view:not([hidden])")
+    page.goto(f"{server.url}/api/v1/")
+    if script:
+        page.add_script_tag(content=script, type="module")
+        page.wait_for_function("window.runExample !== undefined")
     try:
         return page.evaluate(
             f"async ([email, password]) => {{\n{body}\n}}",
@@ -46,44 +50,88 @@ def run_in_page(browser, server, body):  # noqa: F811  (the fixture's value)
         assert errors == []
 
 
-def test_the_javascript_client_example_runs(browser, gunicorn_server):  # noqa: F811
-    code = named_block("javascript-client")
-    origin = spa_url(gunicorn_server).removesuffix("/app/")
-    code = code.replace("https://datahub.example.com", origin)
-    code = re.sub(
-        r'^import \{ (.+) \} from "\./datahub-client\.js";$',
-        r'const { \1 } = await import("/app/datahub-client.js");',
-        code,
-        flags=re.MULTILINE,
+def typescript_module(code):
+    """The example as a module: its imports at the top, pointing into web/src, the rest the
+    body of ``example(email, password, file)``, which the page calls as ``runExample``."""
+    lines = code.splitlines()
+    imports = [
+        line.replace('"./api/', f'"{WEB}/src/api/') for line in lines if line.startswith("import ")
+    ]
+    body = "\n".join("  " + line for line in lines if not line.startswith("import "))
+    return "\n".join(
+        [
+            *imports,
+            "async function example(email: string, password: string, file: File) {",
+            body,
+            "}",
+            "(window as unknown as { runExample: typeof example }).runExample = example;",
+            "",
+        ]
     )
-    logged = run_in_page(
+
+
+def checked_and_bundled(code, folder):
+    """Type-check the example (strict, as web/tsconfig.json) and bundle it with rolldown."""
+    (folder / "example.ts").write_text(typescript_module(code))
+    (folder / "node_modules").symlink_to(WEB / "node_modules", target_is_directory=True)
+    config = {
+        "extends": str(WEB / "tsconfig.json"),
+        "compilerOptions": {"types": [], "noEmit": True},
+        "files": ["example.ts"],
+        "include": [],
+    }
+    (folder / "tsconfig.json").write_text(json.dumps(config))
+    for command in (
+        [str(WEB / "node_modules/.bin/tsc"), "-p", "tsconfig.json"],
+        [
+            str(WEB / "node_modules/.bin/rolldown"),
+            "example.ts",
+            "--format",
+            "esm",
+            "--file",
+            "example.js",
+        ],
+    ):
+        run = subprocess.run(command, cwd=folder, capture_output=True, text=True, timeout=120)
+        assert run.returncode == 0, run.stdout + run.stderr
+    return (folder / "example.js").read_text()
+
+
+def test_the_browser_client_example_runs(browser, server, tmp_path):  # noqa: F811
+    script = checked_and_bundled(named_block("typescript-client"), tmp_path)
+    answers = run_in_page(
         browser,
-        gunicorn_server,
-        f"""
+        server,
+        """
         const logged = [];
-        const console = {{ log: (...values) => logged.push(values) }};
-        const showLogin = () => logged.push(["the login is shown"]);
-        const fileInput = {{ files: [new File(["date,temp\\n2024-01-01,-3\\n"], "oslo.csv",
-                                             {{ type: "text/csv" }})] }};
-        {code}
-        return logged;
-    """,
+        const log = console.log;
+        console.log = (...values) => logged.push(values);
+        const file = new File(["date,temp\\n2024-01-01,-3\\n"], "oslo.csv", { type: "text/csv" });
+        try {
+          return [await window.runExample(email, password, file), logged];
+        } finally {
+          console.log = log;
+        }
+        """,
+        script,
     )
-    assert logged == [[404, "Dataset not found"]]
-    api = Client(gunicorn_server.url)
-    api.login("admin@example.com", gunicorn_server.admin_password())
-    (dataset,) = api.datasets_list(tag="weather")["items"]
-    assert dataset["name"] == "Oslo weather" and dataset["file"]["filename"] == "oslo.csv"
+    result, logged = answers
+    assert result[0] == "admin@example.com" and result[2] == "Oslo weather", answers
+    assert [404, "Dataset not found"] in logged, answers
+    api = Client(server.url)
+    api.login("admin@example.com", server.admin_password())
+    datasets = api.datasets_list(tag="weather")["items"]
+    (dataset,) = [item for item in datasets if item["name"] == "Oslo weather"]
+    assert dataset["file"]["filename"] == "oslo.csv"
     assert dataset["file"]["content_type"] == "text/csv"
 
 
-def test_the_fetch_example_of_the_security_page_runs(browser, gunicorn_server):  # noqa: F811
+def test_the_fetch_example_of_the_security_page_runs(browser, server):  # noqa: F811
     code = named_block("security-spa")
-    origin = spa_url(gunicorn_server).removesuffix("/app/")
-    code = code.replace("https://api.example.net/api/v1", origin + "/api/v1")
+    code = code.replace("https://api.example.net/api/v1", server.url + "/api/v1")
     answers = run_in_page(
         browser,
-        gunicorn_server,
+        server,
         f"""
         {code}
         await login(email, password);
@@ -99,35 +147,3 @@ def test_the_fetch_example_of_the_security_page_runs(browser, gunicorn_server): 
     assert answers == ["admin@example.com", "admin@example.com", "log in again"], json.dumps(
         answers
     )
-
-
-def test_the_javascript_client_takes_a_personal_access_token(browser, gunicorn_server):  # noqa: F811
-    """``new DatahubClient(url, { token })``: the token is the bearer (no login, no
-    cookie); a read token cannot write; once revoked, a 401 is final (no refresh)."""
-    api = Client(gunicorn_server.url)
-    api.login("admin@example.com", gunicorn_server.admin_password())
-    token = api.tokens_create("chromium", scopes=("read",))
-    origin = spa_url(gunicorn_server).removesuffix("/app/")
-    script = f"""
-        const {{ DatahubClient }} = await import("/app/datahub-client.js");
-        const bot = new DatahubClient({json.dumps(origin)}, {{ token: {json.dumps(token["token"])} }});
-        const refusal = async (call) => {{
-            try {{ await call(); return null; }} catch (error) {{ return [error.status, error.detail]; }}
-        }};
-    """
-    answers = run_in_page(
-        browser,
-        gunicorn_server,
-        script
-        + """
-        const me = await bot.me();
-        const page = await bot.listDatasets();
-        return [me.email, page.total, await refusal(() => bot.createDataset({ name: "by bot" }))];
-    """,
-    )
-    assert answers == ["admin@example.com", 0, [403, "Forbidden"]], json.dumps(answers)
-    api.token_revoke(token["id"])
-    answers = run_in_page(
-        browser, gunicorn_server, script + "return await refusal(() => bot.me());"
-    )
-    assert answers == [401, "Invalid token"], json.dumps(answers)

@@ -5,7 +5,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.e2e.test_spa import browser  # noqa: F401  (a fixture)
+from tests.web.conftest import browser  # noqa: F401  (a fixture)
 
 pytestmark = pytest.mark.e2e
 

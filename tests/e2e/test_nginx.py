@@ -2,13 +2,15 @@
 with a throw-away TLS certificate, driven by the real curl."""
 
 import json
+import re
 import subprocess
 
 import pytest
 
 from datahub.app.extensions import db
 from datahub.identity.models import RefreshToken
-from datahub.spa import STATIC as SPA_STATIC
+from datahub.spa import CONTENT_SECURITY_POLICY
+from datahub.spa import DIST as SPA_DIST
 from tests.e2e.nginx_site import run_for_test
 
 pytestmark = pytest.mark.e2e
@@ -136,16 +138,28 @@ def test_metrics_are_not_served_through_nginx(nginx, gunicorn_server, path):
     assert status == 200 and "datahub_http_requests_total" in body
 
 
-def test_nginx_serves_the_single_page_app_itself(nginx, gunicorn_server):
-    gunicorn_server.process.terminate()  # static files: gunicorn is not involved
+def test_nginx_serves_the_web_app_itself(nginx, gunicorn_server):
+    """The build, as the app serves it (tests/spa/test_spa_files.py): the page for every
+    app path, assets immutable, a missing file the contract's 404; gunicorn not involved."""
+    gunicorn_server.process.terminate()
     gunicorn_server.process.wait(timeout=20)
-    status, head, body = curl(f"{nginx}/app/")
-    assert status == 200 and body == (SPA_STATIC / "index.html").read_text()
-    assert "content-type: text/html" in head
-    assert "content-security-policy: default-src 'self'" in head
-    assert "strict-transport-security" in head and "x-content-type-options: nosniff" in head
-    status, head, body = curl(f"{nginx}/app/datahub-client.js")
+    index = (SPA_DIST / "index.html").read_text()
+    for path in ("/app/", "/app/datasets", "/app/datasets/7/versions", "/app/index.html"):
+        status, head, body = curl(f"{nginx}{path}")
+        assert (status, body) == (200, index), path
+        assert "content-type: text/html" in head and "cache-control: no-cache" in head, path
+        assert f"content-security-policy: {CONTENT_SECURITY_POLICY.lower()}" in head.lower()
+        assert "strict-transport-security" in head and "x-content-type-options: nosniff" in head
+        assert "referrer-policy: no-referrer" in head
+    entry = re.search(r'<script type="module"[^>]* src="(/app/assets/[^"]+\.js)"', index).group(1)
+    status, head, body = curl(f"{nginx}{entry}")
     assert status == 200 and "content-type: text/javascript" in head  # a module needs it
-    assert body == (SPA_STATIC / "datahub-client.js").read_text()
+    assert body == (SPA_DIST / entry.removeprefix("/app/")).read_text()
+    assert "cache-control: public, max-age=31536000, immutable" in head
+    assert "x-content-type-options: nosniff" in head
+    for path in ("/app/assets/index-gone.js", "/app/assets/", "/app/favicon.ico", "/app/a/b.css"):
+        status, head, body = curl(f"{nginx}{path}")
+        assert (status, json.loads(body)) == (404, {"detail": "Not Found"}), path
+        assert "content-type: application/json" in head, path
     status, head, _ = curl(f"{nginx}/app")
     assert status == 308 and "location: https://localhost" in head and "/app/" in head
