@@ -19,5 +19,7 @@ export default defineConfig({
     setupFiles: ['src/test/setup.ts'],
     css: false,
     restoreMocks: true,
+    // Lazily loaded screens take a while on a loaded 2-core machine (CI runs tests in parallel).
+    testTimeout: 20_000,
   },
 });

@@ -113,7 +113,10 @@ def test_a_webhook_is_made_pinged_redelivered_and_deleted(signed_in, shoot, tmp_
         receiver.process.terminate()
 
 
-def test_tokens_at_390_px_do_not_scroll_sideways(signed_in):
+def test_tokens_at_390_px_do_not_scroll_sideways_and_viewers_make_no_webhooks(signed_in, server):
     page, _ = signed_in("viewer", "/tokens", viewport={"width": 390, "height": 844})
     expect(page.get_by_role("heading", name="Personal access tokens")).to_be_visible()
     no_horizontal_scroll(page)
+    page.goto(app_url(server, "/webhooks"))
+    expect(page.get_by_text("Webhooks are for editors and admins")).to_be_visible()
+    expect(page.get_by_role("button", name="New webhook")).to_have_count(0)

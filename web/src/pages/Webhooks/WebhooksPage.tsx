@@ -4,6 +4,7 @@ import { Link, useSearchParams } from 'react-router';
 
 import { createWebhookMutation, listWebhooksOptions } from '../../api/gen/@tanstack/react-query.gen';
 import type { NewWebhook } from '../../api/gen/types.gen';
+import { useSession } from '../../app/session';
 import { useAnnounce } from '../../components/Announcer';
 import { formatDate } from '../../components/format';
 import { Pager } from '../../components/Pager';
@@ -20,6 +21,7 @@ export function WebhooksPage() {
   usePageTitle('Webhooks');
   const [params, setParams] = useSearchParams();
   const offset = Number(params.get('offset') ?? 0) || 0;
+  const { mayCreate } = useSession();
   const webhooks = useQuery(listWebhooksOptions({ query: { limit: LIMIT, offset } }));
   const [adding, setAdding] = useState(false);
   const [created, setCreated] = useState<NewWebhook | null>(null);
@@ -42,7 +44,12 @@ export function WebhooksPage() {
       {created && (
         <SecretOnce label={`Signing secret of the webhook to ${created.url}`} secret={created.secret} onDone={() => setCreated(null)} />
       )}
-      {adding ? (
+      {!mayCreate ? (
+        <p className="notice notice--warn">
+          Webhooks are for editors and admins. Ask an admin for the editor role, or follow the{' '}
+          <Link to="/activity">activity feed</Link>.
+        </p>
+      ) : adding ? (
         <section className="card" aria-labelledby="new-webhook">
           <h2 id="new-webhook">New webhook</h2>
           <WebhookForm
