@@ -17,7 +17,8 @@ describe('Markdown descriptions', () => {
       '<iframe src="https://example.com"></iframe>',
     ].join('\n\n');
     const { container } = render(<Markdown text={text} />);
-    expect(await screen.findByRole('heading', { name: 'Title', level: 1 })).toBeInTheDocument();
+    // Under the page's h1 and the section's h2: "# Title" is an h3.
+    expect(await screen.findByRole('heading', { name: 'Title', level: 3 })).toBeInTheDocument();
     await waitFor(() => expect(container.querySelector('strong')).toHaveTextContent('bold'));
     expect(screen.getByRole('link', { name: 'a link' })).toHaveAttribute('href', 'https://example.com');
     expect(container.querySelector('script')).toBeNull();

@@ -53,7 +53,7 @@ function EditForm({ dataset }: { dataset: Dataset }) {
 
   return (
     <section className="dataset-section" aria-labelledby="settings-edit">
-      <h2 id="settings-edit">Name, description and tags</h2>
+      <h2 id="settings-edit">Details</h2>
       <form onSubmit={submit} noValidate>
         <Field label="Name" name="name" error={error}>
           <input value={name} onChange={(event) => setName(event.target.value)} required autoComplete="off" />
