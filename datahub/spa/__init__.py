@@ -7,7 +7,7 @@ paths); a missing file under ``/app/assets/`` is a 404, never the page."""
 
 from pathlib import Path
 
-from flask import Blueprint, send_from_directory
+from flask import Blueprint, request, send_from_directory
 
 from datahub.web.errors import NotFound, PermanentRedirect
 
@@ -45,7 +45,9 @@ def _file(path, max_age=None):
 
 @blp.get("/app")
 def app_root():
-    raise PermanentRedirect("/app/")
+    # The app's catalog links to /app?q=...: a reload keeps its filters.
+    query = request.query_string.decode("latin-1")
+    raise PermanentRedirect("/app/" + (f"?{query}" if query else ""))
 
 
 @blp.get("/app/", defaults={"path": ""})

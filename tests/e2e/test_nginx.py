@@ -163,3 +163,5 @@ def test_nginx_serves_the_web_app_itself(nginx, gunicorn_server):
         assert "content-type: application/json" in head, path
     status, head, _ = curl(f"{nginx}/app")
     assert status == 308 and "location: https://localhost" in head and "/app/" in head
+    status, head, _ = curl(f"{nginx}/app?q=rain&offset=20")
+    assert status == 308 and "/app/?q=rain&offset=20\n" in head

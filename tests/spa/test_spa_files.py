@@ -105,6 +105,8 @@ def test_app_without_slash_redirects(client, dist):
     response = client.get("/app")
     assert response.status_code == 308 and response.headers["Location"] == "/app/"
     assert response.get_json() == {"detail": "Permanent Redirect"}
+    response = client.get("/app?q=rain&tag=a%20b&offset=20")  # the catalog's own address
+    assert response.headers["Location"] == "/app/?q=rain&tag=a%20b&offset=20"
 
 
 @pytest.mark.parametrize("path", ["/app/", "/app/datasets/7", "/app/assets/index-abc123.js"])
