@@ -103,6 +103,15 @@ def test_activity_lists_the_events_and_follows_new_ones(signed_in, admin_client,
     expect(page.get_by_role("status").filter(has_text="1 new event")).to_be_attached()
     check_axe(page)
     shoot(page, "dataset-activity")
+    for number in range(20):
+        admin_client.dataset_update(dataset["id"], description=f"change {number}")
+    expect(events.get_by_role("listitem")).to_have_count(20)
+    page.get_by_role("button", name="Older events").click()
+    expect(events.get_by_role("listitem")).to_have_count(2)  # 22 events in all
+    expect(events.get_by_role("listitem").last).to_contain_text("Dataset created")
+    page.get_by_role("button", name="Newest").click()
+    expect(events.get_by_role("listitem")).to_have_count(20)
+    expect(page.get_by_role("button", name="Newest")).to_have_count(0)
 
 
 def test_settings_rename_a_taken_name_and_delete_with_confirmation(signed_in, server, shoot):
