@@ -100,6 +100,10 @@ def test_walkthrough_examples_run(app, gunicorn_server, tmp_path):
         '"rows":[["2024-01-01",-3,null],["2024-01-02",-5,"windy"]],"truncated":false}'
     ) in lines  # preview
     assert '{"message":"Successfully logged out"}' in lines
+    assert (
+        '{"format":"csv","columns":[{"name":"city","type":"VARCHAR"},{"name":"population",'
+        '"type":"BIGINT"}],"rows":[["Oslo",709000],["Bergen",291000]],"truncated":false}'
+    ) in lines  # the steps' preview
     # Access: Bea's 404 before the grant and after its revocation, her 403 on a change,
     # the read-only token's 403, and the revoked token's 401.
     assert lines.count("404") == 2
