@@ -1,7 +1,7 @@
 /**
- * CodeMirror 6 with SQL highlighting (lazily loaded by SqlEditor). Its styles are
- * constructable stylesheets (style-mod's adoptedStyleSheets), which the service's
- * Content-Security-Policy (style-src 'self', no nonce) does not block in Chromium.
+ * CodeMirror 6 with SQL highlighting (lazily loaded by SqlEditor). Its generated styles go
+ * into a constructable stylesheet (./adoptedStyles): the service's Content-Security-Policy
+ * blocks the <style> element CodeMirror would otherwise add.
  */
 import { sql } from '@codemirror/lang-sql';
 import { Compartment, EditorState } from '@codemirror/state';
@@ -9,6 +9,10 @@ import { EditorView, keymap } from '@codemirror/view';
 import { basicSetup } from 'codemirror';
 import { indentWithTab } from '@codemirror/commands';
 import { useEffect, useLayoutEffect, useRef } from 'react';
+
+import { adoptCodeMirrorStyles } from './adoptedStyles';
+
+adoptCodeMirrorStyles();
 
 export interface CodeEditorProps {
   value: string;
