@@ -187,3 +187,23 @@ def test_a_viewer_reads_a_pipeline_but_cannot_run_change_or_delete_it(
     page.goto(app_url(server, "/pipelines"))
     expect(page.get_by_role("link", name="New pipeline")).to_have_count(0)
     check_axe(page)
+
+
+def test_deleting_a_pipeline_asks_first(signed_in, admin_client, cities):
+    name = f"doomed-{secrets.token_hex(3)}"
+    pipeline = admin_client._json(
+        "POST",
+        "/api/v1/pipelines/",
+        json_body={"name": name, "source_dataset_id": cities["id"], "output_dataset_name": name},
+    )
+    page, _ = signed_in("admin", f"/pipelines/{pipeline['id']}")
+    page.get_by_role("button", name="Delete pipeline").click()
+    dialog = page.get_by_role("dialog", name=f"Delete the pipeline {name}?")
+    expect(dialog.get_by_role("button", name="Cancel")).to_be_focused()
+    check_axe(page)
+    dialog.get_by_role("button", name="Cancel").click()
+    expect(dialog).to_have_count(0)
+    page.get_by_role("button", name="Delete pipeline").click()
+    dialog.get_by_role("button", name="Delete pipeline").click()
+    expect(page).to_have_url(re.compile(r"/app/pipelines$"))
+    assert admin_client.pipelines_list(q=name)["total"] == 0
