@@ -94,10 +94,10 @@ export function PipelinePage() {
       <p>
         <Link to="/pipelines">Pipelines</Link>
       </p>
+      <h1>{data?.name ?? 'Pipeline'}</h1>
       <QueryState isPending={pipeline.isPending} error={pipeline.error}>
         {data && (
           <>
-            <h1>{data.name}</h1>
             {data.trigger_disabled_reason && (
               <p className="notice notice--warn">The trigger is off: {data.trigger_disabled_reason}</p>
             )}
