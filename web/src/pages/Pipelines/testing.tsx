@@ -8,6 +8,7 @@ import { vi } from 'vitest';
 
 import { installErrorInterceptor } from '../../api/errors';
 import { client } from '../../api/gen/client.gen';
+import { SessionProvider } from '../../app/session';
 import { AnnouncerProvider } from '../../components/Announcer';
 
 let ready = false;
@@ -52,8 +53,8 @@ export function mockApi(handler: Handler): Call[] {
   }
   client.setConfig({ baseUrl: 'http://localhost', fetch: (input, init) => window.fetch(input, init), throwOnError: true });
   const calls: Call[] = [];
-  vi.spyOn(window, 'fetch').mockImplementation(async (input) => {
-    const request = input as Request;
+  vi.spyOn(window, 'fetch').mockImplementation(async (input, init) => {
+    const request = input instanceof Request ? input : new Request(new URL(String(input), 'http://localhost'), init);
     const url = new URL(request.url);
     const text = request.method === 'GET' ? '' : await request.text();
     const call = { method: request.method, path: url.pathname, query: url.searchParams, body: text ? JSON.parse(text) : undefined };
@@ -64,9 +65,20 @@ export function mockApi(handler: Handler): Call[] {
   return calls;
 }
 
-export function renderAt(element: ReactElement, path = '/') {
+/** The signed-in person (through the refresh cookie) with these roles. */
+export function signedInAs(roles: string[]): Handler {
+  return (call) => {
+    if (call.path === '/api/v1/auth/refresh') return [200, { access_token: 'token' }];
+    if (call.path === '/api/v1/auth/me') return [200, { id: 'u1', email: 'p@example.com', name: 'P', roles }];
+    return undefined;
+  };
+}
+
+export function renderAt(element: ReactElement, path = '/', { session = false } = {}) {
   const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false }, mutations: { retry: false } } });
-  const router = createMemoryRouter([{ path: '*', element }], { initialEntries: [path] });
+  const router = createMemoryRouter([{ path: '*', element: session ? <SessionProvider>{element}</SessionProvider> : element }], {
+    initialEntries: [path],
+  });
   return render(
     <QueryClientProvider client={queryClient}>
       <AnnouncerProvider>
