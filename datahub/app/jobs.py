@@ -3,10 +3,16 @@ datahub.platform.isolation): the jobs it can run, imported before its job arrive
 
 from datahub.datasets.diff_query import diff_job
 from datahub.datasets.previews_job import preview_job
+from datahub.pipelines.preview_job import pipeline_preview_job
 from datahub.pipelines.query_job import run_query_job
 from datahub.platform.isolation.child import serve
 
-JOBS = {"preview": preview_job, "diff": diff_job, "pipeline_run": run_query_job}
+JOBS = {
+    "preview": preview_job,
+    "diff": diff_job,
+    "pipeline_run": run_query_job,
+    "pipeline_preview": pipeline_preview_job,
+}
 
 if __name__ == "__main__":
     serve(JOBS)

@@ -81,9 +81,16 @@ def preview_file(path, limit, name, config):
         "max_line_size": int(config["PIPELINE_MAX_LINE_SIZE"]),
         "max_bytes": int(config["PREVIEW_MAX_BYTES"]),
     }
+    return run_preview("preview", args, config)
+
+
+def run_preview(job, args, config):
+    """Run the preview job ``job`` (datahub.app.jobs) with ``args`` as :func:`run_isolated`
+    does, within ``PREVIEW_TIMEOUT_SECONDS``; its failures as the previews' errors. A
+    :class:`~datahub.platform.isolation.JobError` of another kind is raised as it is."""
     try:
         return run_isolated(
-            "preview", args, config, float(config["PREVIEW_TIMEOUT_SECONDS"]), PreviewTimedOut
+            job, args, config, float(config["PREVIEW_TIMEOUT_SECONDS"]), PreviewTimedOut
         )
     except isolation.JobError as exc:
         if exc.kind == "not_tabular":

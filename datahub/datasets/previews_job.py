@@ -46,12 +46,18 @@ def preview_job(args):
         raise JobError("not_tabular", str(exc)) from None
     except FileNotFoundError:  # replaced or deleted since it was looked up
         raise JobError("missing") from None
+    return bounded(table, args["max_bytes"])
+
+
+def bounded(table, max_bytes):
+    """``table`` with its long cells cut and ``truncated`` set; ``JobError("too_large")``
+    when its JSON is still over ``max_bytes``."""
     rows, truncated = [], False
     for row in table["rows"]:
         cells = [cut(value) for value in row]
         rows.append([value for value, _ in cells])
         truncated = truncated or any(flag for _, flag in cells)
     table["rows"], table["truncated"] = rows, truncated
-    if len(json.dumps(table, allow_nan=False).encode("utf-8")) > int(args["max_bytes"]):
+    if len(json.dumps(table, allow_nan=False).encode("utf-8")) > int(max_bytes):
         raise JobError("too_large")
     return table

@@ -236,7 +236,7 @@ class AccessGuard:
             raise InvalidToken()
         if token.startswith(PAT_PREFIX):
             claims, principal = self.load_personal(token)
-            personal_tokens.check_scope(claims, environ["REQUEST_METHOD"])
+            personal_tokens.check_scope(claims, environ["REQUEST_METHOD"], request.endpoint)
             self.last_use.record(claims, environ.get("REMOTE_ADDR"))
             return claims, principal
         claims = self.decode(token)

@@ -3,7 +3,8 @@ guard (datahub.identity.guard) needs to accept one as a bearer token. Deactivati
 user deletes their tokens (:func:`revoke_all_tokens`): reactivating brings none back.
 
 A token's text is shown once, at creation; only its SHA-256 is stored. Its scopes are
-``["read"]`` (GET and HEAD only) or ``["read", "write"]``. No token creates
+``["read"]`` (GET and HEAD, and the POSTs that only read: ``READ_ONLY_POSTS``) or
+``["read", "write"]``. No token creates
 tokens, changes a password or manages sessions (``require_session``). ``last_used_at`` is
 kept to the minute, with ``last_used_address``, by a plain UPDATE (no cache invalidation).
 """
@@ -29,7 +30,10 @@ from datahub.web.errors import Forbidden
 
 PREFIX = "dhp_"
 READ, WRITE = "read", "write"
-READ_METHODS = frozenset({"GET", "HEAD"})  # a read token: GET and HEAD only
+READ_METHODS = frozenset({"GET", "HEAD"})  # a read token: GET and HEAD only...
+# ...and these POSTs, by endpoint, each because it only reads (docs/security.rst): a
+# pipeline's preview computes from datasets the caller may read and stores nothing.
+READ_ONLY_POSTS = frozenset({"pipelines.PipelinePreview"})
 log = logging.getLogger(__name__)
 
 
@@ -60,10 +64,14 @@ def require_session(claims):
         raise Forbidden()
 
 
-def check_scope(claims, method):
-    """A token with only ``read`` may only read."""
-    if method not in READ_METHODS and not allows_changes(claims):
-        raise Forbidden()
+def check_scope(claims, method, endpoint=None):
+    """A token with only ``read`` may only read: GET and HEAD, and a POST to one of
+    ``READ_ONLY_POSTS`` (``endpoint``: the request's)."""
+    if method in READ_METHODS or allows_changes(claims):
+        return
+    if method == "POST" and endpoint in READ_ONLY_POSTS:
+        return
+    raise Forbidden()
 
 
 def allows_changes(claims):

@@ -10,6 +10,7 @@ aggregate, join, sql) are described by DuckDB as they are compiled; its binder e
 reported against the step.
 """
 
+import contextlib
 import itertools
 import re
 import uuid
@@ -83,11 +84,12 @@ class Query:
     """The query so far: ``sql`` with its ``params``, and its ``columns`` as
     ``{name: DuckDB type}`` in order. Each step's own text is on lines of its own:
     ``owners`` says whose each line is, so that an error DuckDB places on a line is the
-    step's (:meth:`failure`)."""
+    step's (:meth:`failure`). ``work`` says what executes it in error messages: a
+    ``run`` or a ``preview``."""
 
-    def __init__(self, con, sql, params, max_columns, paths):
+    def __init__(self, con, sql, params, max_columns, paths, work="run"):
         self.con, self.sql, self.params = con, sql, list(params)
-        self.max_columns, self.paths = max_columns, paths
+        self.max_columns, self.paths, self.work = max_columns, paths, work
         self.label = "the source file"  # whose text the next lines are
         self.owners = [self.label] * (sql.count("\n") + 1)
         self.names = set()  # every column name seen: the ones an error may name
@@ -102,12 +104,13 @@ class Query:
 
     def error_text(self, exc):
         """DuckDB's error ``exc`` without values from the data (datahub.pipelines.run_errors)."""
-        return run_errors.message(exc, self.paths, self.names)
+        return run_errors.message(exc, self.paths, self.names, self.work)
 
     def failure(self, exc):
         """The :class:`PipelineError` for a DuckDB error while the query executes."""
         line = run_errors.position(exc)
-        where = self.owners[line - 1] if line and line <= len(self.owners) else "the run failed"
+        failed = f"the {self.work} failed"
+        where = self.owners[line - 1] if line and line <= len(self.owners) else failed
         return PipelineError(f"{where}: {self.error_text(exc)}")
 
     def _describe(self, where):
@@ -153,13 +156,13 @@ class Query:
         return name
 
 
-def compile_steps(con, source_sql, params, steps, joins, max_columns, paths):
-    """The query applying ``steps`` to the source: a :class:`Query`.
+def compile_steps(con, source_sql, params, steps, joins, max_columns, paths, work="run"):
+    """The query applying ``steps`` to the source: a :class:`Query` (for ``work``).
 
     ``joins`` maps a join step's dataset id to ``(sql, params)`` reading its file;
     ``paths`` maps file paths to names for error messages.
     """
-    query = Query(con, f"SELECT * FROM {source_sql}", params, max_columns, paths)
+    query = Query(con, f"SELECT * FROM {source_sql}", params, max_columns, paths, work)
     for position, step in enumerate(steps):
         query.label = f"step {position} ({step['op']})"
         STEPS[step["op"]](query, position, step, joins)
@@ -370,20 +373,27 @@ COPY_OPTIONS = {"csv": "FORMAT csv, HEADER", "parquet": "FORMAT parquet", "jsonl
 
 
 def write(query, path, fmt):
-    """Execute the query into the file ``path`` in ``fmt``; the number of rows written.
-    A value a step cannot take, or a damaged input found only now (a Parquet data page),
-    fails with a :class:`PipelineError`."""
+    """Execute the query into the file ``path`` in ``fmt``; the number of rows written."""
     target = path.replace("'", "''")
-    try:
+    with executing(query, path):
         row = query.con.execute(
             f"COPY ({query.sql}) TO '{target}' ({COPY_OPTIONS[fmt]})", query.params
         ).fetchone()
+    return int(row[0]) if row else 0
+
+
+@contextlib.contextmanager
+def executing(query, output=None):
+    """While the query executes: a value a step cannot take, or a damaged input found only
+    now (a Parquet data page), fails with a :class:`PipelineError`. ``output`` is the file
+    it writes, if any (not an input)."""
+    try:
+        yield
     except DATA_ERRORS as exc:
         raise query.failure(exc) from None
     except duckdb.Error as exc:
         if not unreadable(exc):
             raise
-        inputs = [name for file, name in query.paths.items() if file != path]
+        inputs = [name for file, name in query.paths.items() if file != output]
         which = inputs[0] if len(inputs) == 1 else "an input file"
         raise PipelineError(f"{which} cannot be read as a table: {query.error_text(exc)}") from None
-    return int(row[0]) if row else 0

@@ -1,6 +1,6 @@
 """The pipelines feature's errors."""
 
-from datahub.platform.errors import Conflict, InvalidValues, NotFound
+from datahub.platform.errors import Conflict, InvalidValues, NotFound, Unprocessable
 from datahub.web.validation.fields import ErrorMessage
 
 
@@ -14,6 +14,12 @@ class RunNotFound(NotFound):
 
 class PipelineAlreadyRunning(Conflict):
     message = "Pipeline is already running"
+
+
+class PipelinePreviewFailed(Unprocessable):
+    """A pipeline's preview failed on what the data holds (a missing column, a value a
+    step cannot take): the message says which step and how, without values from the
+    data (datahub.pipelines.run_errors)."""
 
 
 class JoinedDatasetNotFound(InvalidValues):

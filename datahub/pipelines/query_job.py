@@ -5,6 +5,8 @@ Answers ``{"rows_in", "rows_out"}``; a problem the user can fix is a ``JobError`
 (datahub.pipelines.run_errors). It knows no database and no storage: the worker
 (datahub.pipelines.execute) prepared the files and publishes the output."""
 
+import contextlib
+
 import duckdb
 
 from datahub.datasets import tabular
@@ -23,8 +25,22 @@ def run_query_job(args):
 
 
 def _run(args):
-    paths = dict(args["names"])  # input and output paths → what a user calls them
     source, output = args["source"], args["output"]
+    with compiled(args, [output], args["spill"]) as (query, source_format):
+        rows_out = engine.write(query, output, args["output_format"])
+        rows_in = tabular.rows_scanned(query.con, source, source_format)
+    return {"rows_in": rows_in, "rows_out": rows_out}
+
+
+@contextlib.contextmanager
+def compiled(args, writable, spill, work="run"):
+    """``(query, source format)``: the steps compiled over the input files (``args``'
+    ``source``, ``joins``, ``names``, ``steps`` and bounds) on a sandboxed connection that
+    may also write ``writable`` and spill into ``spill``; closed afterwards. DuckDB's
+    errors, while it compiles or executes, as a :class:`PipelineError` about the ``work``
+    (a ``run`` or a ``preview``)."""
+    paths = dict(args["names"])  # input and output paths → what a user calls them
+    source = args["source"]
     joined = {int(dataset_id): path for dataset_id, path in args["joins"].items()}
     max_line, max_columns = int(args["max_line_size"]), int(args["max_columns"])
 
@@ -40,23 +56,22 @@ def _run(args):
     joins = {dataset_id: read(path)[1:] for dataset_id, path in joined.items()}
     con = tabular.connect(
         [source, *joined.values()],
-        [output],
+        writable,
         memory_limit=args["memory_limit"],
         threads=args.get("threads"),
-        temp_dir=args["spill"],
+        temp_dir=spill,
     )
     try:
         query = engine.compile_steps(
-            con, source_sql, params, args["steps"], joins, max_columns, paths
+            con, source_sql, params, args["steps"], joins, max_columns, paths, work
         )
-        rows_out = engine.write(query, output, args["output_format"])
-        rows_in = tabular.rows_scanned(con, source, source_format)
+        yield query, source_format
     except duckdb.IOException as exc:
         raise PipelineError(
-            f"the run could not read or write a file: {tabular.clean_error(exc, paths)}"
+            f"the {work} could not read or write a file: {tabular.clean_error(exc, paths)}"
         ) from None
     except tabular.DATA_ERRORS as exc:
-        raise PipelineError(f"the run failed: {run_errors.message(exc, paths)}") from None
+        message = run_errors.message(exc, paths, work=work)
+        raise PipelineError(f"the {work} failed: {message}") from None
     finally:
         con.close()
-    return {"rows_in": rows_in, "rows_out": rows_out}

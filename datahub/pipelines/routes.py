@@ -1,12 +1,14 @@
 """/api/v1/pipelines: list, create, get, change and delete, and runs under
 /api/v1/pipelines/{pipeline_id}/runs."""
 
-from flask import url_for
+from flask import current_app, url_for
 from flask.views import MethodView
 
+from datahub.datasets.openapi import STORAGE_UNAVAILABLE
+from datahub.datasets.schemas import PreviewSchema
 from datahub.identity import permissions
 from datahub.identity.guard import authenticate, current_user
-from datahub.pipelines import schemas, services
+from datahub.pipelines import previews, schemas, services
 from datahub.pipelines.models import Pipeline
 from datahub.resources.grant_routes import add_grant_routes
 from datahub.resources.views import (
@@ -70,7 +72,47 @@ class Pipelines(MethodView):
         return pipeline, 201, {"Location": location}
 
 
-@blp.route("/<id:pipeline_id>", endpoint="PipelineById")
+@blp.route("/preview", endpoint="PipelinePreview")
+class PipelinePreview(MethodView):
+    @operation(
+        blp,
+        "preview_pipeline",
+        *JSON_BODY_ERRORS,
+        401,
+        403,
+        (
+            404,
+            "`Dataset not found` (the source or a joined dataset, or one the caller may not "
+            "read), `Version not found`, or `Dataset has no file`",
+        ),
+        (
+            422,
+            "Validation error (`loc` into the body, as for a pipeline's steps), what the "
+            "data makes of the steps (which step failed and how, without values from the "
+            "data), `Preview is too large` or `Preview timed out`",
+        ),
+        STORAGE_UNAVAILABLE,
+        security=BEARER,
+    )
+    @blp.arguments(schemas.PipelinePreviewSchema)
+    @blp.response(200, PreviewSchema)
+    @described(
+        "Preview a pipeline's steps",
+        "The first `limit` rows of what `steps` make of the source dataset (version "
+        "`source_version`, else its current one), as a dataset's preview answers them "
+        "(`format` is the source's); no pipeline or run is made. Any role that may read "
+        "the source and every dataset the steps join. The steps are checked as a "
+        "pipeline's (422 with `loc` into `steps`) and executed as a run executes them, in "
+        "a process of the previews' own, within PREVIEW_TIMEOUT_SECONDS, the pipelines' "
+        "memory limit and PREVIEW_MAX_BYTES. A personal access token with the `read` "
+        "scope alone may call it: it changes nothing.",
+    )
+    def post(self, values):
+        permissions.require_read(current_user)
+        return previews.preview_pipeline(values, current_user, current_app.config)
+
+
+@blp.route('/<id(besides="preview"):pipeline_id>', endpoint="PipelineById")
 class PipelineById(MethodView):
     @operation(blp, "get_pipeline", 401, 403, NOT_FOUND, 422, security=BEARER)
     @blp.response(200, schemas.PipelineSchema)

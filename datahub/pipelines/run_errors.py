@@ -33,7 +33,7 @@ KINDS = (
     (duckdb.NotImplementedException, "Not implemented Error", "is not supported"),
 )
 OTHER_KIND = ("Error", "could not be processed")
-NOT_SHOWN = "(values from the data are not shown in a run's error)"
+NOT_SHOWN = "(values from the data are not shown in a {work}'s error)"
 TYPE = (
     r"(?:U?(?:TINY|SMALL|BIG|HUGE)?INT(?:EGER|8|16|32|64|128)?|BOOL(?:EAN)?|FLOAT|DOUBLE|"
     r"REAL|DECIMAL\(\d+,\s*\d+\)|DATE|TIME|TIMESTAMP(?: WITH TIME ZONE|_S|_MS|_NS)?|"
@@ -50,9 +50,9 @@ LINE_SIZE = re.compile(r"^Maximum line size of (\d+) bytes exceeded\.", re.MULTI
 POSITION = re.compile(r"\n\nLINE (\d+):")
 
 
-def message(exc, paths, columns=()):
-    """The text a run shows for DuckDB's error ``exc``; ``paths`` maps file paths to
-    names, ``columns`` are the column names a message may name."""
+def message(exc, paths, columns=(), work="run"):
+    """The text a run (or a preview: ``work``) shows for DuckDB's error ``exc``; ``paths``
+    maps file paths to names, ``columns`` are the column names a message may name."""
     text = str(exc).strip()
     if isinstance(exc, ABOUT_THE_QUERY) or RAGGED in text:
         return clean_error(exc, paths)
@@ -65,11 +65,12 @@ def message(exc, paths, columns=()):
     csv_line = CSV_LINE.match(first)
     at = f"CSV Error on Line: {csv_line.group(1)}: " if csv_line else ""
     size = LINE_SIZE.search(text) if csv_line else None
+    not_shown = NOT_SHOWN.format(work=work)
     if size:
-        return f"{label}: {at}the line is longer than {size.group(1)} bytes {NOT_SHOWN}"
+        return f"{label}: {at}the line is longer than {size.group(1)} bytes {not_shown}"
     column = _column(text, first, columns)
     subject = f"a value of column {column!r}" if column is not None else "a value"
-    return f"{label}: {at}{subject} {what}{_target(text, first, what)} {NOT_SHOWN}"
+    return f"{label}: {at}{subject} {what}{_target(text, first, what)} {not_shown}"
 
 
 def _column(text, first, columns):

@@ -5,7 +5,7 @@
 from flask import current_app
 from marshmallow import ValidationError, post_load, validate
 
-from datahub.datasets.schemas import FILE_FORMAT
+from datahub.datasets.schemas import FILE_FORMAT, PREVIEW_ROWS, PreviewRows
 from datahub.datasets.tabular import FORMATS
 from datahub.pipelines import schedules
 from datahub.pipelines.models import STATUSES
@@ -65,6 +65,15 @@ def _steps(**kwargs):
         validate=MaxSteps(),
         metadata={"maxItems": MAX_STEPS},
         **kwargs,
+    )
+
+
+def _source_dataset_id():
+    return fields.Integer(
+        required=True,
+        strict=True,
+        validate=Range(min=1),
+        metadata={"description": "The dataset whose file (CSV, Parquet or JSON lines) is read"},
     )
 
 
@@ -184,12 +193,7 @@ class PipelineCreateSchema(Schema):
     )
     description = text_field(10000, load_default="")
     visibility = visibility_field()
-    source_dataset_id = fields.Integer(
-        required=True,
-        strict=True,
-        validate=Range(min=1),
-        metadata={"description": "The dataset whose file (CSV, Parquet or JSON lines) is read"},
-    )
+    source_dataset_id = _source_dataset_id()
     source_version = fields.Integer(
         strict=True,
         allow_none=True,
@@ -231,6 +235,27 @@ class PipelineUpdateSchema(PipelineCreateSchema):
     steps = _steps()
     output_format = fields.String(validate=OneOf(FORMATS), metadata=FILE_FORMAT)
     trigger = TriggerField(allow_none=True, metadata=TRIGGER_DOC)
+
+
+class PipelinePreviewSchema(Schema):
+    """``POST /pipelines/preview``: a source, steps as a pipeline's (validated alike) and
+    the rows to show."""
+
+    source_dataset_id = _source_dataset_id()
+    source_version = fields.Integer(
+        strict=True,
+        allow_none=True,
+        load_default=None,
+        validate=Range(min=1, max=2**31 - 1),
+        metadata={"description": "Read this version of the source; null: its current version"},
+    )
+    steps = _steps(required=True)
+    limit = fields.Integer(
+        strict=True,
+        load_default=PREVIEW_ROWS,
+        validate=PreviewRows(),
+        metadata={"description": "Rows to show, 1 to 1000 (PREVIEW_MAX_ROWS)"},
+    )
 
 
 class PipelineListArgsSchema(NamedListArgsSchema):

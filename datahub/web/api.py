@@ -94,10 +94,20 @@ class IdConverter(BaseConverter):
     the design wants a 422 naming the parameter. The converter cannot know the name, so
     it passes an :class:`InvalidId` through and :func:`reject_invalid_ids` turns it into
     the 422 once the view arguments are known.
+
+    ``<id(besides="preview"):pipeline_id>`` does not match the segment ``preview``, which
+    a sibling rule has for some methods: ``GET .../preview`` is then that rule's 405 with
+    its ``Allow``, not this rule's 422 (Werkzeug tries every rule that matches the path
+    when the method does not).
     """
 
     regex = "[^/]+"
     part_isolating = True
+
+    def __init__(self, url_map, besides=None):
+        super().__init__(url_map)
+        if besides is not None:
+            self.regex = f"(?!{re.escape(besides)}\\Z)[^/]+"
 
     def to_python(self, value):
         if _INTEGER.fullmatch(value):
@@ -205,6 +215,9 @@ class DeferredSpec:
         return getattr(self._spec, name)
 
 
+_CHECKED_PARAMETER = re.compile(r"<(?:id|text)[:(]")  # a rule's <id:...>, <id(...):...>, <text:...>
+
+
 class Blueprint(flask_smorest.Blueprint):
     """smorest's Blueprint with our parser. ``guard``, a function that raises for a request
     it refuses, runs before anything else (so a 401 comes before a 404 or a 422); a
@@ -218,9 +231,8 @@ class Blueprint(flask_smorest.Blueprint):
             self.before_request(guard)
 
     def add_url_rule(self, rule, *args, **kwargs):
-        if (
-            "<id:" in rule or "<text:" in rule
-        ) and reject_invalid_ids not in self.before_request_funcs.get(None, []):
+        checks = self.before_request_funcs.get(None, [])
+        if _CHECKED_PARAMETER.search(rule) and reject_invalid_ids not in checks:
             self.before_request(reject_invalid_ids)
         super().add_url_rule(rule, *args, **kwargs)
 

@@ -43,6 +43,7 @@ EXAMPLES = {
         "output_format": "csv",
     },
     "PipelineUpdate": {"steps": PIPELINE_STEPS[:1], "output_format": "parquet"},
+    "PipelinePreview": {"source_dataset_id": 1, "steps": PIPELINE_STEPS, "limit": 20},
     "GroupCreate": {"name": "Analysts", "description": "The analytics team"},
     "GroupUpdate": {"name": "Data analysts", "description": "Analytics and reporting"},
     "PersonalTokenCreate": {"name": "nightly export", "scopes": ["read"], "expires_in_days": 90},

@@ -6,11 +6,13 @@
     datahub datasets create "Oslo weather" --tag weather
     datahub datasets upload 1 weather.csv --message "first readings"
     datahub datasets download 1 copy.csv --force    # an existing file is kept without --force
+    datahub datasets preview 1 --limit 5            # the first rows as a table
     datahub datasets versions 1                     # every upload is a version
     datahub datasets diff 1 1 2 --key date          # what changed from version 1 to 2
     datahub datasets lineage 2                      # the runs it comes from and leads to
     datahub datasets share 1 --group analysts --permission read
     datahub datasets visibility 1 internal          # every user may read it
+    datahub pipelines preview 1 --steps steps.json  # what steps make of dataset 1
     datahub --json datasets list
 
 Between runs only the refresh cookie (or the personal access token of ``login --token``)
@@ -30,6 +32,7 @@ from datahub_client.cli_auth import AUTH_COMMANDS
 from datahub_client.cli_context import Context, Main, pass_context
 from datahub_client.cli_events import events, pipelines_trigger, webhooks
 from datahub_client.cli_lineage import datasets_lineage
+from datahub_client.cli_previews import datasets_preview, pipelines_preview
 from datahub_client.cli_versions import VERSION_COMMANDS
 
 DEFAULT_URL = "http://127.0.0.1:8000"
@@ -94,8 +97,8 @@ DATASET_COLUMNS = ["ID", "NAME", "TAGS", "FILE", "SIZE"]
 
 @cli.group()
 def datasets():
-    """List, create, upload, download and delete datasets; list, pin, restore and compare
-    their versions; show their lineage; share them and set their visibility."""
+    """List, create, upload, download, preview and delete datasets; list, pin, restore
+    and compare their versions; show their lineage; share them and set their visibility."""
 
 
 @datasets.command("list")
@@ -202,6 +205,7 @@ def datasets_delete(context, dataset_id):
 for command in VERSION_COMMANDS:  # versions, pin, unpin, restore, diff (cli_versions.py)
     datasets.add_command(command)
 datasets.add_command(datasets_lineage)  # cli_lineage.py
+datasets.add_command(datasets_preview)  # cli_previews.py
 for command in access_commands("dataset"):  # grants, share, unshare, visibility
     datasets.add_command(command)
 
@@ -303,7 +307,7 @@ def _run_rows(run):
 
 @cli.group()
 def pipelines():
-    """List pipelines and run them; share them."""
+    """List pipelines, preview steps and run pipelines; share them."""
 
 
 @pipelines.command("list")
@@ -368,6 +372,7 @@ def pipelines_run(context, pipeline_id, wait, poll):
 for command in access_commands("pipeline"):  # grants, share, unshare, visibility
     pipelines.add_command(command)
 pipelines.add_command(pipelines_trigger)  # cli_events.py
+pipelines.add_command(pipelines_preview)  # cli_previews.py
 
 
 main = cli  # the console script ``datahub`` (the entry point in pyproject.toml)

@@ -246,6 +246,14 @@ class ResourcesMixin:
             response.release_conn()
         return destination
 
+    def dataset_preview(self, dataset_id, *, limit=None, version=None):
+        """The first rows (``limit``; the service's default 50) of the dataset's file, or
+        of its version ``version``'s: ``{"format", "columns": [{"name", "type"}], "rows",
+        "truncated"}``."""
+        path = f"{API}/datasets/{int(dataset_id)}"
+        path += "/preview" if version is None else f"/versions/{int(version)}/preview"
+        return self._json("GET", path, params=_given(limit=limit))
+
     @staticmethod
     def _save(response, destination, overwrite, progress):
         total = int(response.headers.get("Content-Length") or 0) or None
@@ -320,6 +328,17 @@ class ResourcesMixin:
         """One page; ``sort`` as for :meth:`datasets_list`."""
         params = _given(q=q, owner=owner, sort=sort, limit=limit, offset=offset)
         return self._json("GET", f"{API}/pipelines/", params=params)
+
+    def pipeline_preview(self, source_dataset_id, steps, source_version=None, limit=None):
+        """The first rows (``limit``; the service's default 50) of what ``steps`` (a
+        pipeline's, as a list of dicts) make of the dataset ``source_dataset_id`` (its
+        version ``source_version``, else its current one), shaped as
+        :meth:`dataset_preview`'s answer. Nothing is made or stored: a read-only token may
+        call it. A step the service refuses is a ValidationError whose ``loc`` points into
+        ``steps``."""
+        body = {"source_dataset_id": int(source_dataset_id), "steps": list(steps)}
+        body.update(_given(source_version=source_version, limit=limit))
+        return self._json("POST", f"{API}/pipelines/preview", json_body=body)
 
     def pipeline_run(self, pipeline_id):
         """Start a run (POST, so never retried); 409 while one is queued or running."""
