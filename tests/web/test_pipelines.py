@@ -66,6 +66,12 @@ def test_build_a_pipeline_a_422_shows_at_its_step_then_it_saves_and_is_listed(
     first.get_by_label("Column").fill("population")
     first.get_by_label("Comparison").select_option(label="is at least")
     first.get_by_label("Value").fill("100000")
+    first.get_by_role("button", name="Preview up to here (step 1)").click()
+    result = first.get_by_role("table", name="After step 1: the first 2 rows")
+    expect(result).to_contain_text("Oslo")
+    expect(result).to_contain_text("Bergen")
+    expect(result).not_to_contain_text("Tromso")
+    expect(result.get_by_role("columnheader")).to_have_count(2)
     add_step(page, "SQL")
     editor = type_sql(page, 2, "DELETE FROM input")
     page.get_by_label("Output dataset name").fill(f"{name}-out")
@@ -80,8 +86,14 @@ def test_build_a_pipeline_a_422_shows_at_its_step_then_it_saves_and_is_listed(
     assert described and second.locator(f"[id='{described.split()[-1]}']").count() == 1
     expect(step(page, 1).locator(".field__error")).to_have_count(0)
     check_axe(page)
+    second.get_by_role("button", name="Preview up to here (step 2)").click()
+    expect(second.get_by_role("alert")).to_contain_text("No preview")
 
     type_sql(page, 2, "SELECT city, population FROM input ORDER BY population DESC")
+    second.get_by_role("button", name="Preview up to here (step 2)").click()
+    ordered = second.get_by_role("table", name="After step 2: the first 2 rows")
+    expect(ordered.locator("tbody tr").first).to_contain_text("Oslo")
+    check_axe(page)
     page.get_by_role("button", name="Create pipeline").click()
     expect(page).to_have_url(re.compile(r"/app/pipelines/\d+$"))
     expect(page.get_by_role("heading", level=1, name=name)).to_be_visible()
@@ -182,6 +194,10 @@ def test_a_viewer_reads_a_pipeline_but_cannot_run_change_or_delete_it(
     expect(page.get_by_role("heading", level=1, name=name)).to_be_visible()
     expect(page.get_by_text("Schedule 0 6 * * 1-5 (Europe/Oslo)")).to_be_visible()
     expect(page.get_by_label("SQL query of step 1")).to_have_text("SELECT city FROM input")
+    page.get_by_role("button", name="Preview up to here (step 1)").click()
+    expect(page.get_by_role("table", name="After step 1: the first 3 rows")).to_contain_text(
+        "Tromso"
+    )
     for button in ("Run now", "Save changes", "Delete pipeline", "Add step"):
         expect(page.get_by_role("button", name=button)).to_have_count(0)
     page.goto(app_url(server, "/pipelines"))

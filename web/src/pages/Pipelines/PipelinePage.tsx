@@ -18,6 +18,7 @@ import { usePageTitle } from '../../components/usePageTitle';
 import { draftFromPipeline } from './builder/draft';
 import { PipelineForm } from './builder/PipelineForm';
 import { PipelineSummary } from './builder/PipelineSummary';
+import { DraftStepPreview, StepPreview } from './builder/StepPreview';
 import { RunList } from './runs/RunList';
 import './Pipelines.css';
 
@@ -110,9 +111,15 @@ export function PipelinePage() {
                   initial={draftFromPipeline(data)}
                   pipelineId={data.id}
                   onSaved={() => undefined}
+                  stepExtra={(draft, index) => <DraftStepPreview draft={draft} index={index} />}
                 />
               ) : (
-                <PipelineSummary pipeline={data} />
+                <PipelineSummary
+                  pipeline={data}
+                  stepExtra={(index) => (
+                    <StepPreview sourceDatasetId={data.source_dataset_id} sourceVersion={data.source_version} steps={data.steps} index={index} />
+                  )}
+                />
               )}
             </section>
           </>

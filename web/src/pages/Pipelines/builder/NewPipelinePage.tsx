@@ -6,6 +6,7 @@ import { useSession } from '../../../app/session';
 import { usePageTitle } from '../../../components/usePageTitle';
 import { emptyPipeline } from './draft';
 import { PipelineForm } from './PipelineForm';
+import { DraftStepPreview } from './StepPreview';
 import '../Pipelines.css';
 
 export function NewPipelinePage() {
@@ -30,6 +31,7 @@ export function NewPipelinePage() {
       <PipelineForm
         initial={initial}
         onSaved={(pipeline) => navigate(`/pipelines/${pipeline.id}`)}
+        stepExtra={(draft, index) => <DraftStepPreview draft={draft} index={index} />}
       />
     </div>
   );
