@@ -21,7 +21,7 @@ function step(number: number): HTMLElement {
   return screen.getByRole('group', { name: new RegExp(`^Step ${number}:`) });
 }
 
-describe('the pipeline builder', () => {
+describe('the pipeline builder', { timeout: 20_000 }, () => {
   it('sends the steps as typed and shows a 422 at step 2\'s SQL field', async () => {
     const calls = mockApi((call) => {
       if (call.method === 'POST' && call.path === '/api/v1/pipelines/') {
@@ -63,7 +63,7 @@ describe('the pipeline builder', () => {
     expect(within(step(1)).queryByText('only a SELECT is allowed')).toBeNull();
     // said once, at its field: not again above the button
     expect(screen.getAllByText(/only a SELECT is allowed/)).toHaveLength(1);
-  }, 15_000);
+  });
 
   it('gives every step op its own labelled form', async () => {
     mockApi(datasets);
@@ -88,7 +88,7 @@ describe('the pipeline builder', () => {
     }
     await addStep(user, 'SQL');
     expect(await screen.findByRole('textbox', { name: 'SQL query of step 10' })).toBeInTheDocument();
-  }, 15_000);
+  });
 
   it('moves and removes steps by keyboard, keeping the focus on the moved step', async () => {
     mockApi(datasets);

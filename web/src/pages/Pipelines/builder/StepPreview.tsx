@@ -80,12 +80,12 @@ export function StepPreview({ sourceDatasetId, sourceVersion, steps, index }: Pr
     <div className="pipelines-preview">
       <div className="actions">
         <button type="button" className="button" disabled={sourceDatasetId === null || preview.isPending} onClick={show} aria-controls={id}>
-          {preview.isPending ? 'Previewing…' : 'Preview up to here'}
-          <span className="visually-hidden"> (step {index + 1})</span>
+          {preview.isPending ? 'Previewing…' : 'Preview up to here'}{' '}
+          <span className="visually-hidden">(step {index + 1})</span>
         </button>
         {open && (
           <button type="button" className="button" onClick={() => setOpen(false)}>
-            Hide preview<span className="visually-hidden"> of step {index + 1}</span>
+            Hide preview <span className="visually-hidden">of step {index + 1}</span>
           </button>
         )}
       </div>

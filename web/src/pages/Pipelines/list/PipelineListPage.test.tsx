@@ -18,7 +18,7 @@ const PIPELINE = {
   capabilities: { write: true, manage: true },
 };
 
-describe('the pipelines list', () => {
+describe('the pipelines list', { timeout: 20_000 }, () => {
   it('shows each pipeline\'s source, output, trigger and last run, and searches by name', async () => {
     const calls = mockApi(
       (call) =>

@@ -33,7 +33,7 @@ function renderRun() {
   );
 }
 
-describe('a run page', () => {
+describe('a run page', { timeout: 20_000 }, () => {
   it('cancels a running run after a confirmation, and shows the versions it read', async () => {
     let run: Record<string, unknown> = { ...RUN };
     const calls = mockApi((call) => {
