@@ -496,6 +496,25 @@ export type FilterStep = {
     value: string | number;
 };
 
+export type PipelinePreview = {
+    /**
+     * Rows to show, 1 to 1000 (PREVIEW_MAX_ROWS)
+     */
+    limit?: number;
+    /**
+     * The dataset whose file (CSV, Parquet or JSON lines) is read
+     */
+    source_dataset_id: number;
+    /**
+     * Read this version of the source; null: its current version
+     */
+    source_version?: number | null;
+    /**
+     * One step; `op` chooses its shape (`SelectStep` ... `SqlStep`)
+     */
+    steps: Array<SelectStep | RenameStep | FilterStep | SortStep | DedupeStep | LimitStep | CastStep | AggregateStep | JoinStep | SqlStep>;
+};
+
 export type PipelinePage = {
     items: Array<Pipeline>;
     limit: number;
@@ -3967,6 +3986,59 @@ export type CreatePipelineResponses = {
 };
 
 export type CreatePipelineResponse = CreatePipelineResponses[keyof CreatePipelineResponses];
+
+export type PreviewPipelineData = {
+    body: PipelinePreview;
+    path?: never;
+    query?: never;
+    url: '/api/v1/pipelines/preview';
+};
+
+export type PreviewPipelineErrors = {
+    /**
+     * Bad request: the body is not valid JSON (`Request body is not valid JSON`, or nested too deeply, or a number out of range)
+     */
+    400: Error;
+    /**
+     * Not authenticated: no bearer token, or one that is invalid, expired or revoked (`Not authenticated`, `Invalid token`, `Token has expired`, `Token has been revoked`)
+     */
+    401: Error;
+    /**
+     * Forbidden: the role or ownership does not allow this, or a personal access token's scopes do not (a `read` token only reads)
+     */
+    403: Error;
+    /**
+     * `Dataset not found` (the source or a joined dataset, or one the caller may not read), `Version not found`, or `Dataset has no file`
+     */
+    404: Error;
+    /**
+     * Request body too large: over `MAX_JSON_BODY_BYTES` (1 MiB by default), refused before it is read
+     */
+    413: Error;
+    /**
+     * Validation error (`loc` into the body, as for a pipeline's steps), what the data makes of the steps (which step failed and how, without values from the data), `Preview is too large` or `Preview timed out`
+     */
+    422: Error;
+    /**
+     * `Service unavailable` (the database cannot be reached) or `Storage unavailable` (the object storage failed); retry after `Retry-After` seconds
+     */
+    503: Error;
+    /**
+     * Any other error (500 `Internal server error`, 405 with `Allow`...), in the same JSON shape
+     */
+    default: Error;
+};
+
+export type PreviewPipelineError = PreviewPipelineErrors[keyof PreviewPipelineErrors];
+
+export type PreviewPipelineResponses = {
+    /**
+     * OK
+     */
+    200: Preview;
+};
+
+export type PreviewPipelineResponse = PreviewPipelineResponses[keyof PreviewPipelineResponses];
 
 export type DeletePipelineData = {
     body?: never;
