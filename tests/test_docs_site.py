@@ -70,7 +70,7 @@ def test_the_site_builds_with_warnings_as_errors(tmp_path):
         assert path in api, path
     assert "Any other status:" in api
     # The screenshots of the web app are in the site.
-    for name in ("login.png", "datasets.png", "preview.png"):
+    for name in ("sign-in.png", "catalog.png", "dataset-overview.png"):
         assert (html / "_images" / name).exists(), name
 
 

@@ -54,7 +54,7 @@ def test_the_documentation_names_only_files_in_the_repository():
             text,
         ):
             named.setdefault(path, document)
-    assert "../screenshots/login.png" in named  # the scan sees paths
+    assert "../screenshots/sign-in.png" in named  # the scan sees paths
     missing = sorted(
         f"{path} ({document})"
         for path, document in named.items()

@@ -55,6 +55,8 @@ def app_root():
 def app_file(path):
     if not (DIST / "index.html").is_file():
         raise AppNotBuilt()
+    if path == "index.html":
+        raise PermanentRedirect("/app/")  # one address for the page
     if path.startswith("assets/"):
         return _file(path, IMMUTABLE)
     candidate = DIST / path
