@@ -1,16 +1,10 @@
 import type { CloudEvent } from '../../../api/gen/types.gen';
-
-const WORDS: Record<string, string> = {
-  'datahub.dataset.created': 'Dataset created',
-  'datahub.dataset.updated': 'Dataset changed',
-  'datahub.dataset.deleted': 'Dataset deleted',
-  'datahub.dataset.version.created': 'New version',
-};
+import { EVENT_WORDS } from '../../../components/events/eventWords';
 
 /** An event in words: what happened, and its most telling details. */
 export function describeEvent(event: CloudEvent): { title: string; detail: string } {
   const data = event.data as Record<string, unknown>;
-  const title = WORDS[event.type] ?? event.type.replace(/^datahub\./, '').replace(/\./g, ' ');
+  const title = EVENT_WORDS[event.type] ?? event.type.replace(/^datahub\./, '').replace(/\./g, ' ');
   const parts: string[] = [];
   if (event.type === 'datahub.dataset.version.created') {
     if (data.version !== undefined) parts.push(`version ${String(data.version)}`);
