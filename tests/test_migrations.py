@@ -292,13 +292,34 @@ def test_0008_downgrade_and_upgrade_again_keep_the_rows(app, client, actors):
     assert client.post(url, json={"name": "c"}, headers=editor.headers).get_json()["id"] > ids[1]
 
 
+PG_SEARCH_INDEXES = {
+    "ix_search_documents_document",
+    "ix_search_documents_name_trgm",
+    "ix_search_documents_labels_trgm",
+}
+
+
+def _not_the_search_index(obj, name, type_, reflected, compare_to):
+    """The full-text index's own tables and column (migration 0018), which no model maps."""
+    if type_ == "table":
+        return not name.startswith(("search_text", "search_trigrams"))
+    if type_ == "index" and name in PG_SEARCH_INDEXES:
+        return False
+    return not (type_ == "column" and name == "document" and obj.table.name == "search_documents")
+
+
 def test_models_and_migrations_agree(app):
     """Alembic's autogenerate finds nothing to do on the freshly migrated database: every
     table, column (type, nullability, server default), index, unique and foreign key of
     the models is what the migrations built."""
     with app.app_context(), db.engine.connect() as conn:
         context = MigrationContext.configure(
-            conn, opts={"compare_type": True, "compare_server_default": True}
+            conn,
+            opts={
+                "compare_type": True,
+                "compare_server_default": True,
+                "include_object": _not_the_search_index,
+            },
         )
         differences = compare_metadata(context, db.metadata)
     assert differences == [], pprint.pformat(differences)

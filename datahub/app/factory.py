@@ -141,6 +141,7 @@ def request_only_reads():
 def register_subscribers():
     """What acts on events in their change's transaction (datahub.events.outbox)."""
     import datahub.pipelines.triggers  # noqa: F401  (a new version wants triggered runs)
+    import datahub.search.models  # noqa: F401  (the index's table, in the metadata)
 
 
 def register_blueprints(app):

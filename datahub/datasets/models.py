@@ -22,6 +22,8 @@ class Dataset(OwnedNamed, db.Model):
     file_size: Mapped[int | None] = mapped_column(sa.BigInteger)
     file_sha256: Mapped[str | None] = mapped_column(sa.String(64))
     file_uploaded_at: Mapped[object | None] = mapped_column(UTCDateTime)
+    # No Python default: rows written by older code (a migration's test) take the database's.
+    readme: Mapped[str] = mapped_column(sa.Text, server_default=sa.text("''"))
 
     tag_rows: Mapped[list["DatasetTag"]] = relationship(
         back_populates="dataset",
@@ -126,3 +128,29 @@ class VersionRead(db.Model):
     )
     dataset_id: Mapped[int] = mapped_column(sa.Integer, primary_key=True)
     version: Mapped[int] = mapped_column(sa.Integer, primary_key=True)
+
+
+class ColumnDescription(db.Model):
+    """What a column of a dataset means, kept by the column's name across versions: a
+    version that has the column shows it, one that lacks it does not lose it."""
+
+    __tablename__ = "dataset_column_descriptions"
+
+    dataset_id: Mapped[int] = mapped_column(
+        sa.ForeignKey("datasets.id", ondelete="CASCADE"), primary_key=True
+    )
+    name: Mapped[str] = mapped_column(sa.String(255), primary_key=True)
+    description: Mapped[str] = mapped_column(sa.Text)
+
+
+class DatasetUsage(db.Model):
+    """Views and downloads of a dataset on one day (UTC), added to in batches."""
+
+    __tablename__ = "dataset_usage"
+
+    dataset_id: Mapped[int] = mapped_column(
+        sa.ForeignKey("datasets.id", ondelete="CASCADE"), primary_key=True
+    )
+    day: Mapped[object] = mapped_column(sa.Date, primary_key=True)
+    views: Mapped[int] = mapped_column(sa.Integer, default=0, server_default="0")
+    downloads: Mapped[int] = mapped_column(sa.Integer, default=0, server_default="0")

@@ -1,0 +1,2 @@
+"""Search: one index of datasets, collections and pipelines in the database
+(docs/guides/search.rst)."""
