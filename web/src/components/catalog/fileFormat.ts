@@ -28,3 +28,9 @@ export function fileFormat(file: DatasetFile | null | undefined): string {
   const type = file.content_type.split(';')[0].trim().toLowerCase();
   return BY_TYPE[type] ?? (extension ? extension.toUpperCase() : 'Unknown');
 }
+
+/** A format's name as the search service gives it ("csv", "parquet") in words. */
+export function formatName(format: string | null | undefined): string {
+  if (!format) return 'No file';
+  return BY_EXTENSION[format.toLowerCase()] ?? format.toUpperCase();
+}

@@ -1,35 +1,35 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { useEffect, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 
-import { listDatasetsOptions } from '../../api/gen/@tanstack/react-query.gen';
+import { searchOptions } from '../../api/pending';
 import { useSession } from '../../app/session';
-import { DatasetCard } from '../../components/catalog/DatasetCard';
-import { ownerLabel, useUserNames } from '../../components/catalog/useUserNames';
+import { useUserNames } from '../../components/catalog/useUserNames';
 import { Pager } from '../../components/Pager';
 import { EmptyState, QueryState } from '../../components/States';
 import { usePageTitle } from '../../components/usePageTitle';
 import './Catalog.css';
 import type { CatalogFilters } from './catalogQuery';
-import { isFiltered, listQuery, PAGE_SIZE, readFilters, SORTS, writeFilters } from './catalogQuery';
-import { OwnerFilter } from './OwnerFilter';
+import { effectiveSort, isFiltered, kindsInWords, PAGE_SIZE, readFilters, searchQuery, SORTS, writeFilters } from './catalogQuery';
+import { Facets } from './Facets';
+import { SearchBox } from './SearchBox';
+import { SearchResultCard } from './SearchResultCard';
 
-/** The catalog (/app/): every dataset the caller may read, searched, filtered, sorted and
- *  paged by the server; the place is the URL's query string. */
+/** The catalog (/app/): the datasets, collections and pipelines the caller may read,
+ *  searched, faceted, sorted and paged by the server; the place is the URL's query string. */
 export function CatalogPage() {
   usePageTitle('Catalog');
   const { mayCreate, me } = useSession();
   const [params, setParams] = useSearchParams();
   const filters = readFilters(params);
-  const datasets = useQuery({ ...listDatasetsOptions({ query: listQuery(filters) }), placeholderData: keepPreviousData });
-  const items = datasets.data?.items ?? [];
-  const names = useUserNames([...items.map((d) => d.owner_id), filters.owner !== 'me' ? filters.owner : null]);
-  if (me) names.set(me.id, me.name || me.email);
+  const results = useQuery({ ...searchOptions({ query: searchQuery(filters) }), placeholderData: keepPreviousData });
+  const items = results.data?.items ?? [];
+  const ownerNames = useUserNames([...(results.data?.facets.owner ?? []).map((facet) => facet.value), filters.owner]);
+  for (const item of items) if (item.owner) ownerNames.set(item.owner.id, item.owner.name);
+  if (me) ownerNames.set(me.id, me.name || me.email);
 
-  const go = (change: Partial<CatalogFilters>) => {
-    const next = { ...filters, offset: 0, ...change };
-    setParams(writeFilters(next));
-  };
+  const go = (change: Partial<CatalogFilters>) => setParams(writeFilters({ ...filters, page: 1, ...change }));
+  const sort = effectiveSort(filters);
+  const total = results.data?.total ?? 0;
 
   return (
     <>
@@ -41,44 +41,47 @@ export function CatalogPage() {
           </Link>
         )}
       </div>
+      <SearchBox q={filters.q} onSearch={(q) => go({ q })} onTag={(tag) => go({ q: '', tag })} />
       <div className="catalog-layout">
-        <div className="catalog-filters">
-          <SearchForm filters={filters} onSearch={(q, tag) => go({ q, tag })} />
-          <OwnerFilter owner={filters.owner} ownerName={ownerLabel(names, filters.owner)} onOwner={(owner) => go({ owner })} />
-        </div>
+        <section className="catalog-filters" aria-labelledby="catalog-filters-title">
+          <h2 id="catalog-filters-title" className="visually-hidden">
+            Filters
+          </h2>
+          <Facets
+            facets={results.data?.facets}
+            filters={filters}
+            ownerNames={ownerNames}
+            onTypes={(types) => go({ types })}
+            onFacet={(facet, value) => go({ [facet]: value })}
+          />
+        </section>
         <section className="catalog-results" aria-labelledby="catalog-results-title">
           <div className="catalog-results__bar">
             <h2 id="catalog-results-title" className="catalog-results__count" aria-live="polite">
-              {datasets.data ? `${datasets.data.total.toLocaleString()} dataset${datasets.data.total === 1 ? '' : 's'}` : 'Datasets'}
+              {results.data ? `${total.toLocaleString()} result${total === 1 ? '' : 's'}` : 'Results'}
             </h2>
             <div className="field catalog-sort">
               <label htmlFor="catalog-sort">Sort by</label>
-              <select id="catalog-sort" value={filters.sort} onChange={(event) => go({ sort: event.target.value as CatalogFilters['sort'] })}>
-                {SORTS.map((sort) => (
-                  <option key={sort.value} value={sort.value}>
-                    {sort.label}
+              <select id="catalog-sort" value={sort} onChange={(event) => go({ sort: event.target.value as CatalogFilters['sort'] })}>
+                {SORTS.filter((option) => option.value !== 'relevance' || filters.q).map((option) => (
+                  <option key={option.value} value={option.value}>
+                    {option.label}
                   </option>
                 ))}
               </select>
             </div>
           </div>
-          <QueryState isPending={datasets.isPending} error={datasets.error}>
+          <QueryState isPending={results.isPending} error={results.error}>
             {items.length === 0 ? (
-              <NoDatasets filtered={isFiltered(filters)} mayCreate={mayCreate} onClear={() => setParams(new URLSearchParams())} />
+              <NoResults filters={filters} mayCreate={mayCreate} onClear={() => setParams(new URLSearchParams())} />
             ) : (
-              <ul aria-label="Datasets" className="card-list">
-                {items.map((dataset) => (
-                  <DatasetCard key={dataset.id} dataset={dataset} owner={ownerLabel(names, dataset.owner_id)} />
+              <ul aria-label="Results" className="card-list">
+                {items.map((hit) => (
+                  <SearchResultCard key={`${hit.type}-${hit.id}`} hit={hit} />
                 ))}
               </ul>
             )}
-            <Pager
-              total={datasets.data?.total ?? 0}
-              limit={PAGE_SIZE}
-              offset={filters.offset}
-              onOffset={(offset) => go({ offset })}
-              label="Dataset pages"
-            />
+            <Pager total={total} limit={PAGE_SIZE} offset={(filters.page - 1) * PAGE_SIZE} onOffset={(offset) => go({ page: offset / PAGE_SIZE + 1 })} label="Result pages" />
           </QueryState>
         </section>
       </div>
@@ -86,44 +89,20 @@ export function CatalogPage() {
   );
 }
 
-function SearchForm({ filters, onSearch }: { filters: CatalogFilters; onSearch: (q: string, tag: string) => void }) {
-  const [q, setQ] = useState(filters.q);
-  const [tag, setTag] = useState(filters.tag);
-  // Back/forward and tag links change the URL: the boxes follow it.
-  useEffect(() => setQ(filters.q), [filters.q]);
-  useEffect(() => setTag(filters.tag), [filters.tag]);
-  return (
-    <form
-      role="search"
-      aria-label="Datasets"
-      className="catalog-search"
-      onSubmit={(event) => {
-        event.preventDefault();
-        onSearch(q.trim(), tag.trim());
-      }}
-    >
-      <div className="field">
-        <label htmlFor="catalog-q">Search by name</label>
-        <input id="catalog-q" type="search" value={q} onChange={(event) => setQ(event.target.value)} />
-      </div>
-      <div className="field">
-        <label htmlFor="catalog-tag">Tag</label>
-        <input id="catalog-tag" type="text" value={tag} onChange={(event) => setTag(event.target.value)} />
-      </div>
-      <button type="submit" className="button button--primary">
-        Search
-      </button>
-    </form>
-  );
-}
-
-function NoDatasets({ filtered, mayCreate, onClear }: { filtered: boolean; mayCreate: boolean; onClear: () => void }) {
-  if (filtered) {
+function NoResults({ filters, mayCreate, onClear }: { filters: CatalogFilters; mayCreate: boolean; onClear: () => void }) {
+  if (isFiltered(filters)) {
+    const faceted = filters.types.length > 0 || Boolean(filters.tag || filters.owner || filters.format || filters.visibility);
     return (
       <EmptyState>
-        <p>No dataset matches these filters.</p>
+        <p>
+          {filters.q ? `No ${kindsInWords(filters.types)} match “${filters.q}”.` : `No ${kindsInWords(filters.types)} match these filters.`}
+        </p>
+        <p className="muted">
+          {filters.q && 'Try fewer words, another spelling, or the start of a word. '}
+          {faceted && 'Filters narrow the search: clearing them finds more.'}
+        </p>
         <button type="button" className="button" onClick={onClear}>
-          Clear filters
+          Clear the search and filters
         </button>
       </EmptyState>
     );
