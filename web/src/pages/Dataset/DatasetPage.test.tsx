@@ -10,8 +10,8 @@ function datasetApi(capabilities = { write: true, manage: true }, status = 200) 
     }
     if (call.path === '/api/v1/users/directory/') return json(200, page([{ id: 'u-owner', name: 'Olga Owner', email: 'o@example.com' }]));
     if (call.path === '/api/v1/pipelines/') return json(200, page([{ id: 9, name: 'Daily means' }]));
-    if (call.path === '/api/v1/datasets/1/preview') {
-      return json(200, { columns: [{ name: 'day', type: 'DATE' }, { name: 'temp', type: 'DOUBLE' }], format: 'csv', rows: [['2026-01-01', 3.5], ['2026-01-02', null]], truncated: false });
+    if (call.path === '/api/v1/datasets/1/columns') {
+      return json(200, { version: 1, columns: [{ name: 'day', type: 'DATE', description: 'The day measured' }, { name: 'temp', type: 'DOUBLE', description: '' }] });
     }
     if (call.path === '/api/v1/datasets/1/versions') return json(200, page([]));
     return undefined;
@@ -46,12 +46,14 @@ describe('the dataset page', () => {
     expect(screen.getByRole('link', { name: 'Back to the catalog' })).toHaveAttribute('href', '/');
   });
 
-  it('shows the columns and the first rows', async () => {
-    datasetApi();
+  it('shows the columns with their types and descriptions to a reader', async () => {
+    datasetApi({ write: false, manage: false });
     renderApp('/datasets/1/schema');
     const columns = await screen.findByRole('table', { name: 'Columns of Weather' });
-    expect(within(columns).getByText('temp')).toBeInTheDocument();
+    expect(within(columns).getByRole('rowheader', { name: 'temp' })).toBeInTheDocument();
     expect(within(columns).getByText('DOUBLE')).toBeInTheDocument();
+    expect(within(columns).getByText('The day measured')).toBeInTheDocument();
+    expect(within(columns).queryByRole('textbox')).not.toBeInTheDocument();
     await screen.findByRole('link', { name: 'Preview' });
   });
 });

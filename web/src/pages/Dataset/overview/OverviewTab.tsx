@@ -10,14 +10,16 @@ import { Markdown } from '../../../components/catalog/Markdown';
 import { TagLinks } from '../../../components/catalog/TagLinks';
 import { ownerLabel, useUserNames } from '../../../components/catalog/useUserNames';
 import { ErrorNotice } from '../../../components/ErrorNotice';
-import { formatBytes, formatDate } from '../../../components/format';
+import { formatBytes, formatCount, formatDate } from '../../../components/format';
 import { usePageTitle } from '../../../components/usePageTitle';
+import type { DatasetWithReadme } from '../../../api/pending';
 import { useDataset } from '../context';
+import { ReadmeSection } from './ReadmeSection';
 
-/** The dataset's Overview tab: its description, facts, file and download, and the
- *  pipelines that read it. */
+/** The dataset's Overview tab: its description, README, facts (with its use in the last
+ *  30 days), file and download, and the pipelines that read it. */
 export function OverviewTab() {
-  const dataset = useDataset();
+  const dataset: DatasetWithReadme = useDataset();
   usePageTitle(`${dataset.name}: overview`);
   const names = useUserNames([dataset.owner_id]);
   return (
@@ -33,6 +35,7 @@ export function OverviewTab() {
           </p>
         )}
       </section>
+      <ReadmeSection dataset={dataset} />
       <section className="dataset-section" aria-labelledby="overview-facts">
         <h2 id="overview-facts">About</h2>
         <dl className="dataset-facts">
@@ -46,6 +49,14 @@ export function OverviewTab() {
           <dd>{formatDate(dataset.created_at)}</dd>
           <dt>Updated</dt>
           <dd>{formatDate(dataset.updated_at)}</dd>
+          {dataset.stats && (
+            <>
+              <dt>Views, last 30 days</dt>
+              <dd>{formatCount(dataset.stats.views_30d)}</dd>
+              <dt>Downloads, last 30 days</dt>
+              <dd>{formatCount(dataset.stats.downloads_30d)}</dd>
+            </>
+          )}
         </dl>
       </section>
       <FileSection dataset={dataset} />

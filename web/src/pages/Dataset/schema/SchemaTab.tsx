@@ -1,18 +1,20 @@
 import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
 
-import { previewDatasetOptions } from '../../../api/gen/@tanstack/react-query.gen';
+import { getDatasetColumnsOptions } from '../../../api/pending';
 import { ErrorNotice } from '../../../components/ErrorNotice';
 import { Loading } from '../../../components/States';
 import { usePageTitle } from '../../../components/usePageTitle';
 import { useDataset } from '../context';
+import { ColumnsTable } from './ColumnsTable';
 
-/** The dataset's Schema tab: the current version's columns and their types. */
+/** The dataset's Schema tab: the current version's columns, their types and descriptions
+ *  (writers edit the descriptions). */
 export function SchemaTab() {
   const dataset = useDataset();
   usePageTitle(`${dataset.name}: schema`);
-  const preview = useQuery({
-    ...previewDatasetOptions({ path: { dataset_id: dataset.id }, query: { limit: 1 } }),
+  const columns = useQuery({
+    ...getDatasetColumnsOptions({ path: { dataset_id: dataset.id } }),
     enabled: dataset.file !== null,
   });
 
@@ -28,40 +30,18 @@ export function SchemaTab() {
         )}
       </div>
     );
-  } else if (preview.error) {
-    body = <ErrorNotice error={preview.error} title="The columns could not be read" />;
-  } else if (!preview.data) {
+  } else if (columns.error) {
+    body = <ErrorNotice error={columns.error} title="The columns could not be read" />;
+  } else if (!columns.data) {
     body = <Loading label="Reading the columns…" />;
   } else {
+    const count = columns.data.columns.length;
     body = (
       <>
         <p>
-          {preview.data.columns.length.toLocaleString()} column{preview.data.columns.length === 1 ? '' : 's'} in version{' '}
-          {dataset.current_version}, read as {preview.data.format.toUpperCase()}.
+          {count.toLocaleString()} column{count === 1 ? '' : 's'} in version {columns.data.version ?? dataset.current_version}.
         </p>
-        <div className="table-wrap">
-          <table>
-            <caption className="visually-hidden">Columns of {dataset.name}</caption>
-            <thead>
-              <tr>
-                <th scope="col">#</th>
-                <th scope="col">Column</th>
-                <th scope="col">Type</th>
-              </tr>
-            </thead>
-            <tbody>
-              {preview.data.columns.map((column, index) => (
-                <tr key={column.name}>
-                  <td>{index + 1}</td>
-                  <td>{column.name}</td>
-                  <td>
-                    <code>{column.type}</code>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <ColumnsTable key={columns.data.version} dataset={dataset} columns={columns.data.columns} />
       </>
     );
   }

@@ -1,0 +1,81 @@
+import { screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { describe, expect, it } from 'vitest';
+
+import type { Call } from '../../../components/catalog/testing';
+import { json, makeDataset, mockApi, page, renderApp } from '../../../components/catalog/testing';
+
+type Column = { name: string; type: string; description: string };
+
+function schemaApi(patch: (body: { columns: { name: string; description: string }[] }) => Response | undefined = () => undefined) {
+  let columns: Column[] = [
+    { name: 'day', type: 'DATE', description: 'The day measured' },
+    { name: 'temp', type: 'DOUBLE', description: '' },
+  ];
+  const calls: Call[] = mockApi((call) => {
+    if (call.path === '/api/v1/datasets/1') return json(200, makeDataset());
+    if (call.path === '/api/v1/users/directory/') return json(200, page([]));
+    if (call.path === '/api/v1/datasets/1/columns' && call.method === 'PATCH') {
+      const body = call.body as { columns: { name: string; description: string }[] };
+      const refused = patch(body);
+      if (refused) return refused;
+      columns = columns.map((column) => ({ ...column, description: body.columns.find((c) => c.name === column.name)?.description ?? column.description }));
+      return json(200, { version: 1, columns });
+    }
+    if (call.path === '/api/v1/datasets/1/columns') return json(200, { version: 1, columns });
+    return undefined;
+  });
+  return calls;
+}
+
+const patches = (calls: Call[]) => calls.filter((call) => call.method === 'PATCH');
+
+describe('column descriptions on the Schema tab', () => {
+  it('a writer edits descriptions and saves them all at once', async () => {
+    const calls = schemaApi();
+    renderApp('/datasets/1/schema');
+    const temp = await screen.findByRole('textbox', { name: 'Description of temp' });
+    expect(screen.getByRole('textbox', { name: 'Description of day' })).toHaveValue('The day measured');
+    const save = screen.getByRole('button', { name: 'Save descriptions' });
+    expect(save).toBeDisabled();
+    const user = userEvent.setup();
+    await user.type(temp, 'Air temperature, °C');
+    await user.click(save);
+    await waitFor(() =>
+      expect(patches(calls)[0].body).toEqual({
+        columns: [
+          { name: 'day', description: 'The day measured' },
+          { name: 'temp', description: 'Air temperature, °C' },
+        ],
+      }),
+    );
+    expect(await screen.findByText('Saved.')).toBeInTheDocument();
+    expect(screen.getByRole('textbox', { name: 'Description of temp' })).toHaveValue('Air temperature, °C');
+  });
+
+  it('a refused column shows its problem on its own row, and what was typed stays', async () => {
+    schemaApi(() =>
+      json(422, {
+        detail: [
+          { loc: ['json', 'columns', 1, 'name'], msg: 'Unknown column: temp', type: 'validation' },
+          { loc: ['json', 'columns'], msg: 'Something about the list.', type: 'validation' },
+        ],
+      }),
+    );
+    renderApp('/datasets/1/schema');
+    const temp = await screen.findByRole('textbox', { name: 'Description of temp' });
+    const user = userEvent.setup();
+    await user.type(temp, 'Gone by now');
+    await user.click(screen.getByRole('button', { name: 'Save descriptions' }));
+    const rows = screen.getAllByRole('row');
+    const tempRow = rows.find((row) => within(row).queryByRole('rowheader', { name: 'temp' }))!;
+    const dayRow = rows.find((row) => within(row).queryByRole('rowheader', { name: 'day' }))!;
+    expect(await within(tempRow).findByText('Unknown column: temp')).toBeInTheDocument();
+    expect(temp).toHaveAttribute('aria-invalid', 'true');
+    expect(temp).toHaveAccessibleDescription('Unknown column: temp');
+    expect(temp).toHaveValue('Gone by now');
+    expect(within(dayRow).queryByText(/Unknown column/)).not.toBeInTheDocument();
+    // A problem no row shows is said under the table.
+    expect(screen.getByRole('alert')).toHaveTextContent('columns: Something about the list.');
+  });
+});
