@@ -2,14 +2,14 @@ import { act, fireEvent, screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
 
-import type { SearchHit } from '../../api/pending';
+import type { SearchResult } from '../../api/gen/types.gen';
 import type { Call } from '../../components/catalog/testing';
 import { json, mockApi, renderApp } from '../../components/catalog/testing';
 
-const searches = (calls: Call[]) => calls.filter((call) => call.path === '/api/v1/search');
+const searches = (calls: Call[]) => calls.filter((call) => call.path === '/api/v1/search/');
 const lastSearch = (calls: Call[]) => Object.fromEntries(searches(calls).at(-1)!.query);
 
-function hit(overrides: Partial<SearchHit> = {}): SearchHit {
+function hit(overrides: Partial<SearchResult> = {}): SearchResult {
   return {
     type: 'dataset',
     id: 1,
@@ -23,7 +23,7 @@ function hit(overrides: Partial<SearchHit> = {}): SearchHit {
     format: 'csv',
     size_bytes: 2048,
     rows: null,
-    score: null,
+    score: 1,
     highlights: {},
     matched_columns: [],
     ...overrides,
@@ -33,24 +33,24 @@ function hit(overrides: Partial<SearchHit> = {}): SearchHit {
 const FACETS = {
   type: [{ value: 'dataset', count: 2 }, { value: 'pipeline', count: 1 }],
   tags: [{ value: 'climate', count: 2 }],
-  owner: [{ value: 'u-owner', count: 3 }],
+  owner: [{ value: 'u-owner', name: 'Olga Owner', count: 3 }],
   format: [{ value: 'csv', count: 2 }],
   visibility: [{ value: 'internal', count: 3 }],
 };
 
 const SUGGESTIONS = [
   { type: 'dataset', id: 7, name: 'Weather daily', kind: 'dataset' },
-  { type: null, id: null, name: 'weather', kind: 'tag' },
-  { type: null, id: null, name: 'wind_speed', kind: 'column' },
+  // A tag's or a column's dataset is not where choosing it goes: they search.
+  { type: 'dataset', id: 8, name: 'weather', kind: 'tag' },
+  { type: 'dataset', id: 9, name: 'wind_speed', kind: 'column' },
 ];
 
-function searchApi(items: SearchHit[] = [hit()], total = items.length) {
+function searchApi(items: SearchResult[] = [hit()], total = items.length) {
   return mockApi((call) => {
-    if (call.path === '/api/v1/search') {
+    if (call.path === '/api/v1/search/') {
       return json(200, { items, total, limit: 20, offset: Number(call.query.get('offset') ?? 0), facets: FACETS });
     }
     if (call.path === '/api/v1/search/suggest') return json(200, { items: SUGGESTIONS });
-    if (call.path === '/api/v1/users/directory/') return json(200, { items: [{ id: 'u-owner', name: 'Olga Owner', email: 'o@example.com' }], total: 1, limit: 20, offset: 0 });
     if (call.path === '/api/v1/datasets/7') return json(404, { detail: 'Dataset not found' });
     return undefined;
   });

@@ -1,7 +1,7 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Link, useSearchParams } from 'react-router';
 
-import { searchOptions } from '../../api/pending';
+import { searchOptions } from '../../api/gen/@tanstack/react-query.gen';
 import { useSession } from '../../app/session';
 import { useUserNames } from '../../components/catalog/useUserNames';
 import { Pager } from '../../components/Pager';
@@ -23,8 +23,11 @@ export function CatalogPage() {
   const filters = readFilters(params);
   const results = useQuery({ ...searchOptions({ query: searchQuery(filters) }), placeholderData: keepPreviousData });
   const items = results.data?.items ?? [];
-  const ownerNames = useUserNames([...(results.data?.facets.owner ?? []).map((facet) => facet.value), filters.owner]);
-  for (const item of items) if (item.owner) ownerNames.set(item.owner.id, item.owner.name);
+  // Owners' names come with the facets; a chosen owner the facets no longer count is asked.
+  const facetOwners = results.data?.facets.owner ?? [];
+  const chosenOwner = filters.owner && filters.owner !== 'me' && !facetOwners.some((f) => f.value === filters.owner) ? filters.owner : null;
+  const ownerNames = useUserNames([chosenOwner]);
+  for (const facet of facetOwners) if (facet.name) ownerNames.set(facet.value, facet.name);
   if (me) ownerNames.set(me.id, me.name || me.email);
 
   const go = (change: Partial<CatalogFilters>) => setParams(writeFilters({ ...filters, page: 1, ...change }));

@@ -1,12 +1,12 @@
 import { useId } from 'react';
 
-import type { FacetValue, SearchKind, SearchPage } from '../../api/pending';
+import type { FacetValue, Facets as SearchFacets } from '../../api/gen/types.gen';
 import { formatName } from '../../components/catalog/fileFormat';
-import type { CatalogFilters, SingleFacet } from './catalogQuery';
+import type { CatalogFilters, SearchKind, SingleFacet } from './catalogQuery';
 import { KINDS } from './catalogQuery';
 
 interface Props {
-  facets: SearchPage['facets'] | undefined;
+  facets: SearchFacets | undefined;
   filters: CatalogFilters;
   ownerNames: Map<string, string>;
   onTypes: (types: SearchKind[]) => void;

@@ -3,8 +3,8 @@ import { useEffect, useId, useState } from 'react';
 import type { KeyboardEvent } from 'react';
 import { useNavigate } from 'react-router';
 
-import type { Suggestion } from '../../api/pending';
-import { suggestOptions } from '../../api/pending';
+import { searchSuggestOptions } from '../../api/gen/@tanstack/react-query.gen';
+import type { Suggestion } from '../../api/gen/types.gen';
 import { resultHref } from './catalogQuery';
 
 const DEBOUNCE_MS = 150;
@@ -46,7 +46,7 @@ export function SearchBox({ q, onSearch, onTag }: Props) {
 
   const asked = useDebounced(text.trim(), DEBOUNCE_MS);
   const suggestions = useQuery({
-    ...suggestOptions({ query: { q: asked } }),
+    ...searchSuggestOptions({ query: { q: asked } }),
     enabled: open && asked.length > 0,
     staleTime: 30_000,
     placeholderData: keepPreviousData,
@@ -68,7 +68,7 @@ export function SearchBox({ q, onSearch, onTag }: Props) {
     } else if (item.kind === 'column') {
       setText(item.name);
       onSearch(item.name);
-    } else if (item.id !== null) {
+    } else {
       navigate(resultHref(item.kind, item.id));
     }
   }
@@ -130,7 +130,7 @@ export function SearchBox({ q, onSearch, onTag }: Props) {
               // The keys are the box's (aria-activedescendant): a click is the pointer's way.
               // eslint-disable-next-line jsx-a11y/click-events-have-key-events
               <div
-                key={`${item.kind}-${item.id ?? item.name}`}
+                key={`${item.kind}-${item.kind === 'tag' || item.kind === 'column' ? item.name : item.id}`}
                 id={optionId(index)}
                 role="option"
                 tabIndex={-1}

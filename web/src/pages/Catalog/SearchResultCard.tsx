@@ -1,6 +1,6 @@
 import { Link } from 'react-router';
 
-import type { SearchHit } from '../../api/pending';
+import type { SearchResult } from '../../api/gen/types.gen';
 import { snippet } from '../../components/catalog/DatasetCard';
 import { TagLinks } from '../../components/catalog/TagLinks';
 import { formatName } from '../../components/catalog/fileFormat';
@@ -10,7 +10,7 @@ import { Highlight } from './Highlight';
 
 /** One search result, in the catalog's card look: its kind, name (its page), the text
  *  that matched (marked), the columns whose name or values matched, tags and facts. */
-export function SearchResultCard({ hit }: { hit: SearchHit }) {
+export function SearchResultCard({ hit }: { hit: SearchResult }) {
   const kind = KINDS.find((k) => k.value === hit.type)?.label ?? hit.type;
   const { highlights } = hit;
   const description = highlights.description ? <Highlight highlight={highlights.description} /> : snippet(hit.description);

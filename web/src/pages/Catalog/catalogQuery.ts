@@ -1,4 +1,7 @@
-import type { SearchKind, SearchQuery } from '../../api/pending';
+import type { SearchData, SearchResult } from '../../api/gen/types.gen';
+
+export type SearchKind = SearchResult['type'];
+export type SearchQuery = NonNullable<SearchData['query']>;
 
 export type SearchSort = NonNullable<SearchQuery['sort']>;
 
@@ -72,7 +75,11 @@ export function searchQuery(filters: CatalogFilters): SearchQuery {
   const query: SearchQuery = { limit: PAGE_SIZE, offset: (filters.page - 1) * PAGE_SIZE, sort: effectiveSort(filters) };
   if (filters.q) query.q = filters.q;
   if (filters.types.length) query.type = filters.types.join(',');
-  for (const facet of SINGLE_FACETS) if (filters[facet]) query[facet] = filters[facet];
+  if (filters.tag) query.tag = filters.tag;
+  if (filters.owner) query.owner = filters.owner;
+  // Values the service does not know are its to refuse (a 422 said in words).
+  if (filters.format) query.format = filters.format as SearchQuery['format'];
+  if (filters.visibility) query.visibility = filters.visibility as SearchQuery['visibility'];
   return query;
 }
 
