@@ -1,4 +1,5 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { useEffect, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 
 import { searchOptions } from '../../api/gen/@tanstack/react-query.gen';
@@ -20,7 +21,11 @@ export function CatalogPage() {
   usePageTitle('Catalog');
   const { mayCreate, me } = useSession();
   const [params, setParams] = useSearchParams();
-  const filters = readFilters(params);
+  // The router changes the URL in a transition: until it has, controls show the choice
+  // just made (a checkbox that flicked back would say it was not taken).
+  const [choosing, setChoosing] = useState<URLSearchParams | null>(null);
+  useEffect(() => setChoosing(null), [params]);
+  const filters = readFilters(choosing ?? params);
   const results = useQuery({ ...searchOptions({ query: searchQuery(filters) }), placeholderData: keepPreviousData });
   const items = results.data?.items ?? [];
   // Owners' names come with the facets; a chosen owner the facets no longer count is asked.
@@ -30,7 +35,11 @@ export function CatalogPage() {
   for (const facet of facetOwners) if (facet.name) ownerNames.set(facet.value, facet.name);
   if (me) ownerNames.set(me.id, me.name || me.email);
 
-  const go = (change: Partial<CatalogFilters>) => setParams(writeFilters({ ...filters, page: 1, ...change }));
+  const go = (change: Partial<CatalogFilters>) => {
+    const next = writeFilters({ ...filters, page: 1, ...change });
+    setChoosing(next);
+    setParams(next);
+  };
   const sort = effectiveSort(filters);
   const total = results.data?.total ?? 0;
 
@@ -76,7 +85,7 @@ export function CatalogPage() {
           </div>
           <QueryState isPending={results.isPending} error={results.error}>
             {items.length === 0 ? (
-              <NoResults filters={filters} mayCreate={mayCreate} onClear={() => setParams(new URLSearchParams())} />
+              <NoResults filters={filters} mayCreate={mayCreate} onClear={() => go({ q: '', types: [], tag: '', owner: '', format: '', visibility: '', sort: '' })} />
             ) : (
               <ul aria-label="Results" className="card-list">
                 {items.map((hit) => (
