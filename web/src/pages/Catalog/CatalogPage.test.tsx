@@ -100,7 +100,7 @@ describe('the catalog search', () => {
       hit({
         highlights: {
           name: '<mark>Weat</mark>her &amp; wind',
-          description: 'Before &lt;script&gt;alert(1)&lt;/script&gt; and <mark>weather</mark> &quot;quoted&quot; it&#x27;s',
+          description: '**Before** &lt;script&gt;alert(1)&lt;/script&gt; and <mark>weather</mark> &quot;quoted&quot; it&#x27;s',
           // Never HTML: even a tag the service would have escaped stays letters.
           readme: 'the <mark>weather</mark> <b>station</b>',
         },

@@ -24,8 +24,18 @@ export function highlightParts(highlight: string): { text: string; marked: boole
     ).parts;
 }
 
-/** A highlight shown with its matches marked, or the plain text when there is none. */
-export function Highlight({ highlight, text }: { highlight?: string | null; text?: string }): ReactNode {
+/** Markdown's commonest marks left out of an excerpt (bold, code, headings, link targets). */
+export function withoutMarkdown(text: string): string {
+  return text
+    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/\*\*|__|`+/g, '')
+    .replace(/(^|\s)#{1,6}\s/g, '$1');
+}
+
+/** A highlight shown with its matches marked, or the plain text when there is none;
+ *  `markdown`: the text is Markdown, shown without its marks. */
+export function Highlight({ highlight, text, markdown = false }: { highlight?: string | null; text?: string; markdown?: boolean }): ReactNode {
   if (!highlight) return text ?? null;
-  return highlightParts(highlight).map((part, index) => (part.marked ? <mark key={index}>{part.text}</mark> : <Fragment key={index}>{part.text}</Fragment>));
+  const parts = highlightParts(highlight).map((part) => (markdown ? { ...part, text: withoutMarkdown(part.text) } : part));
+  return parts.map((part, index) => (part.marked ? <mark key={index}>{part.text}</mark> : <Fragment key={index}>{part.text}</Fragment>));
 }

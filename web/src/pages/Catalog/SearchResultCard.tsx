@@ -13,7 +13,7 @@ import { Highlight } from './Highlight';
 export function SearchResultCard({ hit }: { hit: SearchResult }) {
   const kind = KINDS.find((k) => k.value === hit.type)?.label ?? hit.type;
   const { highlights } = hit;
-  const description = highlights.description ? <Highlight highlight={highlights.description} /> : snippet(hit.description);
+  const description = highlights.description ? <Highlight highlight={highlights.description} markdown /> : snippet(hit.description);
   return (
     <li className="card catalog-card">
       <p className={`search-kind search-kind--${hit.type}`}>{kind}</p>
@@ -26,7 +26,7 @@ export function SearchResultCard({ hit }: { hit: SearchResult }) {
       {highlights.readme && (
         <p className="catalog-card__snippet search-readme">
           <span className="muted">README: </span>
-          <Highlight highlight={highlights.readme} />
+          <Highlight highlight={highlights.readme} markdown />
         </p>
       )}
       {hit.matched_columns.length > 0 && (
