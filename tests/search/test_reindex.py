@@ -1,0 +1,60 @@
+"""``flask --app datahub search reindex``, and the index left alone when
+``SEARCH_INDEX_ON_WRITE`` is off."""
+
+import pytest
+import sqlalchemy as sa
+
+from datahub.app.extensions import db
+from datahub.search.models import SearchDocument
+from tests.resources import actors, create_collection, create_dataset  # noqa: F401
+
+URL = "/api/v1/search"
+
+
+def names(client, headers, q):
+    response = client.get(URL, query_string={"q": q}, headers=headers)
+    assert response.status_code == 200, response.get_json()
+    return sorted(item["name"] for item in response.get_json()["items"])
+
+
+def test_reindex_rebuilds_every_document_and_drops_orphans(app, client, runner, actors):
+    headers = actors["editor"].headers
+    for index in range(5):
+        create_dataset(client, headers, f"Harbour {index}", tags=["port"])
+    create_collection(client, headers, "Harbour shelf")
+    with app.app_context():
+        db.session.execute(sa.delete(SearchDocument).where(SearchDocument.resource_id > 2))
+        db.session.add(
+            SearchDocument(
+                kind="dataset",
+                resource_id=999999,
+                name="Harbour ghost",
+                owner_id=actors["editor"].id,
+                visibility="internal",
+                updated_at=sa.func.now(),
+            )
+        )
+        db.session.commit()
+    assert names(client, headers, "harbour") == [
+        "Harbour 0",
+        "Harbour 1",
+        "Harbour ghost",
+        "Harbour shelf",
+    ]
+    result = runner.invoke(args=["search", "reindex", "--batch-size", "2"])
+    assert result.exit_code == 0, result.output
+    assert result.output.strip() == "search: indexed 5 datasets, 1 collections, 0 pipelines"
+    assert names(client, headers, "harbour") == [
+        *(f"Harbour {i}" for i in range(5)),
+        "Harbour shelf",
+    ]
+    assert len(names(client, headers, "port")) == 5
+
+
+@pytest.mark.parametrize("config_overrides", [{"SEARCH_INDEX_ON_WRITE": False}])
+def test_with_indexing_off_changes_wait_for_a_reindex(client, runner, actors):
+    headers = actors["editor"].headers
+    create_dataset(client, headers, "Lighthouse log")
+    assert names(client, headers, "lighthouse") == []
+    assert runner.invoke(args=["search", "reindex"]).exit_code == 0
+    assert names(client, headers, "lighthouse") == ["Lighthouse log"]
