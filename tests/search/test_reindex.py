@@ -19,11 +19,21 @@ def names(client, headers, q):
 
 def test_reindex_rebuilds_every_document_and_drops_orphans(app, client, runner, actors):
     headers = actors["editor"].headers
-    for index in range(5):
-        create_dataset(client, headers, f"Harbour {index}", tags=["port"])
-    create_collection(client, headers, "Harbour shelf")
+    ids = [create_dataset(client, headers, f"Harbour {i}", tags=["port"])["id"] for i in range(5)]
+    shelf = create_collection(client, headers, "Harbour shelf")["id"]
     with app.app_context():
-        db.session.execute(sa.delete(SearchDocument).where(SearchDocument.resource_id > 2))
+        db.session.execute(
+            sa.delete(SearchDocument).where(
+                sa.or_(
+                    sa.and_(
+                        SearchDocument.kind == "dataset", SearchDocument.resource_id.in_(ids[2:])
+                    ),
+                    sa.and_(
+                        SearchDocument.kind == "collection", SearchDocument.resource_id == shelf
+                    ),
+                )
+            )
+        )
         db.session.add(
             SearchDocument(
                 kind="dataset",
@@ -39,7 +49,6 @@ def test_reindex_rebuilds_every_document_and_drops_orphans(app, client, runner, 
         "Harbour 0",
         "Harbour 1",
         "Harbour ghost",
-        "Harbour shelf",
     ]
     result = runner.invoke(args=["search", "reindex", "--batch-size", "2"])
     assert result.exit_code == 0, result.output
