@@ -31,7 +31,7 @@ export function Facets({ facets, filters, ownerNames, onTypes, onFacet }: Props)
                 onChange={() => onTypes(checked ? filters.types.filter((t) => t !== kind.value) : [...filters.types, kind.value])}
               />
               <span>
-                {kind.label} <FacetCount count={typeCounts.get(kind.value)} />
+                {kind.label} <FacetCount count={typeCounts.get(kind.value) ?? (facets ? 0 : undefined)} />
               </span>
             </label>
           );
