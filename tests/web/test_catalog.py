@@ -117,7 +117,9 @@ def test_the_owner_facet_counts_and_filters(signed_in, seed):
 
 def test_no_match_says_so_and_clears_the_filters(signed_in, seed):
     page, _ = signed_in("viewer", f"/?q=nothing{secrets.token_hex(4)}")
-    expect(page.get_by_text(re.compile(r"^No datasets, collections or pipelines match"))).to_be_visible()
+    expect(
+        page.get_by_text(re.compile(r"^No datasets, collections or pipelines match"))
+    ).to_be_visible()
     expect(page.get_by_role("link", name="New dataset")).to_have_count(0)
     check_axe(page)
     page.get_by_role("button", name="Clear the search and filters").click()

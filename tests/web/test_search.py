@@ -119,12 +119,16 @@ def test_results_are_highlighted_faceted_and_in_the_url(signed_in, seed, shoot):
     page.reload()
     expect(results(page)).to_have_count(1)
     expect(box(page)).to_have_value(seed.word)
-    expect(page.get_by_role("group", name="Format").get_by_role("radio", name=re.compile(r"^CSV"))).to_be_checked()
+    expect(
+        page.get_by_role("group", name="Format").get_by_role("radio", name=re.compile(r"^CSV"))
+    ).to_be_checked()
 
 
 def test_no_match_says_what_to_try(signed_in, seed):
     page, _ = signed_in("viewer", f"/?q={seed.word}+nothing{secrets.token_hex(3)}")
-    expect(page.get_by_text(re.compile(r"^No datasets, collections or pipelines match"))).to_be_visible()
+    expect(
+        page.get_by_text(re.compile(r"^No datasets, collections or pipelines match"))
+    ).to_be_visible()
     expect(page.get_by_text(re.compile("Try fewer words"))).to_be_visible()
     check_axe(page)
     page.get_by_role("button", name="Clear the search and filters").click()
