@@ -1,5 +1,6 @@
 """The dataset page and its tabs (Overview with its README, Schema with column
-descriptions, Preview, Activity, Settings) and the New dataset form (create + upload as one task; the choice after a failed upload)."""
+descriptions, Preview, Activity, Settings) and the New dataset form (create + upload as
+one task; the choice after a failed upload)."""
 
 import io
 import re
