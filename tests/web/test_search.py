@@ -143,5 +143,10 @@ def test_at_390_px_nothing_scrolls_sideways(signed_in, seed):
     no_horizontal_scroll(page)
     box(page).press("Enter")
     expect(results(page)).to_have_count(3)
+    # The filters fold above the results until asked for.
+    types = page.get_by_role("group", name="Type")
+    expect(types).to_be_hidden()
+    page.get_by_role("heading", name="Filters").click()
+    expect(types).to_be_visible()
     no_horizontal_scroll(page)
     check_axe(page)

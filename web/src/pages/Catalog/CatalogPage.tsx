@@ -56,16 +56,21 @@ export function CatalogPage() {
       <SearchBox q={filters.q} onSearch={(q) => go({ q })} onTag={(tag) => go({ q: '', tag })} />
       <div className="catalog-layout">
         <section className="catalog-filters" aria-labelledby="catalog-filters-title">
-          <h2 id="catalog-filters-title" className="visually-hidden">
-            Filters
-          </h2>
-          <Facets
-            facets={results.data?.facets}
-            filters={filters}
-            ownerNames={ownerNames}
-            onTypes={(types) => go({ types })}
-            onFacet={(facet, value) => go({ [facet]: value })}
-          />
+          {/* Open beside the results; on a phone, folded above them until asked for. */}
+          <details className="catalog-filters__fold" open={wideScreen()}>
+            <summary>
+              <h2 id="catalog-filters-title" className="catalog-filters__title">
+                Filters
+              </h2>
+            </summary>
+            <Facets
+              facets={results.data?.facets}
+              filters={filters}
+              ownerNames={ownerNames}
+              onTypes={(types) => go({ types })}
+              onFacet={(facet, value) => go({ [facet]: value })}
+            />
+          </details>
         </section>
         <section className="catalog-results" aria-labelledby="catalog-results-title">
           <div className="catalog-results__bar">
@@ -99,6 +104,11 @@ export function CatalogPage() {
       </div>
     </>
   );
+}
+
+/** Whether the filters have room beside the results (the layout's breakpoint). */
+function wideScreen(): boolean {
+  return typeof window.matchMedia !== 'function' || window.matchMedia('(min-width: 48.01rem)').matches;
 }
 
 function NoResults({ filters, mayCreate, onClear }: { filters: CatalogFilters; mayCreate: boolean; onClear: () => void }) {
