@@ -226,7 +226,7 @@ def prune_usage(batch=1000):
     counts = counts_of(current_app)
     start = window_start()
     if counts.pruned_through != start:
-        left = sa.select(DatasetUsage.dataset_id.distinct()).where(DatasetUsage.day <= start)
+        left = sa.select(DatasetUsage.dataset_id).where(DatasetUsage.day <= start).distinct()
         if counts.pruned_through is not None:
             left = left.where(DatasetUsage.day > counts.pruned_through)
         set_popularity(db.session.connection(), sorted(db.session.scalars(left)))
