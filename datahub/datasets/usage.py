@@ -27,6 +27,7 @@ from flask import current_app, g, request
 from sqlalchemy.dialects import postgresql, sqlite
 
 from datahub.app.extensions import db
+from datahub.app.registry import per_app
 from datahub.datasets.models import Dataset, DatasetUsage
 from datahub.platform.database import utcnow
 
@@ -89,13 +90,14 @@ class Counts:
 
 def init_app(app):
     """Count the app's views and downloads, and flush them at request ends and at exit."""
-    app.extensions[EXTENSION] = Counts()
+    counts_of(app)
     app.after_request(count_response)
     atexit.register(_flush_at_exit, weakref.ref(app))
 
 
 def counts_of(app):
-    return app.extensions[EXTENSION]
+    """The counts ``app``'s process has not written yet."""
+    return per_app(app, EXTENSION, Counts)
 
 
 def count_response(response):
