@@ -54,7 +54,6 @@ class Counts:
         self.lock = threading.Lock()
         self.pending = {}
         self.last_flush = time.monotonic()
-        self.flushing = False
         self.pruned_through = None  # the last day whose leaving the window was applied
 
     def add(self, dataset_id, day, views=0, downloads=0):
@@ -64,13 +63,14 @@ class Counts:
             both[1] += downloads
 
     def due(self, every):
-        """Whether a flush is due; if so, this caller is the one to do it."""
-        if not self.pending or self.flushing or time.monotonic() - self.last_flush < every:
+        """Whether a flush is due; if so, this caller is the one to do it (the next is
+        due ``every`` seconds later, even if this one never happens)."""
+        if not self.pending or time.monotonic() - self.last_flush < every:
             return False  # the common case, without the lock
         with self.lock:
-            if self.flushing:
-                return False
-            self.flushing = True
+            if time.monotonic() - self.last_flush < every:
+                return False  # another thread took it
+            self.last_flush = time.monotonic()
             return True
 
     def take(self):
@@ -85,7 +85,6 @@ class Counts:
     def flushed(self):
         with self.lock:
             self.last_flush = time.monotonic()
-            self.flushing = False
 
 
 def init_app(app):
