@@ -1,4 +1,4 @@
-/** TEMPORARY: the README, usage and column-description endpoints' shapes until they are in
+/** TEMPORARY: the README and column-description endpoints' shapes until they are in
  *  openapi.json; deleted once the generated client has them. */
 import { client } from './gen/client.gen';
 import type { Dataset } from './gen/types.gen';
@@ -14,7 +14,7 @@ export interface DatasetColumns {
   columns: ColumnDoc[];
 }
 
-export type DatasetWithReadme = Dataset & { readme?: string; stats?: { downloads_30d: number; views_30d: number } };
+export type DatasetWithReadme = Dataset & { readme?: string };
 
 async function get<T>(url: string, options: { query?: object; path?: object }, signal: AbortSignal): Promise<T> {
   const { data } = await client.get({ url, ...options, signal, throwOnError: true, security: [{ scheme: 'bearer', type: 'http' }] } as never);

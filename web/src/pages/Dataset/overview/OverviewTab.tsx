@@ -49,14 +49,10 @@ export function OverviewTab() {
           <dd>{formatDate(dataset.created_at)}</dd>
           <dt>Updated</dt>
           <dd>{formatDate(dataset.updated_at)}</dd>
-          {dataset.stats && (
-            <>
-              <dt>Views, last 30 days</dt>
-              <dd>{formatCount(dataset.stats.views_30d)}</dd>
-              <dt>Downloads, last 30 days</dt>
-              <dd>{formatCount(dataset.stats.downloads_30d)}</dd>
-            </>
-          )}
+          <dt>Views, last 30 days</dt>
+          <dd>{formatCount(dataset.stats.views_30d)}</dd>
+          <dt>Downloads, last 30 days</dt>
+          <dd>{formatCount(dataset.stats.downloads_30d)}</dd>
         </dl>
       </section>
       <FileSection dataset={dataset} />
