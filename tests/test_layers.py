@@ -41,6 +41,7 @@ LAYERS = {
     "datahub.collections": 4,
     "datahub.pipelines": 4,
     "datahub.events": 4,
+    "datahub.search": 4,
     "datahub.quotas": 4,
     "datahub.ops": 4,
     "datahub.docs": 4,
@@ -64,7 +65,9 @@ FEATURE_USES = {
         "datahub.resources",
         "datahub.quotas",
         "datahub.events",
+        "datahub.search",  # a worker reads datasets' values for the search index
     },
+    "datahub.search": {"datahub.datasets"},
     # Events are about datasets and pipelines, shown to who may read them.
     "datahub.events": {"datahub.datasets", "datahub.pipelines", "datahub.resources"},
     "datahub.quotas": {"datahub.datasets", "datahub.pipelines"},
