@@ -121,8 +121,8 @@ def upgrade():
     # What exists is searchable at once by its names, descriptions and tags; the worker
     # reads the columns and values of each current version (values_version is null).
     postgres = op.get_context().dialect.name == "postgresql"
-    tags = ("string_agg(tag, ' ' ORDER BY position)" if postgres
-            else "group_concat(tag, ' ')")
+    tags = ("string_agg(tag, chr(10) ORDER BY position)" if postgres
+            else "group_concat(tag, char(10))")
     for kind, table, fmt in (
         ("dataset", "datasets", "(SELECT format FROM dataset_versions v WHERE "
          "v.dataset_id = t.id AND v.version = t.current_version)"),
