@@ -198,7 +198,9 @@ class Worker:
         self.shutdown = shutdown or threading.Event()
         self.pool = pool or isolation.ProcessPool(spares=0)
         self.index_values = index_values  # False: a thread of its own does (Celery)
-        self._last_reap = self._last_prune = self._last_values = 0.0
+        self._last_reap = self._last_prune = 0.0
+        # The first round of values one interval after the start, not before a first run.
+        self._last_values = time.monotonic()
         self._reap_lock = threading.Lock()
         self._values_lock = threading.Lock()
 

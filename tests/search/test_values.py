@@ -135,8 +135,11 @@ def test_a_csv_files_values_are_indexed(app, with_file):
     assert index(app) == 0  # done: not read again
 
 
-def test_the_worker_indexes_values_between_runs(app, with_file):
+def test_the_worker_indexes_values_every_few_seconds(app, with_file):
     dataset = with_file(CITIES)
+    assert worker.run_once(app) is None  # a worker's first round is one interval after its start
+    assert document(app, dataset["id"])["values_version"] is None
+    app.config["SEARCH_VALUES_SECONDS"] = 0
     assert worker.run_once(app) is None  # no run queued; the values are read
     assert document(app, dataset["id"])["values_version"] == 1
 
