@@ -49,6 +49,11 @@ def read_columns(args):
     )
     try:
         described = tabular.describe(con, f"SELECT * FROM {source}", params)
+        if len(described) > int(args["max_columns"]):  # Parquet, JSON: a CSV's header says
+            raise tabular.NotTabular(
+                f"the file has {len(described)} columns; at most {args['max_columns']} "
+                "are read (PIPELINE_MAX_COLUMNS)"
+            )
         read = [
             (index, kind)
             for index, (_, kind) in enumerate(described[:VALUE_COLUMNS])

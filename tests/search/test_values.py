@@ -4,6 +4,8 @@ version into its search document (datahub.search.values), bounded, once per vers
 import io
 import json
 import logging
+import threading
+import time
 
 import duckdb
 import pytest
@@ -144,6 +146,23 @@ def test_the_worker_indexes_values_every_few_seconds(app, with_file):
     assert document(app, dataset["id"])["values_version"] == 1
 
 
+def test_a_celery_worker_indexes_values_in_a_thread(app, with_file):
+    dataset = with_file(CITIES)
+    app.config["SEARCH_VALUES_SECONDS"] = 0.1
+    stop = threading.Event()
+    indexer = values.Indexer(app, stop).start()
+    try:
+        deadline = time.monotonic() + 30
+        while document(app, dataset["id"])["values_version"] is None:
+            assert time.monotonic() < deadline
+            time.sleep(0.1)
+    finally:
+        stop.set()
+        indexer.thread.join(30)
+    assert not indexer.thread.is_alive()
+    assert "Trondheim" in document(app, dataset["id"])["cell_values"]
+
+
 def test_the_most_frequent_values_come_first(app, with_file):
     rows = "".join(f"{i},{'Trondheim' if i % 3 else 'Oslo'},{i % 2}\n" for i in range(300))
     dataset = with_file(("id,city,flag\n" + rows).encode())
@@ -173,6 +192,14 @@ def test_the_oldest_versions_are_read_first_a_few_at_a_time(app, with_file):
     read = [document(app, d["id"])["values_version"] for d in datasets]
     assert read == [1, 1, None]
     assert index(app, limit=2) == 1
+
+
+def test_a_file_with_too_many_columns_has_none(app, with_file, tmp_path):
+    app.config["PIPELINE_MAX_COLUMNS"] = 3
+    select = ", ".join(f"{i} AS c{i}" for i in range(4))
+    dataset = with_file(parquet_bytes(tmp_path, f"SELECT {select}"))
+    assert index(app) == 1
+    assert document(app, dataset["id"])["column_data"] == []
 
 
 def test_a_file_that_is_not_a_table_has_no_columns(app, with_file):
