@@ -137,6 +137,22 @@ def test_a_csv_files_values_are_indexed(app, with_file):
     assert index(app) == 0  # done: not read again
 
 
+def test_the_search_finds_a_dataset_by_a_value_in_its_data(app, client, editor, with_file):
+    dataset = with_file(CITIES, name="Municipalities")
+    with_file(b"id,city\n1,Oslo\n", name="Other")
+
+    def found():
+        response = client.get(
+            "/api/v1/search", query_string={"q": "trondheim"}, headers=editor.headers
+        )
+        assert response.status_code == 200, response.get_json()
+        return [(i["id"], i["matched_columns"]) for i in response.get_json()["items"]]
+
+    assert found() == []  # not read yet
+    index(app)
+    assert found() == [(dataset["id"], [{"name": "city", "value": "Trondheim"}])]
+
+
 def test_the_worker_indexes_values_every_few_seconds(app, with_file):
     dataset = with_file(CITIES)
     assert worker.run_once(app) is None  # a worker's first round is one interval after its start
