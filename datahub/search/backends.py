@@ -32,7 +32,10 @@ class SQLiteIndex:
             where.append(
                 sa.text("search_text MATCH :search_match").bindparams(search_match=positive)
             )
-            where.append(self.text.c.rowid == DOCS.c.id)
+            # ``rowid + 0``: the full-text match drives the join and each match's row is read
+            # by its key (a bare ``rowid =`` let SQLite scan every row and probe the index
+            # for each: 30 ms instead of 3 at 100,000 rows).
+            where.append(DOCS.c.id == self.text.c.rowid + 0)
             froms = (self.text,)
             weights = ", ".join(str(w) for w in SQLITE_WEIGHTS)
             rank = -sa.literal_column(f"bm25(search_text, {weights})")

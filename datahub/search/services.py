@@ -64,103 +64,131 @@ def _dataset_filters(args):
         )
 
 
-def _boosted(rank, index):
-    """Text relevance first; usage, recency and documentation add at most about a fifth."""
-    usage = DOCS.c.popularity / (DOCS.c.popularity + 20.0)
-    recency = 1.0 / (1.0 + index.age_days() / 30.0)
-    documented = sa.case((DOCS.c.documented, 1.0), else_=0.0)
-    return rank * (1.0 + 0.1 * usage + 0.05 * recency + 0.05 * documented)
+def _boosted(hits):
+    """Text relevance first; usage, recency and documentation add at most a fifth."""
+    usage = hits.c.popularity / (hits.c.popularity + 20.0)
+    recency = 1.0 / (1.0 + hits.c.age / 30.0)
+    documented = sa.case((hits.c.documented, 1.0), else_=0.0)
+    return hits.c.rank * (1.0 + 0.1 * usage + 0.05 * recency + 0.05 * documented)
 
 
-def _order(sort, score):
+def _order(sort, hits, score):
     if sort == "name":
-        return (sa.func.lower(DOCS.c.name), DOCS.c.id)
+        return (hits.c.name_key, hits.c.id)
+    newest = hits.c.age if "age" in hits.c else hits.c.updated_at.desc()
     if sort == "popular":
-        return (DOCS.c.popularity.desc(), DOCS.c.updated_at.desc(), DOCS.c.id.desc())
-    if sort == "relevance" and score is not None:
-        return (score.desc(), DOCS.c.id.desc())
-    return (DOCS.c.updated_at.desc(), DOCS.c.id.desc())
+        return (hits.c.popularity.desc(), newest, hits.c.id.desc())
+    if sort == "relevance":
+        return (score.desc(), hits.c.id.desc())
+    return (newest, hits.c.id.desc())
+
+
+FACETS = ("type", "tags", "owner", "format", "visibility")
 
 
 def search(args, user):
-    """``{"items", "total", "limit", "offset", "facets"}`` for the search ``args``."""
+    """``{"items", "total", "limit", "offset", "facets"}`` for the search ``args``.
+
+    One statement: the matches the caller may read (the full-text index's match and
+    rank) are taken once, as ``hits``, and both the page and the facet counts are read
+    from them (matching again to count cost as much again: bench/README.rst, "Search").
+    The page's rows are then read by their keys."""
     index = _index()
     parsed = parse(args.get("q") or "")
     match = index.match(parsed)
-    where = [*match.where, *_filters(args, user)]
-    score = _boosted(match.rank, index) if match.rank is not None else None
-    columns = [DOCS, (score if score is not None else sa.literal(0.0)).label("score")]
+    sort = args.get("sort") or "relevance"
+    if match.rank is None and sort == "relevance":
+        sort = "-updated_at"
+    hits = _hits(index, match, sort, _filters(args, user))
+    score = _boosted(hits) if match.rank is not None else sa.literal(0.0)
     page = (
-        sa.select(*columns)
-        .select_from(DOCS, *match.froms)
-        .where(*where)
-        .order_by(*_order(args.get("sort") or "relevance", score))
+        sa.select(sa.literal("page").label("facet"), hits.c.id.label("value"), score.label("n"))
+        .order_by(*_order(sort, hits, score))
         .limit(args["limit"])
         .offset(args["offset"])
+        .subquery()
     )
-    rows = db.session.execute(page).mappings().all()
-    facets, total = _facets(match, where)
+    statement = sa.union_all(sa.select(page), *_facet_selects(hits))
+    scores, facets = {}, {name: [] for name in FACETS}
+    for facet, value, count in db.session.execute(statement):
+        if facet == "page":
+            scores[int(value)] = float(count or 0.0)
+        else:
+            facets[facet].append({"value": value, "count": int(count)})
+    for values in facets.values():
+        values.sort(key=lambda item: (-item["count"], str(item["value"])))
+        del values[FACET_VALUES:]
+    _name_owners(facets["owner"])
+    rows = _rows(list(scores))
     matcher = highlights.Matcher(parsed.words())
     return {
-        "items": _items(rows, matcher),
-        "total": total,
+        "items": _items(
+            [(rows[id_], score) for id_, score in scores.items() if id_ in rows], matcher
+        ),
+        "total": sum(item["count"] for item in facets["type"]),
         "limit": args["limit"],
         "offset": args["offset"],
         "facets": facets,
     }
 
 
-def _facets(match, where):
-    hits = (
-        sa.select(
-            DOCS.c.id,
-            DOCS.c.kind,
-            DOCS.c.resource_id,
-            DOCS.c.owner_id,
-            DOCS.c.visibility,
-            DOCS.c.format,
+def _hits(index, match, sort, filters):
+    """The matches (their columns that the page's order and the facets need), taken
+    once (``MATERIALIZED``) when the full-text index matched; without ``q``, the readable
+    documents as a plain subquery, which the databases read through their indexes."""
+    columns = [
+        DOCS.c.id,
+        DOCS.c.kind,
+        DOCS.c.resource_id,
+        DOCS.c.owner_id,
+        DOCS.c.visibility,
+        DOCS.c.format,
+        DOCS.c.popularity,
+    ]
+    if match.rank is not None:
+        columns += [DOCS.c.documented, match.rank.label("rank")]
+    if match.rank is not None or sort != "name":
+        columns.append(
+            index.age_days().label("age") if match.rank is not None else DOCS.c.updated_at
         )
-        .select_from(DOCS, *match.froms)
-        .where(*where)
-        .cte("hits")
-        .prefix_with("MATERIALIZED", dialect="postgresql")
-    )
+    if sort == "name":
+        columns.append(sa.func.lower(DOCS.c.name).label("name_key"))
+    query = sa.select(*columns).select_from(DOCS, *match.froms).where(*match.where, *filters)
+    if match.rank is None:
+        return query.subquery("hits")
+    return query.cte("hits").prefix_with("MATERIALIZED")
 
-    def counted(name, column, *joins_where):
-        query = sa.select(
-            sa.literal(name).label("facet"), column.label("value"), sa.func.count().label("n")
-        )
-        query = query.select_from(hits)
-        for clause in joins_where:
-            query = query.where(clause)
-        return query.group_by(column)
 
-    tags = (
-        sa.select(sa.literal("tags"), DatasetTag.tag, sa.func.count())
-        .select_from(
-            hits.join(
-                DatasetTag,
-                sa.and_(hits.c.kind == "dataset", DatasetTag.dataset_id == hits.c.resource_id),
-            )
+def _facet_selects(hits):
+    """``(facet, value, count)`` rows of each facet over ``hits``."""
+
+    def counted(name, column, *where):
+        return (
+            sa.select(sa.literal(name), sa.cast(column, sa.String), sa.func.count())
+            .select_from(hits)
+            .where(*where)
+            .group_by(column)
         )
-        .group_by(DatasetTag.tag)
+
+    tagged = hits.join(
+        DatasetTag, sa.and_(hits.c.kind == "dataset", DatasetTag.dataset_id == hits.c.resource_id)
     )
-    statement = sa.union_all(
+    return (
         counted("type", hits.c.kind),
         counted("visibility", hits.c.visibility),
         counted("format", hits.c.format, hits.c.format.is_not(None)),
         counted("owner", hits.c.owner_id),
-        tags,
+        sa.select(sa.literal("tags"), DatasetTag.tag, sa.func.count())
+        .select_from(tagged)
+        .group_by(DatasetTag.tag),
     )
-    facets = {name: [] for name in ("type", "tags", "owner", "format", "visibility")}
-    for name, value, count in db.session.execute(statement):
-        facets[name].append({"value": value, "count": count})
-    for values in facets.values():
-        values.sort(key=lambda item: (-item["count"], str(item["value"])))
-        del values[FACET_VALUES:]
-    total = sum(item["count"] for item in facets["type"])
-    _name_owners(facets["owner"])
-    return facets, total
+
+
+def _rows(ids):
+    if not ids:
+        return {}
+    query = sa.select(DOCS).where(DOCS.c.id.in_(ids))
+    return {row["id"]: row for row in db.session.execute(query).mappings()}
 
 
 def _name_owners(values):
@@ -177,11 +205,12 @@ def _user_names(ids):
     )
 
 
-def _items(rows, matcher):
+def _items(scored, matcher):
+    rows = [row for row, _score in scored]
     owners = _user_names([row["owner_id"] for row in rows])
     extras = _resource_extras(rows)
     items = []
-    for row in rows:
+    for row, score in scored:
         extra = extras.get((row["kind"], row["resource_id"]), {})
         description = extra.get("description", "")
         items.append(
@@ -198,7 +227,7 @@ def _items(rows, matcher):
                 "format": row["format"],
                 "size_bytes": extra.get("size_bytes"),
                 "rows": None,
-                "score": float(row["score"] or 0.0),
+                "score": score,
                 "highlights": highlights.highlights(
                     matcher, row["name"], description, extra.get("readme")
                 ),
