@@ -181,7 +181,12 @@ def post_worker_init(worker):
 
 def worker_exit(server, worker):
     """A worker ends: its event streams end first, each with a proper end, and their
-    clients reconnect to another worker (datahub/platform/serving/streams.py)."""
+    clients reconnect to another worker (datahub/platform/serving/streams.py); then its
+    datasets' usage counts not yet written are (atexit would too, but a worker may leave
+    without running it)."""
+    from datahub.datasets import usage
     from datahub.platform.serving import streams
 
     streams.close_all()
+    if getattr(worker, "wsgi", None) is not None:
+        usage.flush(worker.wsgi)

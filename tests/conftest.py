@@ -13,6 +13,7 @@ import sqlalchemy as sa
 
 from datahub import create_app
 from datahub.app.extensions import db
+from datahub.datasets import usage
 from datahub.identity.users.services import create_user
 from tests import workers
 from tests.s3_server import s3_prefix, s3_server  # noqa: F401  (fixtures)
@@ -152,6 +153,7 @@ def app(migrated, base_config, config_overrides, tmp_path_factory):
             with app.app_context():
                 limiter.reset()
         yield app
+        usage.counts_of(app).take()  # a test's unwritten counts: not written at exit
         with app.app_context():
             db.session.remove()
             with db.engine.begin() as conn:

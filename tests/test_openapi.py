@@ -124,6 +124,7 @@ def test_list_parameters_and_envelope(spec):
         "file",
         "current_version",
         "capabilities",
+        "stats",
     }
     for name in ("Dataset", "Collection", "Pipeline"):
         capabilities = spec["components"]["schemas"][name]["properties"]["capabilities"]

@@ -282,6 +282,14 @@ class DefaultConfig:
     # as a run's (PIPELINE_MEMORY_LIMIT).
     DIFF_TIMEOUT_SECONDS = 60
 
+    # -- Dataset usage -----------------------------------------------------------------
+    # Views and downloads of each dataset, its ``stats`` (docs/reference/datasets.rst,
+    # "Usage statistics"), counted in each web process's memory and written in batches.
+
+    # A process writes its counts once this many seconds have passed since it last did
+    # (checked as a request ends), and when it exits: ``stats`` lag by up to this long.
+    USAGE_FLUSH_SECONDS = 10
+
     # -- Access ------------------------------------------------------------------------
     # Who may read what (docs/guides/access.rst).
 

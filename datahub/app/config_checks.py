@@ -156,6 +156,17 @@ def check_isolation_config(config):
             raise ConfigurationError(f"{key} must be at least 1")
 
 
+def check_usage_config(config):
+    """USAGE_FLUSH_SECONDS is a number of seconds, 0 or more."""
+    try:
+        seconds = float(config["USAGE_FLUSH_SECONDS"])
+    except (TypeError, ValueError):
+        seconds = -1
+    if not seconds >= 0:
+        raise ConfigurationError("USAGE_FLUSH_SECONDS must be a number of seconds, 0 or more")
+    config["USAGE_FLUSH_SECONDS"] = seconds
+
+
 def finish_config(config, instance_path):
     """Derive the settings whose defaults depend on the instance folder or other keys."""
     if not config.get("SQLALCHEMY_DATABASE_URI"):
@@ -207,6 +218,7 @@ def finish_config(config, instance_path):
     check_oidc_config(config)
     check_storage_config(config)
     check_isolation_config(config)
+    check_usage_config(config)
     if str(config["JWT_COOKIE_SAMESITE"]).lower() == "none" and not config["JWT_COOKIE_SECURE"]:
         raise ConfigurationError(
             "JWT_COOKIE_SAMESITE=None needs JWT_COOKIE_SECURE: browsers drop such a cookie"

@@ -207,6 +207,7 @@ def register_commands(app):
 
 
 def register_request_hooks(app):
+    from datahub.datasets import usage
     from datahub.web import metrics
     from datahub.web.bodies import bound_request_body, settle_unread_body
     from datahub.web.logs import configure_logging
@@ -217,3 +218,4 @@ def register_request_hooks(app):
     app.after_request(settle_unread_body)
     configure_logging(app)
     metrics.init_app(app)
+    usage.init_app(app)  # views and downloads of datasets, counted as requests end

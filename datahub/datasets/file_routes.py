@@ -104,7 +104,8 @@ class DatasetFile(MethodView):
         then ``Range`` (one range: 206; several: the whole file) under ``If-Range`` (a
         strong match, else the whole file). With
         ``STORAGE_PRESIGNED_DOWNLOADS`` (S3 storage), 302 to a presigned URL of the
-        object instead. Any role."""
+        object instead. Any role. Counts as a download in the dataset's ``stats`` (a 200,
+        a 302, or a 206 from the first byte)."""
         return downloads.file_response(
             downloads.Download.of_dataset(readable(services.get_dataset(dataset_id)))
         )

@@ -4,7 +4,7 @@ are documented after these: ``file_routes``)."""
 from flask import url_for
 from flask.views import MethodView
 
-from datahub.datasets import schemas, services
+from datahub.datasets import schemas, services, usage
 from datahub.datasets.blueprint import blp
 from datahub.datasets.models import Dataset
 from datahub.identity import permissions
@@ -29,14 +29,16 @@ class Datasets(MethodView):
     @described(
         "List datasets",
         "One page of the datasets the caller may read, oldest first or in `sort`'s order, "
-        "each with the caller's `capabilities`, filtered by name, "
+        "each with the caller's `capabilities` and its usage `stats`, filtered by name, "
         "tag or owner (any role).",
     )
     def get(self, args):
         permissions.require_read(current_user)
-        return readable_page(
+        page = readable_page(
             services.datasets_query(args, current_user), Dataset, args, current_user
         )
+        usage.know_page(page["items"])  # the page's stats in one query
+        return page
 
     @operation(
         blp, "create_dataset", *JSON_BODY_ERRORS, 401, QUOTA_OR_FORBIDDEN, 409, security=BEARER
@@ -59,7 +61,10 @@ class Datasets(MethodView):
 class DatasetById(MethodView):
     @operation(blp, "get_dataset", 401, 403, NOT_FOUND, 422, security=BEARER)
     @blp.response(200, schemas.DatasetSchema)
-    @described("Get a dataset", "One dataset the caller may read.")
+    @described(
+        "Get a dataset",
+        "One dataset the caller may read; each such GET counts as a view in its `stats`.",
+    )
     def get(self, dataset_id):
         return readable(services.get_dataset(dataset_id))
 

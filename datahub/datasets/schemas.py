@@ -5,6 +5,7 @@ anything else (``id``, ``owner_id``, timestamps, ``file``) is refused with 422
 from flask import current_app
 from marshmallow import post_load
 
+from datahub.datasets import usage
 from datahub.datasets.tabular import FORMATS
 from datahub.resources.schemas import CapabilitiesField, visibility_field
 from datahub.web.listing import NamedListArgsSchema, page_schema
@@ -56,6 +57,38 @@ class DatasetFileSchema(Schema):
     uploaded_at = fields.DateTime(required=True, format="iso")
 
 
+class DatasetStatsSchema(Schema):
+    """Views and downloads in the last 30 days (UTC), as written so far: a process writes
+    its counts every ``USAGE_FLUSH_SECONDS``, so they lag by up to that long."""
+
+    downloads_30d = fields.Integer(
+        required=True,
+        metadata={
+            "minimum": 0,
+            "description": "GETs of its file or of a version's file (200, 302, or 206 from "
+            "the first byte)",
+        },
+    )
+    views_30d = fields.Integer(
+        required=True,
+        metadata={"minimum": 0, "description": "GETs of the dataset (2xx or 304)"},
+    )
+
+
+class StatsField(fields.Nested):
+    """The dataset's usage statistics (computed from ``dataset_usage``, never stored)."""
+
+    def __init__(self):
+        super().__init__(
+            DatasetStatsSchema,
+            required=True,
+            metadata={"description": "Its views and downloads in the last 30 days"},
+        )
+
+    def get_value(self, obj, attr, accessor=None, default=None):
+        return usage.stats_of(obj)
+
+
 class DatasetSchema(Schema):
     id = fields.Integer(required=True)
     name = fields.String(required=True)
@@ -77,6 +110,7 @@ class DatasetSchema(Schema):
         metadata={"description": "The current version's number; null until a file is uploaded"},
     )
     capabilities = CapabilitiesField()
+    stats = StatsField()
 
 
 class DatasetCreateSchema(Schema):

@@ -117,7 +117,8 @@ class DatasetVersionFile(MethodView):
         """Download a version's file
 
         As the dataset's file (``GET /datasets/{id}/file``): preconditions, one range,
-        the ETag (the version's sha256), or a presigned URL. Any role."""
+        the ETag (the version's sha256), or a presigned URL; it counts as a download in
+        the dataset's ``stats``. Any role."""
         _dataset, row = readable_version(dataset_id, version)
         return downloads.file_response(downloads.Download.of_version(row))
 

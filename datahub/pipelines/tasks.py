@@ -24,6 +24,7 @@ import sqlalchemy as sa
 from celery import Celery, Task, signals
 
 from datahub.app.extensions import db
+from datahub.datasets.usage import prune_usage
 from datahub.datasets.versions import prune_versions
 from datahub.events.dispatch import Dispatcher
 from datahub.events.retention import prune_events
@@ -198,6 +199,7 @@ class Sweeper:
                     redispatch(self.app)
                     prune_versions(self.app.config["VERSIONS_KEEP"])
                     prune_events(self.app.config["EVENTS_RETENTION_DAYS"])
+                    prune_usage()
                 except Exception as exc:  # noqa: BLE001  the next sweep tries again
                     log.warning(
                         "sweep failed, retrying in %g s: %s: %s",

@@ -26,6 +26,7 @@ from datetime import datetime, timedelta
 import sqlalchemy as sa
 
 from datahub.app.extensions import db
+from datahub.datasets.usage import prune_usage
 from datahub.datasets.versions import prune_versions
 from datahub.events.retention import prune_events
 from datahub.pipelines import lineage_events, wakeups
@@ -250,8 +251,9 @@ class Worker:
         reap_stale(self.app)
 
     def _maybe_prune(self):
-        """Retention of dataset versions (``VERSIONS_KEEP``) and events
-        (``EVENTS_RETENTION_DAYS``), every ``VERSIONS_PRUNE_SECONDS``."""
+        """Retention of dataset versions (``VERSIONS_KEEP``), events
+        (``EVENTS_RETENTION_DAYS``) and usage statistics' days, every
+        ``VERSIONS_PRUNE_SECONDS``."""
         every = float(self.app.config["VERSIONS_PRUNE_SECONDS"])
         with self._reap_lock:
             if time.monotonic() - self._last_prune < every:
@@ -259,6 +261,7 @@ class Worker:
             self._last_prune = time.monotonic()
         prune_versions(self.app.config["VERSIONS_KEEP"])
         prune_events(self.app.config["EVENTS_RETENTION_DAYS"])
+        prune_usage()
 
     def _maybe_index_values(self):
         """The search index's values of datasets' new versions (datahub.search.values),

@@ -77,15 +77,22 @@ class PostgresIndex:
     document = sa.column("document")
 
     def match(self, parsed):
-        text = queries.tsquery(parsed)
-        if text is None:
+        positive = None
+        for group in parsed.groups:
+            alternatives = None
+            for term in group:
+                alternatives = _either(alternatives, _ts_term(term))
+            positive = alternatives if positive is None else positive.op("&&")(alternatives)
+        excluded = queries.ts_excluded(parsed)
+        if excluded is not None:
+            excluded = _tsquery(excluded)
+        wanted = excluded if positive is None else _both(positive, excluded)
+        if wanted is None:
             return Match([], None)
         document = sa.literal_column("search_documents.document")
-        where = [document.bool_op("@@")(_tsquery(text))]
         # Ranked by what is to match: an exclusion in the ranking makes every rank tiny.
-        positive = queries.tsquery(queries.Query(groups=parsed.groups))
-        rank = sa.func.ts_rank(document, _tsquery(positive)) if positive else None
-        return Match(where, rank)
+        rank = sa.func.ts_rank(document, positive) if positive is not None else None
+        return Match([document.bool_op("@@")(wanted)], rank)
 
     def age_days(self):
         return sa.extract("epoch", sa.func.now() - DOCS.c.updated_at) / 86400.0
@@ -94,8 +101,25 @@ class PostgresIndex:
         return _like(column, text)
 
 
-def _tsquery(text):
-    return sa.func.to_tsquery(sa.literal_column("'datahub_search'::regconfig"), text)
+def _tsquery(text, config="datahub_search"):
+    return sa.func.to_tsquery(sa.literal_column(f"'{config}'::regconfig"), text)
+
+
+def _ts_term(term):
+    """A term; one the typing may still lengthen also as it is typed, not stemmed:
+    English stemming turns the prefix ``bwcy`` into ``bwci``, which ``bwcyuh`` does not
+    start with."""
+    text = queries.ts_term(term)
+    stemmed = _tsquery(text)
+    return stemmed.op("||")(_tsquery(text, "simple")) if term.prefix else stemmed
+
+
+def _either(first, second):
+    return second if first is None else first.op("||")(second)
+
+
+def _both(first, second):
+    return first if second is None else first.op("&&")(second)
 
 
 def _like(column, text):

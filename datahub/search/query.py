@@ -125,14 +125,13 @@ def _fts5_term(term):
     return '"' + " ".join(term.words) + '"' + ("*" if term.prefix else "")
 
 
-def tsquery(query):
-    """``query`` as PostgreSQL ``to_tsquery`` text (None when it matches everything)."""
-    parts = ["(" + " | ".join(_ts_term(term) for term in group) + ")" for group in query.groups]
-    parts += ["!" + _ts_term(term) for term in query.excluded]
-    return " & ".join(parts) or None
+def ts_excluded(query):
+    """The exclusions of ``query`` as PostgreSQL ``to_tsquery`` text (None: none)."""
+    return " & ".join("!" + ts_term(term) for term in query.excluded) or None
 
 
-def _ts_term(term):
+def ts_term(term):
+    """One term as PostgreSQL ``to_tsquery`` text."""
     words = [f"'{word}'" for word in term.words]
     if term.prefix:
         words[-1] += ":*"

@@ -102,7 +102,11 @@ def search(args, user):
     hits = _hits(index, match, sort, _filters(args, user))
     score = _boosted(hits) if match.rank is not None else sa.literal(0.0)
     page = (
-        sa.select(sa.literal("page").label("facet"), hits.c.id.label("value"), score.label("n"))
+        sa.select(
+            sa.literal("page").label("facet"),
+            sa.cast(hits.c.id, sa.String).label("value"),
+            sa.cast(score, sa.Float).label("n"),
+        )
         .order_by(*_order(sort, hits, score))
         .limit(args["limit"])
         .offset(args["offset"])
@@ -164,7 +168,9 @@ def _facet_selects(hits):
 
     def counted(name, column, *where):
         return (
-            sa.select(sa.literal(name), sa.cast(column, sa.String), sa.func.count())
+            sa.select(
+                sa.literal(name), sa.cast(column, sa.String), sa.cast(sa.func.count(), sa.Float)
+            )
             .select_from(hits)
             .where(*where)
             .group_by(column)
@@ -178,7 +184,7 @@ def _facet_selects(hits):
         counted("visibility", hits.c.visibility),
         counted("format", hits.c.format, hits.c.format.is_not(None)),
         counted("owner", hits.c.owner_id),
-        sa.select(sa.literal("tags"), DatasetTag.tag, sa.func.count())
+        sa.select(sa.literal("tags"), DatasetTag.tag, sa.cast(sa.func.count(), sa.Float))
         .select_from(tagged)
         .group_by(DatasetTag.tag),
     )

@@ -342,7 +342,7 @@ export const deleteCollectionGrant = <ThrowOnError extends boolean = false>(opti
 /**
  * List datasets
  *
- * One page of the datasets the caller may read, oldest first or in `sort`'s order, each with the caller's `capabilities`, filtered by name, tag or owner (any role).
+ * One page of the datasets the caller may read, oldest first or in `sort`'s order, each with the caller's `capabilities` and its usage `stats`, filtered by name, tag or owner (any role).
  */
 export const listDatasets = <ThrowOnError extends boolean = false>(options?: Options<ListDatasetsData, ThrowOnError>) => (options?.client ?? client).get<ListDatasetsResponses, ListDatasetsErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
@@ -379,7 +379,7 @@ export const deleteDataset = <ThrowOnError extends boolean = false>(options: Opt
 /**
  * Get a dataset
  *
- * One dataset the caller may read.
+ * One dataset the caller may read; each such GET counts as a view in its `stats`.
  */
 export const getDataset = <ThrowOnError extends boolean = false>(options: Options<GetDatasetData, ThrowOnError>) => (options.client ?? client).get<GetDatasetResponses, GetDatasetErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
@@ -427,7 +427,8 @@ export const diffDatasetVersions = <ThrowOnError extends boolean = false>(option
  * then ``Range`` (one range: 206; several: the whole file) under ``If-Range`` (a
  * strong match, else the whole file). With
  * ``STORAGE_PRESIGNED_DOWNLOADS`` (S3 storage), 302 to a presigned URL of the
- * object instead. Any role.
+ * object instead. Any role. Counts as a download in the dataset's ``stats`` (a 200,
+ * a 302, or a 206 from the first byte).
  */
 export const downloadDatasetFile = <ThrowOnError extends boolean = false>(options: Options<DownloadDatasetFileData, ThrowOnError>) => (options.client ?? client).get<DownloadDatasetFileResponses, DownloadDatasetFileErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
@@ -591,7 +592,8 @@ export const updateDatasetVersion = <ThrowOnError extends boolean = false>(optio
  * Download a version's file
  *
  * As the dataset's file (``GET /datasets/{id}/file``): preconditions, one range,
- * the ETag (the version's sha256), or a presigned URL. Any role.
+ * the ETag (the version's sha256), or a presigned URL; it counts as a download in
+ * the dataset's ``stats``. Any role.
  */
 export const downloadDatasetVersionFile = <ThrowOnError extends boolean = false>(options: Options<DownloadDatasetVersionFileData, ThrowOnError>) => (options.client ?? client).get<DownloadDatasetVersionFileResponses, DownloadDatasetVersionFileErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],

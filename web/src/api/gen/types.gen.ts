@@ -1030,6 +1030,17 @@ export type DatasetUpdate = {
     visibility?: Visibility;
 };
 
+export type DatasetStats = {
+    /**
+     * GETs of its file or of a version's file (200, 302, or 206 from the first byte)
+     */
+    downloads_30d: number;
+    /**
+     * GETs of the dataset (2xx or 304)
+     */
+    views_30d: number;
+};
+
 export type DatasetPage = {
     items: Array<Dataset>;
     limit: number;
@@ -1072,6 +1083,10 @@ export type Dataset = {
     id: number;
     name: string;
     owner_id: string;
+    /**
+     * Its views and downloads in the last 30 days
+     */
+    stats: DatasetStats;
     tags: Array<string>;
     updated_at: string;
     visibility: Visibility;

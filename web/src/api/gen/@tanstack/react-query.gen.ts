@@ -710,7 +710,7 @@ export const listDatasetsQueryKey = (options?: Options<ListDatasetsData>) => cre
 /**
  * List datasets
  *
- * One page of the datasets the caller may read, oldest first or in `sort`'s order, each with the caller's `capabilities`, filtered by name, tag or owner (any role).
+ * One page of the datasets the caller may read, oldest first or in `sort`'s order, each with the caller's `capabilities` and its usage `stats`, filtered by name, tag or owner (any role).
  */
 export const listDatasetsOptions = (options?: Options<ListDatasetsData>) => queryOptions<ListDatasetsResponse, ListDatasetsError, ListDatasetsResponse, ReturnType<typeof listDatasetsQueryKey>>({
     queryFn: async ({ queryKey, signal }) => {
@@ -730,7 +730,7 @@ export const listDatasetsInfiniteQueryKey = (options?: Options<ListDatasetsData>
 /**
  * List datasets
  *
- * One page of the datasets the caller may read, oldest first or in `sort`'s order, each with the caller's `capabilities`, filtered by name, tag or owner (any role).
+ * One page of the datasets the caller may read, oldest first or in `sort`'s order, each with the caller's `capabilities` and its usage `stats`, filtered by name, tag or owner (any role).
  */
 export const listDatasetsInfiniteOptions = (options?: Options<ListDatasetsData>) => infiniteQueryOptions<ListDatasetsResponse, ListDatasetsError, InfiniteData<ListDatasetsResponse>, QueryKey<Options<ListDatasetsData>>, number | Pick<QueryKey<Options<ListDatasetsData>>[0], 'body' | 'headers' | 'path' | 'query'>>(
 // @ts-ignore
@@ -797,7 +797,7 @@ export const getDatasetQueryKey = (options: Options<GetDatasetData>) => createQu
 /**
  * Get a dataset
  *
- * One dataset the caller may read.
+ * One dataset the caller may read; each such GET counts as a view in its `stats`.
  */
 export const getDatasetOptions = (options: Options<GetDatasetData>) => queryOptions<GetDatasetResponse, GetDatasetError, GetDatasetResponse, ReturnType<typeof getDatasetQueryKey>>({
     queryFn: async ({ queryKey, signal }) => {
@@ -867,7 +867,8 @@ export const downloadDatasetFileQueryKey = (options: Options<DownloadDatasetFile
  * then ``Range`` (one range: 206; several: the whole file) under ``If-Range`` (a
  * strong match, else the whole file). With
  * ``STORAGE_PRESIGNED_DOWNLOADS`` (S3 storage), 302 to a presigned URL of the
- * object instead. Any role.
+ * object instead. Any role. Counts as a download in the dataset's ``stats`` (a 200,
+ * a 302, or a 206 from the first byte).
  */
 export const downloadDatasetFileOptions = (options: Options<DownloadDatasetFileData>) => queryOptions<DownloadDatasetFileResponse, DownloadDatasetFileError, DownloadDatasetFileResponse, ReturnType<typeof downloadDatasetFileQueryKey>>({
     queryFn: async ({ queryKey, signal }) => {
@@ -1170,7 +1171,8 @@ export const downloadDatasetVersionFileQueryKey = (options: Options<DownloadData
  * Download a version's file
  *
  * As the dataset's file (``GET /datasets/{id}/file``): preconditions, one range,
- * the ETag (the version's sha256), or a presigned URL. Any role.
+ * the ETag (the version's sha256), or a presigned URL; it counts as a download in
+ * the dataset's ``stats``. Any role.
  */
 export const downloadDatasetVersionFileOptions = (options: Options<DownloadDatasetVersionFileData>) => queryOptions<DownloadDatasetVersionFileResponse, DownloadDatasetVersionFileError, DownloadDatasetVersionFileResponse, ReturnType<typeof downloadDatasetVersionFileQueryKey>>({
     queryFn: async ({ queryKey, signal }) => {
