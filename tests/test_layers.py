@@ -65,6 +65,14 @@ FEATURE_USES = {
         "datahub.resources",
         "datahub.quotas",
         "datahub.events",
+        "datahub.search",  # a worker reads datasets' values for the search index
+    },
+    # The index holds datasets, collections and pipelines, and filters by access.
+    "datahub.search": {
+        "datahub.datasets",
+        "datahub.collections",
+        "datahub.pipelines",
+        "datahub.resources",
     },
     # Events are about datasets and pipelines, shown to who may read them.
     "datahub.events": {"datahub.datasets", "datahub.pipelines", "datahub.resources"},

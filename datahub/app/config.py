@@ -228,6 +228,12 @@ class DefaultConfig:
     PREVIEW_MAX_BYTES = 1024 * 1024  # a preview's JSON, long cells cut (else 422)
     PREVIEW_TIMEOUT_SECONDS = 10  # a preview still working after this long: 422
     PREVIEW_CONCURRENCY = 2  # previews at once per web process (each in its own process)
+    # How often a pipeline worker reads the values of datasets whose current version the
+    # search index has not read yet (a few datasets at a time, each in its own process).
+    SEARCH_VALUES_SECONDS = 5
+    # Reading one version's values (its first 10,000 rows) still working after this long:
+    # the version is indexed without its values.
+    SEARCH_VALUES_TIMEOUT_SECONDS = 30
 
     # -- Pipeline runs through Celery --------------------------------------------------
     # datahub.pipelines.tasks, on when CELERY_BROKER_URL is set. Then creating a run sends

@@ -6,12 +6,14 @@ from datahub.datasets.previews_job import preview_job
 from datahub.pipelines.preview_job import pipeline_preview_job
 from datahub.pipelines.query_job import run_query_job
 from datahub.platform.isolation.child import serve
+from datahub.search.values_job import column_values_job
 
 JOBS = {
     "preview": preview_job,
     "diff": diff_job,
     "pipeline_run": run_query_job,
     "pipeline_preview": pipeline_preview_job,
+    "column_values": column_values_job,
 }
 
 if __name__ == "__main__":

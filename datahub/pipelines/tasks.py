@@ -31,6 +31,7 @@ from datahub.events.retention import prune_events
 from datahub.pipelines.models import Run
 from datahub.pipelines.worker import Worker, reap_stale
 from datahub.platform.database import utcnow
+from datahub.search import values
 
 log = logging.getLogger("datahub.pipelines.tasks")
 
@@ -89,7 +90,7 @@ def celery_init_app(app):
     def execute_run(run_id):  # a slot: the fairest queued run is taken
         if _shutdown.is_set():
             return  # a task taken during shutdown: the run stays queued, a sweep re-sends it
-        if Worker(app, shutdown=_shutdown).run_once() is None:
+        if Worker(app, shutdown=_shutdown, index_values=False).run_once() is None:
             log.info(
                 "run %s is not queued (taken, cancelled, finished or deleted) and no "
                 "other run waits: nothing to do",
@@ -242,6 +243,8 @@ def run_celery_worker(app, concurrency=None, loglevel="INFO", also=()):
         quiet=True,
     )
     sweeper.start()  # at once: failing stale runs needs no broker
+    # The search index's values of datasets' new versions (datahub.search.values).
+    values.Indexer(app, sweeper.stop).start()
     # Webhooks, and ``also``: the triggers (docs/guides/events.rst).
     dispatcher = Dispatcher(app, sweeper.stop, also).start()
     worker.start()

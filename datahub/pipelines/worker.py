@@ -35,6 +35,7 @@ from datahub.pipelines.execute import RunStopped, execute_run
 from datahub.pipelines.models import Pipeline, Run
 from datahub.platform import isolation
 from datahub.platform.database import utcnow
+from datahub.search import values
 from datahub.web import metrics
 
 log = logging.getLogger("datahub.pipelines.worker")
@@ -192,13 +193,17 @@ class Worker:
     """Claims and executes runs in ``concurrency`` threads of this process (``run_forever``)
     or one at a time (``run_once``); each run's query in a process from ``pool``."""
 
-    def __init__(self, app, name=None, shutdown=None, pool=None):
+    def __init__(self, app, name=None, shutdown=None, pool=None, index_values=True):
         self.app = app
         self.name = name or worker_name()
         self.shutdown = shutdown or threading.Event()
         self.pool = pool or isolation.ProcessPool(spares=0)
+        self.index_values = index_values  # False: a thread of its own does (Celery)
         self._last_reap = self._last_prune = 0.0
+        # The first round of values one interval after the start, not before a first run.
+        self._last_values = time.monotonic()
         self._reap_lock = threading.Lock()
+        self._values_lock = threading.Lock()
 
     def run_once(self, name=None):
         """Reap stale runs, claim the fairest queued run and execute it; its id, or None."""
@@ -207,6 +212,7 @@ class Worker:
             try:
                 self._maybe_reap()
                 self._maybe_prune()
+                self._maybe_index_values()
                 run_id = claim(name)
                 if run_id is None:
                     return None
@@ -256,6 +262,21 @@ class Worker:
         prune_versions(self.app.config["VERSIONS_KEEP"])
         prune_events(self.app.config["EVENTS_RETENTION_DAYS"])
         prune_usage()
+
+    def _maybe_index_values(self):
+        """The search index's values of datasets' new versions (datahub.search.values),
+        every ``SEARCH_VALUES_SECONDS``, by one slot at a time: the others go on claiming."""
+        if not self.index_values or not self._values_lock.acquire(blocking=False):
+            return
+        try:
+            if time.monotonic() - self._last_values < float(
+                self.app.config["SEARCH_VALUES_SECONDS"]
+            ):
+                return
+            values.index_pending_quietly(self.app, pool=self.pool, shutdown=self.shutdown)
+            self._last_values = time.monotonic()  # the wait counts from the end of a round
+        finally:
+            self._values_lock.release()
 
     def run_forever(self, concurrency=1):
         """Work in ``concurrency`` threads until ``shutdown`` is set."""

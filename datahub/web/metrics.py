@@ -45,6 +45,12 @@ LOGINS = Counter(
     "before the provider was known) and result",
     ["provider", "result"],
 )
+SEARCH_VALUES = Counter(
+    "datahub_search_values",
+    "Datasets' values read for the search index, by outcome (indexed, not_tabular, "
+    "failed: recorded without columns; retry: the file could not be fetched)",
+    ["outcome"],
+)
 
 UNMATCHED = "unmatched"  # the route of a path no URL rule matches
 # Any other method (Werkzeug accepts any token) is "other": the label's values stay few.
@@ -62,6 +68,11 @@ def observe_run(status, seconds):
 def count_login(provider, result):
     """Count a login attempt: ``result`` is success, failure, rate_limited or unavailable."""
     LOGINS.labels(provider=provider or "local", result=result).inc()
+
+
+def count_search_values(outcome):
+    """Count a dataset version's values read for the search index (datahub.search.values)."""
+    SEARCH_VALUES.labels(outcome=outcome).inc()
 
 
 def init_app(app):
