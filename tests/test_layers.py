@@ -77,13 +77,6 @@ FEATURE_USES = {
     # Events are about datasets and pipelines, shown to who may read them.
     "datahub.events": {"datahub.datasets", "datahub.pipelines", "datahub.resources"},
     "datahub.quotas": {"datahub.datasets", "datahub.pipelines"},
-    # Search indexes datasets, collections and pipelines, shown to who may read them.
-    "datahub.search": {
-        "datahub.datasets",
-        "datahub.collections",
-        "datahub.pipelines",
-        "datahub.resources",
-    },
     "datahub.ops": {"datahub.datasets", "datahub.pipelines"},  # the /metrics gauges
     # A member is a user; the commands find one by email.
     "datahub.identity.groups": {"datahub.identity.users"},

@@ -6,6 +6,7 @@ import sqlalchemy as sa
 
 from datahub.app.extensions import db
 from datahub.collections.models import Collection
+from datahub.datasets import usage
 from datahub.datasets.models import ColumnDescription, Dataset, DatasetVersion
 from datahub.pipelines.models import Pipeline
 from datahub.search.models import SearchDocument
@@ -166,6 +167,8 @@ def reindex(batch_size=1000, report=None):
             if not rows:
                 break
             index_rows(db.session.connection(), kind, rows)
+            if kind == "dataset":  # a document made anew ranks by its usage too
+                usage.set_popularity(db.session.connection(), [row.id for row in rows])
             last = rows[-1].id
             db.session.commit()
             if report is not None:

@@ -65,18 +65,14 @@ def add_usage(app, dataset_id, days_ago, views, downloads):
 
 
 def add_search_document(app, dataset, popularity=0):
+    """The dataset's search document (written with the dataset) at ``popularity``."""
     with app.app_context():
-        db.session.add(
-            SearchDocument(
-                kind="dataset",
-                resource_id=dataset["id"],
-                name=dataset["name"],
-                owner_id=dataset["owner_id"],
-                visibility=dataset["visibility"],
-                updated_at=utcnow(),
-                popularity=popularity,
+        document = db.session.scalar(
+            sa.select(SearchDocument).where(
+                SearchDocument.kind == "dataset", SearchDocument.resource_id == dataset["id"]
             )
         )
+        document.popularity = popularity
         db.session.commit()
 
 

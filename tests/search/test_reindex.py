@@ -5,6 +5,8 @@ import pytest
 import sqlalchemy as sa
 
 from datahub.app.extensions import db
+from datahub.datasets import usage
+from datahub.datasets.models import DatasetUsage
 from datahub.search.models import SearchDocument
 from tests.resources import actors, create_collection, create_dataset  # noqa: F401
 
@@ -34,6 +36,7 @@ def test_reindex_rebuilds_every_document_and_drops_orphans(app, client, runner, 
                 )
             )
         )
+        db.session.add(DatasetUsage(dataset_id=ids[3], day=usage.today(), views=5, downloads=1))
         db.session.add(
             SearchDocument(
                 kind="dataset",
@@ -58,6 +61,8 @@ def test_reindex_rebuilds_every_document_and_drops_orphans(app, client, runner, 
         "Harbour shelf",
     ]
     assert len(names(client, headers, "port")) == 5
+    popular = client.get(URL, query_string={"q": "harbour", "sort": "popular"}, headers=headers)
+    assert popular.get_json()["items"][0]["name"] == "Harbour 3"  # its usage ranks it again
 
 
 @pytest.mark.parametrize("config_overrides", [{"SEARCH_INDEX_ON_WRITE": False}])

@@ -76,7 +76,9 @@ def _sqlite_fts(table, columns, tokenize, fold=False):
         f"INSERT INTO {table}(rowid, {names}) VALUES (new.id, {new}); END",
         f"CREATE TRIGGER {table}_delete AFTER DELETE ON search_documents BEGIN "
         f"INSERT INTO {table}({table}, rowid, {names}) VALUES ('delete', old.id, {old}); END",
-        f"CREATE TRIGGER {table}_update AFTER UPDATE OF {names} ON search_documents BEGIN "
+        # Only when the text changed: most changes (a new version, a visibility) leave it.
+        f"CREATE TRIGGER {table}_update AFTER UPDATE OF {names} ON search_documents "
+        f"WHEN {' OR '.join(f'old.{c} IS NOT new.{c}' for c in columns)} BEGIN "
         f"INSERT INTO {table}({table}, rowid, {names}) VALUES ('delete', old.id, {old}); "
         f"INSERT INTO {table}(rowid, {names}) VALUES (new.id, {new}); END",
     )
