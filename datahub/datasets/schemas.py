@@ -11,7 +11,10 @@ from datahub.resources.schemas import CapabilitiesField, visibility_field
 from datahub.web.listing import NamedListArgsSchema, page_schema
 from datahub.web.openapi import named_enum
 from datahub.web.validation import (
+    TEXT_PATTERN,
+    ByteLength,
     Length,
+    NoControlCharacters,
     Range,
     Schema,
     StrictBoolean,
@@ -23,6 +26,9 @@ from datahub.web.validation import (
 )
 
 MAX_TAGS = 50
+MAX_README_BYTES = 102400  # 100 KB of UTF-8
+MAX_COLUMN_DESCRIPTION = 10000
+MAX_DESCRIBED_COLUMNS = 1000
 PREVIEW_ROWS = 50  # a preview's default ``limit``
 MAX_PREVIEW_ROWS = 1000  # PREVIEW_MAX_ROWS' default, which the OpenAPI document states
 FILE_FORMAT = named_enum(
@@ -93,6 +99,9 @@ class DatasetSchema(Schema):
     id = fields.Integer(required=True)
     name = fields.String(required=True)
     description = fields.String(required=True)
+    readme = fields.String(
+        required=True, metadata={"description": "Markdown (rendered by clients)"}
+    )
     tags = fields.List(fields.String(), required=True)
     owner_id = fields.String(required=True)
     visibility = visibility_field(required=True)
@@ -113,11 +122,28 @@ class DatasetSchema(Schema):
     stats = StatsField()
 
 
+def readme_field(**kwargs):
+    """A dataset's README: Markdown, at most 100 KB of UTF-8, no control character but
+    TAB, LF and CR. Clients render it (sanitised)."""
+    return fields.String(
+        validate=[ByteLength(max=MAX_README_BYTES), NoControlCharacters(text=True)],
+        metadata={
+            "pattern": TEXT_PATTERN,
+            "maxLength": MAX_README_BYTES,
+            "x-maxBytes": MAX_README_BYTES,
+            "description": "Markdown, at most 102,400 bytes of UTF-8: what the data is, "
+            "where it comes from, how to use it",
+        },
+        **kwargs,
+    )
+
+
 class DatasetCreateSchema(Schema):
     name = name_field(
         "Unique, compared case-insensitively; surrounding spaces are removed", required=True
     )
     description = text_field(10000, load_default="")
+    readme = readme_field(load_default="")
     tags = fields.List(
         label_field(Length(min=1, max=64)),
         load_default=list,
@@ -139,6 +165,7 @@ class DatasetUpdateSchema(DatasetCreateSchema):
 
     # No defaults on PATCH: a missing field stays as it is.
     description = text_field(10000)
+    readme = readme_field()
     tags = fields.List(label_field(Length(min=1, max=64)), validate=Length(max=MAX_TAGS))
 
 
@@ -352,3 +379,34 @@ class VersionDeleteArgsSchema(Schema):
 
 
 VersionPageSchema = page_schema(VersionSchema, "VersionPage")
+
+
+class ColumnSchema(Schema):
+    name = fields.String(required=True)
+    type = fields.String(required=True, metadata={"description": "Its type, as DuckDB reads it"})
+    description = fields.String(
+        required=True, metadata={"description": 'What it means; "" when not described'}
+    )
+
+
+class ColumnsSchema(Schema):
+    version = fields.Integer(
+        required=True,
+        allow_none=True,
+        metadata={"description": "The current version, whose columns these are; null: no file"},
+    )
+    columns = fields.List(fields.Nested(ColumnSchema), required=True)
+
+
+class ColumnDescriptionSchema(Schema):
+    name = label_field(Length(min=1, max=255), "A column of the current version", required=True)
+    description = text_field(MAX_COLUMN_DESCRIPTION, required=True)
+
+
+class ColumnsUpdateSchema(Schema):
+    columns = fields.List(
+        fields.Nested(ColumnDescriptionSchema),
+        required=True,
+        validate=Length(min=1, max=MAX_DESCRIBED_COLUMNS),
+        metadata={"description": "The descriptions to set; the other columns keep theirs"},
+    )

@@ -22,7 +22,7 @@ from datahub.resources.services import (
     update_named,
 )
 
-FIELDS = ("description", "tags")
+FIELDS = ("description", "readme", "tags")
 
 
 def get_dataset(dataset_id, for_update=False):

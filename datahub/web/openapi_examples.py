@@ -27,7 +27,12 @@ EXAMPLES = {
         "description": "Daily temperatures in Oslo",
         "tags": ["weather", "daily"],
     },
-    "DatasetUpdate": {"description": "Daily temperatures in Oslo, 2024", "tags": ["weather"]},
+    "DatasetUpdate": {
+        "description": "Daily temperatures in Oslo, 2024",
+        "readme": "# Oslo weather\n\nOne row a day: `date` and `temp` (°C), from met.no.",
+        "tags": ["weather"],
+    },
+    "ColumnsUpdate": {"columns": [{"name": "temp", "description": "Mean temperature, °C"}]},
     "VersionUpdate": {"pinned": True, "message": "As published in the 2024 report"},
     "CollectionCreate": {
         "name": "Nordic weather",

@@ -56,3 +56,29 @@ def test_datahub_search_prints_a_table(datahub, client, unique):
     assert [item["id"] for item in as_json["items"]] == [dataset["id"]]
     suggested = datahub("search", "--suggest", word[:5])
     assert f"{word} salinity" in suggested.stdout and f"dataset {dataset['id']}" in suggested.stdout
+
+
+def test_readme_and_column_descriptions(client, datahub, unique, tmp_path):
+    dataset = client.dataset_create(unique("documented"), readme="# Kept\n")
+    assert dataset["readme"] == "# Kept\n"
+    client.dataset_upload(
+        dataset["id"], io.BytesIO(b"city,temp\nOslo,3\n"), content_type="text/csv"
+    )
+    answer = client.dataset_columns_update(dataset["id"], {"temp": "Mean, °C"})
+    assert answer["columns"][1] == {"name": "temp", "type": "BIGINT", "description": "Mean, °C"}
+    assert client.dataset_columns(dataset["id"]) == answer
+    readme = tmp_path / "README.md"
+    readme.write_text("# Oslo\n\nDaily readings.\n")
+    result = datahub("datasets", "readme", str(dataset["id"]), str(readme))
+    assert result.exit_code == 0, result.stderr
+    assert client.dataset_get(dataset["id"])["readme"] == "# Oslo\n\nDaily readings.\n"
+    result = datahub("datasets", "describe-column", str(dataset["id"]), "city", "Where")
+    assert result.exit_code == 0, result.stderr
+    lines = datahub("datasets", "columns", str(dataset["id"])).stdout.splitlines()
+    assert [line.split() for line in lines] == [
+        ["NAME", "TYPE", "DESCRIPTION"],
+        ["city", "VARCHAR", "Where"],
+        ["temp", "BIGINT", "Mean,", "°C"],
+    ]
+    with pytest.raises(ValidationError):
+        client.dataset_columns_update(dataset["id"], {"rain": "x"})

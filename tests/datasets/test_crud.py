@@ -35,6 +35,7 @@ def test_create_returns_201_with_location_and_the_dataset(client, actors):
         "id",
         "name",
         "description",
+        "readme",
         "tags",
         "owner_id",
         "visibility",

@@ -29,6 +29,7 @@ import click
 
 from datahub_client.cli_access import access_commands, groups, users, visibility_option
 from datahub_client.cli_auth import AUTH_COMMANDS
+from datahub_client.cli_columns import COLUMN_COMMANDS
 from datahub_client.cli_context import Context, Main, pass_context
 from datahub_client.cli_events import events, pipelines_trigger, webhooks
 from datahub_client.cli_lineage import datasets_lineage
@@ -208,6 +209,8 @@ for command in VERSION_COMMANDS:  # versions, pin, unpin, restore, diff (cli_ver
     datasets.add_command(command)
 datasets.add_command(datasets_lineage)  # cli_lineage.py
 datasets.add_command(datasets_preview)  # cli_previews.py
+for command in COLUMN_COMMANDS:  # readme, columns, describe-column (cli_columns.py)
+    datasets.add_command(command)
 for command in access_commands("dataset"):  # grants, share, unshare, visibility
     datasets.add_command(command)
 

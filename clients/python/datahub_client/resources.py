@@ -134,9 +134,12 @@ class ResourcesMixin:
     def dataset_get(self, dataset_id):
         return self._json("GET", f"{API}/datasets/{int(dataset_id)}")
 
-    def dataset_create(self, name, *, description=None, tags=None, visibility=None):
-        """``visibility``: ``private`` or ``internal`` (default: the service's)."""
+    def dataset_create(self, name, *, description=None, tags=None, visibility=None, readme=None):
+        """``visibility``: ``private`` or ``internal`` (default: the service's); ``readme``:
+        Markdown, at most 100 KB."""
         body = {"name": name}
+        if readme is not None:
+            body["readme"] = readme
         if visibility is not None:
             body["visibility"] = visibility
         if description is not None:
@@ -146,8 +149,19 @@ class ResourcesMixin:
         return self._json("POST", f"{API}/datasets/", json_body=body)
 
     def dataset_update(self, dataset_id, **changes):
-        """Change ``name``, ``description``, ``tags`` and/or ``visibility``."""
+        """Change ``name``, ``description``, ``readme``, ``tags`` and/or ``visibility``."""
         return self._json("PATCH", f"{API}/datasets/{int(dataset_id)}", json_body=changes)
+
+    def dataset_columns(self, dataset_id):
+        """``{"version", "columns": [{"name", "type", "description"}]}``: the current
+        version's columns and what each means."""
+        return self._json("GET", f"{API}/datasets/{int(dataset_id)}/columns")
+
+    def dataset_columns_update(self, dataset_id, descriptions):
+        """Describe columns of the current version: ``{name: description}`` ("" removes
+        one); the others keep theirs. Answers as :meth:`dataset_columns`."""
+        body = {"columns": [{"name": n, "description": d} for n, d in descriptions.items()]}
+        return self._json("PATCH", f"{API}/datasets/{int(dataset_id)}/columns", json_body=body)
 
     def dataset_delete(self, dataset_id):
         self.request("DELETE", f"{API}/datasets/{int(dataset_id)}")

@@ -1026,6 +1026,10 @@ export type DatasetUpdate = {
      * Unique, compared case-insensitively; surrounding spaces are removed
      */
     name?: string;
+    /**
+     * Markdown, at most 102,400 bytes of UTF-8: what the data is, where it comes from, how to use it
+     */
+    readme?: string;
     tags?: Array<string>;
     visibility?: Visibility;
 };
@@ -1084,6 +1088,10 @@ export type Dataset = {
     name: string;
     owner_id: string;
     /**
+     * Markdown (rendered by clients)
+     */
+    readme: string;
+    /**
      * Its views and downloads in the last 30 days
      */
     stats: DatasetStats;
@@ -1099,10 +1107,49 @@ export type DatasetCreate = {
      */
     name: string;
     /**
+     * Markdown, at most 102,400 bytes of UTF-8: what the data is, where it comes from, how to use it
+     */
+    readme?: string;
+    /**
      * Up to 50 tags of 1 to 64 characters; duplicates are dropped
      */
     tags?: Array<string>;
     visibility?: Visibility;
+};
+
+export type ColumnsUpdate = {
+    /**
+     * The descriptions to set; the other columns keep theirs
+     */
+    columns: Array<ColumnDescription>;
+};
+
+export type ColumnDescription = {
+    description: string;
+    /**
+     * A column of the current version
+     */
+    name: string;
+};
+
+export type Columns = {
+    columns: Array<Column>;
+    /**
+     * The current version, whose columns these are; null: no file
+     */
+    version: number | null;
+};
+
+export type Column = {
+    /**
+     * What it means; "" when not described
+     */
+    description: string;
+    name: string;
+    /**
+     * Its type, as DuckDB reads it
+     */
+    type: string;
 };
 
 export type CollectionUpdate = {
@@ -2649,6 +2696,108 @@ export type UpdateDatasetResponses = {
 };
 
 export type UpdateDatasetResponse = UpdateDatasetResponses[keyof UpdateDatasetResponses];
+
+export type GetDatasetColumnsData = {
+    body?: never;
+    path: {
+        dataset_id: number;
+    };
+    query?: never;
+    url: '/api/v1/datasets/{dataset_id}/columns';
+};
+
+export type GetDatasetColumnsErrors = {
+    /**
+     * Not authenticated: no bearer token, or one that is invalid, expired or revoked (`Not authenticated`, `Invalid token`, `Token has expired`, `Token has been revoked`)
+     */
+    401: Error;
+    /**
+     * Forbidden: the role or ownership does not allow this, or a personal access token's scopes do not (a `read` token only reads)
+     */
+    403: Error;
+    /**
+     * `Dataset not found`
+     */
+    404: Error;
+    /**
+     * Validation error, `Dataset file is not tabular`, `Preview is too large` or `Preview timed out`
+     */
+    422: Error;
+    /**
+     * `Service unavailable` (the database cannot be reached) or `Storage unavailable` (the object storage failed); retry after `Retry-After` seconds
+     */
+    503: Error;
+    /**
+     * Any other error (500 `Internal server error`, 405 with `Allow`...), in the same JSON shape
+     */
+    default: Error;
+};
+
+export type GetDatasetColumnsError = GetDatasetColumnsErrors[keyof GetDatasetColumnsErrors];
+
+export type GetDatasetColumnsResponses = {
+    /**
+     * OK
+     */
+    200: Columns;
+};
+
+export type GetDatasetColumnsResponse = GetDatasetColumnsResponses[keyof GetDatasetColumnsResponses];
+
+export type UpdateDatasetColumnsData = {
+    body: ColumnsUpdate;
+    path: {
+        dataset_id: number;
+    };
+    query?: never;
+    url: '/api/v1/datasets/{dataset_id}/columns';
+};
+
+export type UpdateDatasetColumnsErrors = {
+    /**
+     * Bad request: the body is not valid JSON (`Request body is not valid JSON`, or nested too deeply, or a number out of range)
+     */
+    400: Error;
+    /**
+     * Not authenticated: no bearer token, or one that is invalid, expired or revoked (`Not authenticated`, `Invalid token`, `Token has expired`, `Token has been revoked`)
+     */
+    401: Error;
+    /**
+     * Forbidden: the role or ownership does not allow this, or a personal access token's scopes do not (a `read` token only reads)
+     */
+    403: Error;
+    /**
+     * `Dataset not found`
+     */
+    404: Error;
+    /**
+     * Request body too large: over `MAX_JSON_BODY_BYTES` (1 MiB by default), refused before it is read
+     */
+    413: Error;
+    /**
+     * Validation error: `detail` is a list of {loc, msg, type}
+     */
+    422: Error;
+    /**
+     * `Service unavailable` (the database cannot be reached) or `Storage unavailable` (the object storage failed); retry after `Retry-After` seconds
+     */
+    503: Error;
+    /**
+     * Any other error (500 `Internal server error`, 405 with `Allow`...), in the same JSON shape
+     */
+    default: Error;
+};
+
+export type UpdateDatasetColumnsError = UpdateDatasetColumnsErrors[keyof UpdateDatasetColumnsErrors];
+
+export type UpdateDatasetColumnsResponses = {
+    /**
+     * OK
+     */
+    200: Columns;
+};
+
+export type UpdateDatasetColumnsResponse = UpdateDatasetColumnsResponses[keyof UpdateDatasetColumnsResponses];
 
 export type DiffDatasetVersionsData = {
     body?: never;

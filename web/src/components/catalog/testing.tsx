@@ -82,6 +82,7 @@ export function makeDataset(overrides: Partial<Dataset> = {}): Dataset {
       uploaded_at: '2026-01-03T10:00:00Z',
     },
     capabilities: { write: true, manage: true },
+    readme: '',
     stats: { downloads_30d: 0, views_30d: 0 },
     ...overrides,
   };

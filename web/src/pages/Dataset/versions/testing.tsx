@@ -71,6 +71,7 @@ export const DATASET: Dataset = {
   file: null,
   visibility: 'internal',
   capabilities: { write: true, manage: true },
+  readme: '',
   stats: { downloads_30d: 0, views_30d: 0 },
 };
 
