@@ -12,14 +12,13 @@ import { ownerLabel, useUserNames } from '../../../components/catalog/useUserNam
 import { ErrorNotice } from '../../../components/ErrorNotice';
 import { formatBytes, formatCount, formatDate } from '../../../components/format';
 import { usePageTitle } from '../../../components/usePageTitle';
-import type { DatasetWithReadme } from '../../../api/pending';
 import { useDataset } from '../context';
 import { ReadmeSection } from './ReadmeSection';
 
 /** The dataset's Overview tab: its description, README, facts (with its use in the last
  *  30 days), file and download, and the pipelines that read it. */
 export function OverviewTab() {
-  const dataset: DatasetWithReadme = useDataset();
+  const dataset = useDataset();
   usePageTitle(`${dataset.name}: overview`);
   const names = useUserNames([dataset.owner_id]);
   return (

@@ -4,17 +4,16 @@ import type { FormEvent } from 'react';
 
 import { asApiError } from '../../../api/errors';
 import { updateDatasetMutation } from '../../../api/gen/@tanstack/react-query.gen';
-import type { DatasetUpdate } from '../../../api/gen/types.gen';
-import type { DatasetWithReadme } from '../../../api/pending';
+import type { Dataset } from '../../../api/gen/types.gen';
 import { Markdown } from '../../../components/catalog/Markdown';
 import { useAnnounce } from '../../../components/Announcer';
 import { Field, OtherProblems } from '../../../components/Field';
 
 /** The dataset's README (Markdown, rendered sanitised); writers edit it in place with a
  *  preview. A refused save keeps the editor and everything typed, the problem at the field. */
-export function ReadmeSection({ dataset }: { dataset: DatasetWithReadme }) {
+export function ReadmeSection({ dataset }: { dataset: Dataset }) {
   const [editing, setEditing] = useState(false);
-  const readme = dataset.readme ?? '';
+  const readme = dataset.readme;
   return (
     <section className="dataset-section" aria-labelledby="overview-readme">
       <h2 id="overview-readme">README</h2>
@@ -34,7 +33,7 @@ export function ReadmeSection({ dataset }: { dataset: DatasetWithReadme }) {
   );
 }
 
-function ReadmeEditor({ dataset, initial, onDone }: { dataset: DatasetWithReadme; initial: string; onDone: () => void }) {
+function ReadmeEditor({ dataset, initial, onDone }: { dataset: Dataset; initial: string; onDone: () => void }) {
   const [text, setText] = useState(initial);
   const [preview, setPreview] = useState(false);
   const queryClient = useQueryClient();
@@ -51,7 +50,7 @@ function ReadmeEditor({ dataset, initial, onDone }: { dataset: DatasetWithReadme
 
   function submit(event: FormEvent) {
     event.preventDefault();
-    save.mutate({ path: { dataset_id: dataset.id }, body: { readme: text } as DatasetUpdate });
+    save.mutate({ path: { dataset_id: dataset.id }, body: { readme: text } });
   }
 
   return (

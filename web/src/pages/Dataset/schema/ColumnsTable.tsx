@@ -3,19 +3,19 @@ import { useId, useState } from 'react';
 import type { FormEvent } from 'react';
 
 import { asApiError } from '../../../api/errors';
-import type { Dataset } from '../../../api/gen/types.gen';
-import type { ColumnDoc } from '../../../api/pending';
-import { updateDatasetColumnsMutation } from '../../../api/pending';
+import { updateDatasetColumnsMutation } from '../../../api/gen/@tanstack/react-query.gen';
+import type { Column, Dataset } from '../../../api/gen/types.gen';
 import { useAnnounce } from '../../../components/Announcer';
 import { OtherProblems } from '../../../components/Field';
 
 interface Props {
   dataset: Dataset;
-  columns: ColumnDoc[];
+  columns: Column[];
 }
 
-/** The columns with their types and descriptions. Writers edit every description and save
- *  them at once; a refused one's problem shows on its row, nothing typed is lost. */
+/** The columns with their types and descriptions. Writers edit any of the descriptions and
+ *  save the changed ones at once; a refused one's problem shows on its row, nothing typed
+ *  is lost. */
 export function ColumnsTable({ dataset, columns }: Props) {
   const write = dataset.capabilities.write;
   const [drafts, setDrafts] = useState<Record<string, string>>({});
@@ -31,14 +31,21 @@ export function ColumnsTable({ dataset, columns }: Props) {
     },
   });
   const problem = save.error ? asApiError(save.error) : null;
-  const draft = (column: ColumnDoc) => drafts[column.name] ?? column.description;
-  const changed = columns.some((column) => draft(column) !== column.description);
-  const rowProblem = (index: number) => problem?.fieldMessage(`columns.${index}.description`) ?? problem?.fieldMessage(`columns.${index}.name`);
-  const shown = columns.flatMap((_, index) => [`columns.${index}.name`, `columns.${index}.description`]);
+  const draft = (column: Column) => drafts[column.name] ?? column.description;
+  const changed = columns.filter((column) => draft(column) !== column.description);
+  // The request's columns are the changed ones, in the table's order: a 422's index is theirs.
+  const [sent, setSent] = useState<string[]>([]);
+  const rowProblem = (name: string) => {
+    const index = sent.indexOf(name);
+    if (!problem || index < 0) return undefined;
+    return problem.fieldMessage(`columns.${index}.description`) ?? problem.fieldMessage(`columns.${index}.name`);
+  };
+  const shown = sent.flatMap((_, index) => [`columns.${index}.name`, `columns.${index}.description`]);
 
   function submit(event: FormEvent) {
     event.preventDefault();
-    save.mutate({ path: { dataset_id: dataset.id }, body: { columns: columns.map((column) => ({ name: column.name, description: draft(column) })) } });
+    setSent(changed.map((column) => column.name));
+    save.mutate({ path: { dataset_id: dataset.id }, body: { columns: changed.map((column) => ({ name: column.name, description: draft(column) })) } });
   }
 
   const table = (
@@ -55,7 +62,7 @@ export function ColumnsTable({ dataset, columns }: Props) {
         </thead>
         <tbody>
           {columns.map((column, index) => {
-            const message = rowProblem(index);
+            const message = rowProblem(column.name);
             return (
               <tr key={column.name} className={message ? 'schema-row--invalid' : undefined}>
                 <td>{index + 1}</td>
@@ -100,13 +107,13 @@ export function ColumnsTable({ dataset, columns }: Props) {
       {table}
       <OtherProblems error={save.error} shown={shown} />
       <div className="actions">
-        <button type="submit" className="button button--primary" disabled={save.isPending || !changed}>
+        <button type="submit" className="button button--primary" disabled={save.isPending || changed.length === 0}>
           {save.isPending ? 'Saving…' : 'Save descriptions'}
         </button>
-        <button type="button" className="button" disabled={save.isPending || !changed} onClick={() => { setDrafts({}); save.reset(); }}>
+        <button type="button" className="button" disabled={save.isPending || changed.length === 0} onClick={() => { setDrafts({}); save.reset(); }}>
           Undo changes
         </button>
-        {save.isSuccess && !changed && (
+        {save.isSuccess && changed.length === 0 && (
           <span role="status" className="muted">
             Saved.
           </span>

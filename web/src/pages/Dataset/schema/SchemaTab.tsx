@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
 
-import { getDatasetColumnsOptions } from '../../../api/pending';
+import { getDatasetColumnsOptions } from '../../../api/gen/@tanstack/react-query.gen';
 import { ErrorNotice } from '../../../components/ErrorNotice';
 import { Loading } from '../../../components/States';
 import { usePageTitle } from '../../../components/usePageTitle';
