@@ -1,8 +1,7 @@
-"""The dataset page and its tabs (Overview with its README, Schema with column
-descriptions, Preview, Activity, Settings) and the New dataset form (create + upload as
-one task; the choice after a failed upload)."""
+"""The dataset page and its tabs (Overview, Schema, Preview, Activity, Settings) and the
+New dataset form (create + upload as one task; the choice after a failed upload); the
+README and column descriptions: test_dataset_docs.py."""
 
-import io
 import re
 import secrets
 
@@ -170,48 +169,6 @@ def test_a_failed_upload_leaves_the_choice_then_try_again_or_delete(signed_in, s
     expect(page.get_by_role("button", name="Create and upload")).to_be_visible()
     expect(page.get_by_label("Name")).to_have_value(other)
     assert person.client.datasets_list(q=other)["total"] == 0
-
-
-def test_a_writer_edits_the_readme_and_the_column_descriptions(signed_in, server, shoot):
-    page, person = signed_in("editor")
-    dataset = person.client.dataset_create(named("documented"), visibility="internal")
-    person.client.dataset_upload(dataset["id"], io.BytesIO(CSV), filename="weather.csv")
-    page.goto(app_url(server, f"/datasets/{dataset['id']}"))
-    readme = page.get_by_role("region", name="README")
-    expect(readme).to_contain_text("No README yet.")
-    expect(page.get_by_text("Views, last 30 days")).to_be_visible()
-    readme.get_by_role("button", name="Write a README").click()
-    page.get_by_role("textbox", name="README").fill(
-        "## Method\n\nMeasured **daily**.<script>window.hacked = 3</script>"
-    )
-    page.get_by_role("button", name="Preview").click()
-    preview = page.get_by_role("region", name="README preview")
-    expect(preview.get_by_role("heading", name="Method")).to_be_visible()
-    page.get_by_role("button", name="Preview").click()
-    # Past the service's limit: said at the field, the text kept.
-    page.get_by_role("textbox", name="README").fill("x" * 100_001)
-    page.get_by_role("button", name="Save").click()
-    box = page.get_by_role("textbox", name="README")
-    expect(box).to_have_attribute("aria-invalid", "true")
-    expect(box).to_have_value("x" * 100_001)
-    box.fill("## Method\n\nMeasured **daily**.<script>window.hacked = 3</script>")
-    page.get_by_role("button", name="Save").click()
-    expect(readme.get_by_role("heading", name="Method")).to_be_visible()
-    expect(readme.locator("strong")).to_have_text("daily")
-    assert page.evaluate("window.hacked") is None
-    check_axe(page)
-
-    tab(page, "Schema")
-    description = page.get_by_role("textbox", name="Description of temp")
-    description.fill("Air temperature in °C")
-    page.get_by_role("button", name="Save descriptions").click()
-    expect(page.get_by_role("status").filter(has_text="Saved.")).to_be_visible()
-    check_axe(page)
-    shoot(page, "dataset-schema")
-    page.reload()
-    expect(page.get_by_role("textbox", name="Description of temp")).to_have_value(
-        "Air temperature in °C"
-    )
 
 
 def test_a_viewer_sees_no_settings_and_no_upload(signed_in, admin_client):
