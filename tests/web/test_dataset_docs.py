@@ -53,12 +53,16 @@ def test_a_writer_edits_the_readme_and_the_column_descriptions(signed_in, server
     expect(readme.locator("strong")).to_have_text("daily")
     assert page.evaluate("window.hacked") is None
     check_axe(page)
+    readme.scroll_into_view_if_needed()
+    shoot(page, "dataset-readme")
 
     tab(page, "Schema")
     description = page.get_by_role("textbox", name="Description of temp")
     description.fill("Air temperature in °C")
+    page.get_by_role("textbox", name="Description of city").fill("Where it was measured")
     page.get_by_role("button", name="Save descriptions").click()
-    expect(page.get_by_role("status").filter(has_text="Saved.")).to_be_visible()
+    expect(page.get_by_text("Saved.", exact=True)).to_be_visible()
+    expect(page.get_by_role("button", name="Save descriptions")).to_be_disabled()
     check_axe(page)
     shoot(page, "dataset-schema")
     page.reload()
