@@ -1,9 +1,8 @@
 """The datasets feature's errors: what its services raise (domain errors, which know no
 HTTP) and what its upload and download answer (the HTTP contract's own)."""
 
-from datahub.platform.errors import Conflict, InvalidValues, NotFound, Unprocessable
+from datahub.platform.errors import Conflict, NotFound, Unprocessable
 from datahub.web.errors import APIError, BadRequest
-from datahub.web.validation.fields import ErrorMessage
 
 
 class DatasetNotFound(NotFound):
@@ -82,31 +81,3 @@ class DiffTooLarge(Unprocessable):
 
 class DiffTimedOut(Unprocessable):
     message = "Diff timed out"
-
-
-class UnknownColumns(InvalidValues):
-    """Column descriptions for columns the current version does not have: a 422 at each
-    one's ``name`` (``unknown``: position → name)."""
-
-    def __init__(self, unknown):
-        super().__init__(
-            {
-                "columns": {
-                    position: {
-                        "name": [
-                            ErrorMessage(f"Unknown column: {name}", "value_error.unknown_column")
-                        ]
-                    }
-                    for position, name in unknown.items()
-                }
-            }
-        )
-
-
-class NoColumnsYet(InvalidValues):
-    """Column descriptions for a dataset without a file."""
-
-    def __init__(self):
-        super().__init__(
-            {"columns": [ErrorMessage("Dataset has no columns yet", "value_error.no_columns")]}
-        )

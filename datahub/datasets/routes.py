@@ -95,4 +95,5 @@ class DatasetById(MethodView):
 add_grant_routes(blp, services.get_dataset, "dataset_id", "dataset", "Dataset")
 
 
-from datahub.datasets import column_routes, file_routes, version_routes  # noqa: E402, F401  (documented after the above)
+from datahub.datasets import file_routes, version_routes  # noqa: E402, F401  (documented after the above)
+from datahub.datasets.columns import routes as column_routes  # noqa: E402, F401

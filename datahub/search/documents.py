@@ -7,7 +7,8 @@ import sqlalchemy as sa
 from datahub.app.extensions import db
 from datahub.collections.models import Collection
 from datahub.datasets import usage
-from datahub.datasets.models import ColumnDescription, Dataset, DatasetVersion
+from datahub.datasets.columns.models import ColumnDescription
+from datahub.datasets.models import Dataset, DatasetVersion
 from datahub.pipelines.models import Pipeline
 from datahub.search.models import SearchDocument
 

@@ -12,6 +12,8 @@ from datahub.web.validation.fields import ErrorMessage
 
 SORTS = ("relevance", "-updated_at", "name", "popular")
 MAX_SUGGEST_CHARS = 100
+_KIND = "(" + "|".join(KINDS) + ")"
+KIND_LIST_PATTERN = f"^{_KIND}(,{_KIND})*$"
 
 
 class KindList(validate.Validator):
@@ -37,10 +39,12 @@ class SearchArgsSchema(ListArgsSchema):
         "`-word` (must not match), `or` between two; the last word also matches as a "
         "prefix. None: everything the caller may read",
     )
-    type = fields.String(
+    kinds = fields.String(
+        data_key="type",
         validate=KindList(),
         metadata={
-            "description": "Only these kinds, comma-separated: `dataset`, `collection`, `pipeline`"
+            "description": "Only these kinds, comma-separated: `dataset`, `collection`, `pipeline`",
+            "pattern": KIND_LIST_PATTERN,
         },
     )
     tag = label_field(Length(min=1, max=64), "Only datasets carrying this tag (exact)")
@@ -65,8 +69,8 @@ class SearchArgsSchema(ListArgsSchema):
 
     @post_load
     def _kinds(self, data, **_):
-        if data.get("type"):
-            data["type"] = list(dict.fromkeys(data["type"].split(",")))
+        if data.get("kinds"):
+            data["kinds"] = list(dict.fromkeys(data["kinds"].split(",")))
         return data
 
 

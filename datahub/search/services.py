@@ -39,8 +39,8 @@ def readable(user):
 
 def _filters(args, user):
     where = []
-    if args.get("type"):
-        where.append(DOCS.c.kind.in_(args["type"]))
+    if args.get("kinds"):
+        where.append(DOCS.c.kind.in_(args["kinds"]))
     if args.get("owner"):
         where.append(DOCS.c.owner_id == (user.id if args["owner"] == "me" else args["owner"]))
     if args.get("visibility"):
@@ -83,7 +83,8 @@ def _order(sort, hits, score):
     return (newest, hits.c.id.desc())
 
 
-FACETS = ("type", "tags", "owner", "format", "visibility")
+TYPE_FACET = "type"  # the kinds of the results
+FACETS = (TYPE_FACET, "tags", "owner", "format", "visibility")
 
 
 def search(args, user):
@@ -129,7 +130,7 @@ def search(args, user):
         "items": _items(
             [(rows[id_], score) for id_, score in scores.items() if id_ in rows], matcher
         ),
-        "total": sum(item["count"] for item in facets["type"]),
+        "total": sum(item["count"] for item in facets[TYPE_FACET]),
         "limit": args["limit"],
         "offset": args["offset"],
         "facets": facets,
@@ -180,7 +181,7 @@ def _facet_selects(hits):
         DatasetTag, sa.and_(hits.c.kind == "dataset", DatasetTag.dataset_id == hits.c.resource_id)
     )
     return (
-        counted("type", hits.c.kind),
+        counted(TYPE_FACET, hits.c.kind),
         counted("visibility", hits.c.visibility),
         counted("format", hits.c.format, hits.c.format.is_not(None)),
         counted("owner", hits.c.owner_id),

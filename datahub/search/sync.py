@@ -15,7 +15,8 @@ from flask import current_app, has_app_context
 from sqlalchemy import event, inspect
 
 from datahub.app.extensions import db
-from datahub.datasets.models import ColumnDescription, DatasetTag
+from datahub.datasets.columns.models import ColumnDescription
+from datahub.datasets.models import DatasetTag
 from datahub.search import documents
 
 _PENDING = "datahub_search"

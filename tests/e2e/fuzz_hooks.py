@@ -34,6 +34,7 @@ PASSWORD_FIELDS = ("password", "new_password")
 PREVIEWS = (
     "/api/v1/datasets/{dataset_id}/preview",
     "/api/v1/datasets/{dataset_id}/versions/{version}/preview",
+    "/api/v1/datasets/{dataset_id}/columns",  # read as a preview reads them
 )
 FILE = "/api/v1/datasets/{dataset_id}/file"
 FILES = (FILE, "/api/v1/datasets/{dataset_id}/versions/{version}/file")
@@ -158,6 +159,11 @@ CONTRACT_422_TYPES = {
     "/api/v1/datasets/{dataset_id}/grants": {"value_error.principal_not_found"},
     "/api/v1/collections/{collection_id}/grants": {"value_error.principal_not_found"},
     "/api/v1/pipelines/{pipeline_id}/grants": {"value_error.principal_not_found"},
+    # Columns the current version has (no schema knows a file's columns), of a file.
+    "/api/v1/datasets/{dataset_id}/columns": {
+        "value_error.unknown_column",
+        "value_error.no_columns",
+    },
 }
 
 

@@ -4,8 +4,10 @@ means."""
 from flask import current_app
 from flask.views import MethodView
 
-from datahub.datasets import columns, schemas, services
+from datahub.datasets import services
 from datahub.datasets.blueprint import blp
+from datahub.datasets.columns import schemas
+from datahub.datasets.columns import services as columns
 from datahub.datasets.openapi import PREVIEW_UNPROCESSABLE, STORAGE_UNAVAILABLE
 from datahub.resources.views import changes_row, readable
 from datahub.web.openapi import BEARER, JSON_BODY_ERRORS, described, operation

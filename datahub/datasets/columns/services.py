@@ -5,8 +5,8 @@ import sqlalchemy as sa
 
 from datahub.app.extensions import db
 from datahub.datasets import previews
-from datahub.datasets.errors import NoColumnsYet, UnknownColumns
-from datahub.datasets.models import ColumnDescription
+from datahub.datasets.columns.errors import NoColumnsYet, UnknownColumns
+from datahub.datasets.columns.models import ColumnDescription
 from datahub.datasets.services import UPDATED, get_dataset
 from datahub.platform.database import utcnow
 
