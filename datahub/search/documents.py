@@ -14,8 +14,6 @@ from datahub.search.models import SearchDocument
 
 MODELS = {"dataset": Dataset, "collection": Collection, "pipeline": Pipeline}
 KIND_OF = {model: kind for kind, model in MODELS.items()}
-# What a document keeps of the current version's columns until the version changes.
-VALUE_FIELDS = ("columns", "cell_values", "column_data", "values_version")
 
 
 def document(kind, row, descriptions=(), file_format=None):
@@ -70,10 +68,12 @@ def current_formats(datasets):
 
 
 def write(connection, documents, current_versions):
-    """Insert or update ``documents`` (of one kind). A dataset's column values stay while
-    its current version is the one they were read from (``current_versions``: dataset id
-    → current version); otherwise they are cleared for the worker to read again
-    (datahub.search.values)."""
+    """Insert or update ``documents`` (of one kind). A dataset whose current version is
+    not the one its columns and values were read from (``current_versions``: dataset id →
+    current version) is marked for the worker to read again (datahub.search.values),
+    which then replaces them; until then the earlier version's are searched. Leaving the
+    text as it is spares an upload rewriting the full-text index twice (bench/README.rst,
+    "Search")."""
     if not documents:
         return
     table = SearchDocument.__table__
@@ -116,12 +116,7 @@ def _update_statement(table):
             "documented",
         )
     }
-    values.update(
-        columns=sa.case((kept, table.c.columns), else_=""),
-        cell_values=sa.case((kept, table.c.cell_values), else_=""),
-        column_data=sa.case((kept, table.c.column_data), else_=sa.null()),
-        values_version=sa.case((kept, table.c.values_version), else_=sa.null()),
-    )
+    values["values_version"] = sa.case((kept, table.c.values_version), else_=sa.null())
     return (
         table.update()
         .where(

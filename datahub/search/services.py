@@ -37,7 +37,7 @@ def readable(user):
     )
 
 
-def _filters(args, user):
+def _filters(args, user, text_first=False):
     where = []
     if args.get("kinds"):
         where.append(DOCS.c.kind.in_(args["kinds"]))
@@ -47,8 +47,11 @@ def _filters(args, user):
         where.append(DOCS.c.visibility == args["visibility"])
     if args.get("format"):
         where.append(DOCS.c.format == args["format"])
+    # ``+ 0`` when the full-text match is to drive the query: SQLite otherwise starts from
+    # a tag's datasets and matches each of them anew (1.8 s instead of 20 ms at 100,000).
+    resource_id = DOCS.c.resource_id + 0 if text_first else DOCS.c.resource_id
     for kind_ids in _dataset_filters(args):
-        where += [DOCS.c.kind == "dataset", DOCS.c.resource_id.in_(kind_ids)]
+        where += [DOCS.c.kind == "dataset", resource_id.in_(kind_ids)]
     access = readable(user)
     if access is not None:
         where.append(access)
@@ -100,7 +103,7 @@ def search(args, user):
     sort = args.get("sort") or "relevance"
     if match.rank is None and sort == "relevance":
         sort = "-updated_at"
-    hits = _hits(index, match, sort, _filters(args, user))
+    hits = _hits(index, match, sort, _filters(args, user, text_first=bool(match.froms)))
     score = _boosted(hits) if match.rank is not None else sa.literal(0.0)
     page = (
         sa.select(
