@@ -284,6 +284,14 @@ class DefaultConfig:
     # A run's new output dataset is private anyway when any input is.
     DEFAULT_VISIBILITY = "internal"
 
+    # -- Search ------------------------------------------------------------------------
+    # The index of datasets, collections and pipelines (docs/guides/search.rst).
+
+    # Each change writes its search document in its own transaction. Off: changes leave
+    # the index as it is (a bulk load), and ``flask --app datahub search reindex``
+    # rebuilds it afterwards.
+    SEARCH_INDEX_ON_WRITE = True
+
     # -- Events ------------------------------------------------------------------------
     # CloudEvents about datasets, versions, pipelines and runs (docs/guides/events.rst).
 

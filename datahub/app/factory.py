@@ -141,7 +141,7 @@ def request_only_reads():
 def register_subscribers():
     """What acts on events in their change's transaction (datahub.events.outbox)."""
     import datahub.pipelines.triggers  # noqa: F401  (a new version wants triggered runs)
-    import datahub.search.models  # noqa: F401  (the index's table, in the metadata)
+    import datahub.search.sync  # noqa: F401  (the index follows each change, in its transaction)
 
 
 def register_blueprints(app):
@@ -163,6 +163,7 @@ def register_blueprints(app):
     from datahub.pipelines.routes import blp as pipelines_blp
     from datahub.pipelines.schemas import register_trigger_schemas
     from datahub.pipelines.steps import register_openapi_schemas
+    from datahub.search.routes import blp as search_blp
     from datahub.spa import blp as spa_blp
 
     api.register_blueprint(auth_blp)
@@ -178,6 +179,7 @@ def register_blueprints(app):
     api.register_blueprint(lineage_blp)
     api.register_blueprint(events_blp)
     api.register_blueprint(webhooks_blp)
+    api.register_blueprint(search_blp)
     app.register_blueprint(ops_blp)
     app.register_blueprint(spa_blp)
     app.register_blueprint(docs_blp)
@@ -195,11 +197,13 @@ def register_commands(app):
     from datahub.identity.groups.commands import groups_cli
     from datahub.identity.users.commands import users_cli
     from datahub.pipelines.commands import worker_command
+    from datahub.search.commands import search_cli
 
     app.cli.add_command(users_cli)
     app.cli.add_command(groups_cli)
     app.cli.add_command(worker_command)
     app.cli.add_command(sessions_cli)
+    app.cli.add_command(search_cli)
 
 
 def register_request_hooks(app):

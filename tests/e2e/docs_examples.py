@@ -19,6 +19,7 @@ WALKTHROUGH = (
     "guides/curl.rst",
     "guides/command.rst",
     "guides/python.rst",
+    "guides/search.rst",
 )
 RUNNABLE = ("bash", "python")
 DOCUMENTED_URL = "http://127.0.0.1:8000"

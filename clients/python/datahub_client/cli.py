@@ -33,6 +33,7 @@ from datahub_client.cli_context import Context, Main, pass_context
 from datahub_client.cli_events import events, pipelines_trigger, webhooks
 from datahub_client.cli_lineage import datasets_lineage
 from datahub_client.cli_previews import datasets_preview, pipelines_preview
+from datahub_client.cli_search import search
 from datahub_client.cli_versions import VERSION_COMMANDS
 
 DEFAULT_URL = "http://127.0.0.1:8000"
@@ -70,6 +71,7 @@ cli.add_command(groups)  # cli_access.py
 cli.add_command(users)
 cli.add_command(events)  # cli_events.py
 cli.add_command(webhooks)
+cli.add_command(search)  # cli_search.py
 
 
 # -- datasets -----------------------------------------------------------------------------

@@ -52,10 +52,23 @@ PG_INDEXES = (
 )
 
 
-def _sqlite_fts(table, columns, tokenize):
+# Letters that unicode61's remove_diacritics keeps but PostgreSQL's unaccent (and the
+# query parser, datahub.search.query.fold) turn into plain ones: Tromsø is found by tromso.
+FOLDED = (("ø", "o"), ("Ø", "O"), ("æ", "ae"), ("Æ", "AE"), ("ß", "ss"), ("đ", "d"),
+          ("Đ", "D"), ("ł", "l"), ("Ł", "L"))
+
+
+def _folded(expression):
+    for letter, plain in FOLDED:
+        expression = f"replace({expression}, '{letter}', '{plain}')"
+    return expression
+
+
+def _sqlite_fts(table, columns, tokenize, fold=False):
     names = ", ".join(columns)
-    new = ", ".join(f"new.{c}" for c in columns)
-    old = ", ".join(f"old.{c}" for c in columns)
+    value = _folded if fold else (lambda expression: expression)
+    new = ", ".join(value(f"new.{c}") for c in columns)
+    old = ", ".join(value(f"old.{c}") for c in columns)
     return (
         f"CREATE VIRTUAL TABLE {table} USING fts5({names}, content='search_documents', "
         f"content_rowid='id', tokenize='{tokenize}')",
@@ -114,15 +127,15 @@ def upgrade():
             op.execute(statement)
     else:
         for statement in (
-            *_sqlite_fts("search_text", TEXT_COLUMNS, "porter unicode61 remove_diacritics 2"),
+            *_sqlite_fts("search_text", TEXT_COLUMNS, "porter unicode61 remove_diacritics 2", True),
             *_sqlite_fts("search_trigrams", TRIGRAM_COLUMNS, "trigram"),
         ):
             op.execute(statement)
     # What exists is searchable at once by its names, descriptions and tags; the worker
     # reads the columns and values of each current version (values_version is null).
     postgres = op.get_context().dialect.name == "postgresql"
-    tags = ("string_agg(tag, ' ' ORDER BY position)" if postgres
-            else "group_concat(tag, ' ')")
+    tags = ("string_agg(tag, chr(10) ORDER BY position)" if postgres
+            else "group_concat(tag, char(10))")
     for kind, table, fmt in (
         ("dataset", "datasets", "(SELECT format FROM dataset_versions v WHERE "
          "v.dataset_id = t.id AND v.version = t.current_version)"),

@@ -51,6 +51,11 @@ FIELD_ERRORS = {
             "ensure this value is a finite number", "value_error.number.not_finite_number"
         ),
     },
+    ma_fields.Float: {
+        "special": ErrorMessage(
+            "ensure this value is a finite number", "value_error.number.not_finite_number"
+        )
+    },
     ma_fields.Integer: {
         "invalid": ErrorMessage("value is not a valid integer", "type_error.integer")
     },
@@ -99,6 +104,7 @@ Field = _with_pydantic_errors(ma_fields.Field)
 Raw = _with_pydantic_errors(ma_fields.Raw)
 String = _with_pydantic_errors(ma_fields.String)
 Integer = _with_pydantic_errors(ma_fields.Integer)
+Float = _with_pydantic_errors(ma_fields.Float)
 Boolean = _with_pydantic_errors(ma_fields.Boolean)
 List = _with_pydantic_errors(ma_fields.List)
 Dict = _with_pydantic_errors(ma_fields.Dict)

@@ -218,6 +218,23 @@ export type Token = {
     token_type: 'bearer';
 };
 
+export type Suggestions = {
+    items: Array<Suggestion>;
+};
+
+export type Suggestion = {
+    id: number;
+    /**
+     * What `name` is: a resource's name, a tag, or a column name
+     */
+    kind: 'dataset' | 'collection' | 'pipeline' | 'tag' | 'column';
+    name: string;
+    /**
+     * What choosing it opens
+     */
+    type: 'dataset' | 'collection' | 'pipeline';
+};
+
 export type SqlStep = {
     op: 'sql';
     query: string;
@@ -258,6 +275,83 @@ export type Session = {
 export type SelectStep = {
     columns: Array<string>;
     op: 'select';
+};
+
+export type SearchResult = {
+    /**
+     * At most 300 characters
+     */
+    description: string;
+    format: string | null;
+    /**
+     * The text that matched, HTML-escaped, each match in `<mark>...</mark>`
+     */
+    highlights: Highlights;
+    id: number;
+    matched_columns: Array<MatchedColumn>;
+    name: string;
+    owner: Owner;
+    owner_id: string;
+    /**
+     * Not known yet: null
+     */
+    rows: number | null;
+    /**
+     * Relevance: higher is better
+     */
+    score: number;
+    size_bytes: number | null;
+    tags: Array<string>;
+    type: 'dataset' | 'collection' | 'pipeline';
+    updated_at: string;
+    visibility: Visibility;
+};
+
+export type Owner = {
+    id: string;
+    name: string;
+};
+
+export type MatchedColumn = {
+    name: string;
+    /**
+     * A value of the column that matched
+     */
+    value?: string;
+};
+
+export type Highlights = {
+    description?: string;
+    name?: string;
+    /**
+     * An excerpt of the README
+     */
+    readme?: string;
+};
+
+export type SearchPage = {
+    facets: Facets;
+    items: Array<SearchResult>;
+    limit: number;
+    offset: number;
+    total: number;
+};
+
+export type FacetValue = {
+    count: number;
+    /**
+     * An owner's name
+     */
+    name?: string;
+    value: string;
+};
+
+export type Facets = {
+    format: Array<FacetValue>;
+    owner: Array<FacetValue>;
+    tags: Array<FacetValue>;
+    type: Array<FacetValue>;
+    visibility: Array<FacetValue>;
 };
 
 export type SchemaChanges = {
@@ -4562,6 +4656,131 @@ export type CancelPipelineRunResponses = {
 };
 
 export type CancelPipelineRunResponse = CancelPipelineRunResponses[keyof CancelPipelineRunResponses];
+
+export type SearchData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * Page size, 1 to 100
+         */
+        limit?: number;
+        /**
+         * Items to skip
+         */
+        offset?: number;
+        /**
+         * Words (all must match, stemmed, case- and accent-insensitive), `"a phrase"`, `-word` (must not match), `or` between two; the last word also matches as a prefix. None: everything the caller may read
+         */
+        q?: string;
+        /**
+         * Only these kinds, comma-separated: `dataset`, `collection`, `pipeline`
+         */
+        type?: string;
+        /**
+         * Only datasets carrying this tag (exact)
+         */
+        tag?: string;
+        /**
+         * Only what this user id owns (`me`: the caller)
+         */
+        owner?: string;
+        /**
+         * Only datasets whose current file has this format
+         */
+        format?: 'csv' | 'parquet' | 'jsonl';
+        visibility?: Visibility;
+        /**
+         * Only datasets that are members of this collection
+         */
+        collection?: number;
+        /**
+         * `relevance` (the default; without `q`: `-updated_at`), `-updated_at` (newest first), `name`, or `popular` (views and downloads in the last 30 days)
+         */
+        sort?: 'relevance' | '-updated_at' | 'name' | 'popular';
+    };
+    url: '/api/v1/search/';
+};
+
+export type SearchErrors = {
+    /**
+     * Not authenticated: no bearer token, or one that is invalid, expired or revoked (`Not authenticated`, `Invalid token`, `Token has expired`, `Token has been revoked`)
+     */
+    401: Error;
+    /**
+     * Forbidden: the role or ownership does not allow this, or a personal access token's scopes do not (a `read` token only reads)
+     */
+    403: Error;
+    /**
+     * Validation error: `detail` is a list of {loc, msg, type}
+     */
+    422: Error;
+    /**
+     * Service unavailable (`Service unavailable`: the database cannot be reached); retry after `Retry-After` seconds
+     */
+    503: Error;
+    /**
+     * Any other error (500 `Internal server error`, 405 with `Allow`...), in the same JSON shape
+     */
+    default: Error;
+};
+
+export type SearchError = SearchErrors[keyof SearchErrors];
+
+export type SearchResponses = {
+    /**
+     * OK
+     */
+    200: SearchPage;
+};
+
+export type SearchResponse = SearchResponses[keyof SearchResponses];
+
+export type SearchSuggestData = {
+    body?: never;
+    path?: never;
+    query: {
+        /**
+         * What has been typed so far: names of datasets, collections and pipelines, tags and column names containing it are suggested
+         */
+        q: string;
+    };
+    url: '/api/v1/search/suggest';
+};
+
+export type SearchSuggestErrors = {
+    /**
+     * Not authenticated: no bearer token, or one that is invalid, expired or revoked (`Not authenticated`, `Invalid token`, `Token has expired`, `Token has been revoked`)
+     */
+    401: Error;
+    /**
+     * Forbidden: the role or ownership does not allow this, or a personal access token's scopes do not (a `read` token only reads)
+     */
+    403: Error;
+    /**
+     * Validation error: `detail` is a list of {loc, msg, type}
+     */
+    422: Error;
+    /**
+     * Service unavailable (`Service unavailable`: the database cannot be reached); retry after `Retry-After` seconds
+     */
+    503: Error;
+    /**
+     * Any other error (500 `Internal server error`, 405 with `Allow`...), in the same JSON shape
+     */
+    default: Error;
+};
+
+export type SearchSuggestError = SearchSuggestErrors[keyof SearchSuggestErrors];
+
+export type SearchSuggestResponses = {
+    /**
+     * OK
+     */
+    200: Suggestions;
+};
+
+export type SearchSuggestResponse = SearchSuggestResponses[keyof SearchSuggestResponses];
 
 export type ListUsersData = {
     body?: never;

@@ -1,0 +1,24 @@
+"""``flask --app datahub search reindex``: rebuild the search index while the service runs."""
+
+import click
+from flask.cli import AppGroup
+
+from datahub.search import documents
+
+search_cli = AppGroup("search", help="The search index.")
+
+
+@search_cli.command("reindex")
+@click.option("--batch-size", default=1000, show_default=True, type=click.IntRange(1, 100000))
+def reindex_command(batch_size):
+    """Rebuild the index of every dataset, collection and pipeline, in batches."""
+    counts = {}
+
+    def report(kind, count):
+        counts[kind] = counts.get(kind, 0) + count
+
+    documents.reindex(batch_size, report)
+    click.echo(
+        "search: indexed "
+        + ", ".join(f"{counts.get(kind, 0)} {kind}s" for kind in documents.MODELS)
+    )

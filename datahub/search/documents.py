@@ -1,0 +1,179 @@
+"""The search index's rows, made from the resources they describe: written in the
+transaction of each change (datahub.search.sync) and by a rebuild
+(datahub.search.services.reindex), by the same functions."""
+
+import sqlalchemy as sa
+
+from datahub.app.extensions import db
+from datahub.collections.models import Collection
+from datahub.datasets.models import ColumnDescription, Dataset, DatasetVersion
+from datahub.pipelines.models import Pipeline
+from datahub.search.models import SearchDocument
+
+MODELS = {"dataset": Dataset, "collection": Collection, "pipeline": Pipeline}
+KIND_OF = {model: kind for kind, model in MODELS.items()}
+# What a document keeps of the current version's columns until the version changes.
+VALUE_FIELDS = ("columns", "cell_values", "column_data", "values_version")
+
+
+def document(kind, row, descriptions=(), file_format=None):
+    """The indexed values of ``row`` (a ``kind``), but for its columns' values.
+    ``descriptions``: a dataset's column descriptions as (name, text)."""
+    body = [row.description or ""]
+    tags = ""
+    if kind == "dataset":
+        tags = "\n".join(row.tags)
+        body += [row.readme or "", *(f"{name}: {text}" for name, text in descriptions)]
+    elif kind == "pipeline":
+        body.append(row.output_dataset_name or "")
+    return {
+        "kind": kind,
+        "resource_id": row.id,
+        "name": row.name,
+        "tags": tags,
+        "body": "\n".join(part for part in body if part),
+        "owner_id": row.owner_id,
+        "visibility": row.visibility,
+        "format": file_format,
+        "updated_at": row.updated_at,
+        "documented": bool(kind == "dataset" and (row.readme or descriptions)),
+    }
+
+
+def column_descriptions(dataset_ids):
+    """``{dataset_id: [(name, description)]}`` for ``dataset_ids``, in one query."""
+    found = {}
+    if dataset_ids:
+        query = (
+            sa.select(
+                ColumnDescription.dataset_id, ColumnDescription.name, ColumnDescription.description
+            )
+            .where(ColumnDescription.dataset_id.in_(dataset_ids))
+            .order_by(ColumnDescription.dataset_id, ColumnDescription.name)
+        )
+        for dataset_id, name, text in db.session.execute(query):
+            found.setdefault(dataset_id, []).append((name, text))
+    return found
+
+
+def current_formats(datasets):
+    """``{dataset_id: format}`` of the current versions of ``datasets``, in one query."""
+    keys = [(row.id, row.current_version) for row in datasets if row.current_version is not None]
+    if not keys:
+        return {}
+    query = sa.select(DatasetVersion.dataset_id, DatasetVersion.format).where(
+        sa.tuple_(DatasetVersion.dataset_id, DatasetVersion.version).in_(keys)
+    )
+    return dict(db.session.execute(query).all())
+
+
+def write(connection, documents, current_versions):
+    """Insert or update ``documents`` (of one kind). A dataset's column values stay while
+    its current version is the one they were read from (``current_versions``: dataset id
+    → current version); otherwise they are cleared for the worker to read again
+    (datahub.search.values)."""
+    if not documents:
+        return
+    table = SearchDocument.__table__
+    kind = documents[0]["kind"]
+    ids = [doc["resource_id"] for doc in documents]
+    existing = set(
+        connection.scalars(
+            sa.select(table.c.resource_id).where(table.c.kind == kind, table.c.resource_id.in_(ids))
+        )
+    )
+    updates = [doc for doc in documents if doc["resource_id"] in existing]
+    inserts = [doc for doc in documents if doc["resource_id"] not in existing]
+    if updates:
+        connection.execute(
+            _update_statement(table), [_keyed(doc, current_versions) for doc in updates]
+        )
+    if inserts:
+        connection.execute(table.insert(), inserts)
+
+
+def _keyed(doc, current_versions):
+    return {
+        **{f"new_{key}": value for key, value in doc.items()},
+        "current_version": current_versions.get(doc["resource_id"]),
+    }
+
+
+def _update_statement(table):
+    kept = table.c.values_version == sa.bindparam("current_version")
+    values = {
+        name: sa.bindparam(f"new_{name}")
+        for name in (
+            "name",
+            "tags",
+            "body",
+            "owner_id",
+            "visibility",
+            "format",
+            "updated_at",
+            "documented",
+        )
+    }
+    values.update(
+        columns=sa.case((kept, table.c.columns), else_=""),
+        cell_values=sa.case((kept, table.c.cell_values), else_=""),
+        column_data=sa.case((kept, table.c.column_data), else_=sa.null()),
+        values_version=sa.case((kept, table.c.values_version), else_=sa.null()),
+    )
+    return (
+        table.update()
+        .where(
+            table.c.kind == sa.bindparam("new_kind"),
+            table.c.resource_id == sa.bindparam("new_resource_id"),
+        )
+        .values(values)
+    )
+
+
+def remove(connection, kind, ids):
+    table = SearchDocument.__table__
+    connection.execute(table.delete().where(table.c.kind == kind, table.c.resource_id.in_(ids)))
+
+
+def index_rows(connection, kind, rows, new=False):
+    """Write the documents of ``rows`` (loaded ``kind`` rows); ``new``: none has one yet
+    (their insert needs no lookup)."""
+    descriptions, formats = {}, {}
+    if kind == "dataset":
+        descriptions = {} if new else column_descriptions([row.id for row in rows])
+        formats = current_formats(rows)
+    documents = [
+        document(kind, row, descriptions.get(row.id, ()), formats.get(row.id)) for row in rows
+    ]
+    if new:
+        if documents:
+            connection.execute(SearchDocument.__table__.insert(), documents)
+        return
+    versions = {row.id: row.current_version for row in rows} if kind == "dataset" else {}
+    write(connection, documents, versions)
+
+
+def reindex(batch_size=1000, report=None):
+    """Rebuild every document, ``batch_size`` resources to a transaction (the service
+    goes on meanwhile: a change in between writes its own document), and drop those whose
+    resource is gone. ``report(kind, count)`` after each batch."""
+    for kind, model in MODELS.items():
+        last = 0
+        while True:
+            rows = db.session.scalars(
+                sa.select(model).where(model.id > last).order_by(model.id).limit(batch_size)
+            ).all()
+            if not rows:
+                break
+            index_rows(db.session.connection(), kind, rows)
+            last = rows[-1].id
+            db.session.commit()
+            if report is not None:
+                report(kind, len(rows))
+        table = SearchDocument.__table__
+        db.session.execute(
+            table.delete().where(
+                table.c.kind == kind, table.c.resource_id.not_in(sa.select(model.id))
+            )
+        )
+        db.session.commit()

@@ -1,0 +1,69 @@
+"""``flask --app datahub search reindex``, and the index left alone when
+``SEARCH_INDEX_ON_WRITE`` is off."""
+
+import pytest
+import sqlalchemy as sa
+
+from datahub.app.extensions import db
+from datahub.search.models import SearchDocument
+from tests.resources import actors, create_collection, create_dataset  # noqa: F401
+
+URL = "/api/v1/search"
+
+
+def names(client, headers, q):
+    response = client.get(URL, query_string={"q": q}, headers=headers)
+    assert response.status_code == 200, response.get_json()
+    return sorted(item["name"] for item in response.get_json()["items"])
+
+
+def test_reindex_rebuilds_every_document_and_drops_orphans(app, client, runner, actors):
+    headers = actors["editor"].headers
+    ids = [create_dataset(client, headers, f"Harbour {i}", tags=["port"])["id"] for i in range(5)]
+    shelf = create_collection(client, headers, "Harbour shelf")["id"]
+    with app.app_context():
+        db.session.execute(
+            sa.delete(SearchDocument).where(
+                sa.or_(
+                    sa.and_(
+                        SearchDocument.kind == "dataset", SearchDocument.resource_id.in_(ids[2:])
+                    ),
+                    sa.and_(
+                        SearchDocument.kind == "collection", SearchDocument.resource_id == shelf
+                    ),
+                )
+            )
+        )
+        db.session.add(
+            SearchDocument(
+                kind="dataset",
+                resource_id=999999,
+                name="Harbour ghost",
+                owner_id=actors["editor"].id,
+                visibility="internal",
+                updated_at=sa.func.now(),
+            )
+        )
+        db.session.commit()
+    assert names(client, headers, "harbour") == [
+        "Harbour 0",
+        "Harbour 1",
+        "Harbour ghost",
+    ]
+    result = runner.invoke(args=["search", "reindex", "--batch-size", "2"])
+    assert result.exit_code == 0, result.output
+    assert result.output.strip() == "search: indexed 5 datasets, 1 collections, 0 pipelines"
+    assert names(client, headers, "harbour") == [
+        *(f"Harbour {i}" for i in range(5)),
+        "Harbour shelf",
+    ]
+    assert len(names(client, headers, "port")) == 5
+
+
+@pytest.mark.parametrize("config_overrides", [{"SEARCH_INDEX_ON_WRITE": False}])
+def test_with_indexing_off_changes_wait_for_a_reindex(client, runner, actors):
+    headers = actors["editor"].headers
+    create_dataset(client, headers, "Lighthouse log")
+    assert names(client, headers, "lighthouse") == []
+    assert runner.invoke(args=["search", "reindex"]).exit_code == 0
+    assert names(client, headers, "lighthouse") == ["Lighthouse log"]
