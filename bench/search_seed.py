@@ -94,9 +94,8 @@ def document_rows(entry, dataset_id, owner, visibility, stamp):
 
 @contextlib.contextmanager
 def index_set_aside(db):
-    """Build the full-text indexes once after a bulk insert rather than row by row:
-    PostgreSQL's non-unique indexes of search_documents are dropped and created again,
-    SQLite's FTS5 triggers dropped and created again, its FTS5 tables rebuilt."""
+    """PostgreSQL: build search_documents' non-unique indexes once after a bulk insert
+    rather than row by row (dropped, then created again)."""
     import sqlalchemy as sa
 
     def rows(sql):
@@ -113,26 +112,8 @@ def index_set_aside(db):
         yield
         for _, definition in indexes:
             db.session.execute(sa.text(definition))
-    else:
-        triggers = rows(
-            "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' "
-            "AND tbl_name = 'search_documents'"
-        )
-        tables = [
-            name
-            for (name,) in rows(
-                "SELECT name FROM sqlite_master WHERE type = 'table' "
-                "AND sql LIKE '%content=''search_documents''%'"
-            )
-        ]
-        for name, _ in triggers:
-            db.session.execute(sa.text(f'DROP TRIGGER "{name}"'))
-        db.session.commit()
+    else:  # SQLite: its triggers write what the FTS5 tables index (folded letters)
         yield
-        for name in tables:
-            db.session.execute(sa.text(f"INSERT INTO {name}({name}) VALUES ('rebuild')"))
-        for _, definition in triggers:
-            db.session.execute(sa.text(definition))
     db.session.commit()
 
 
