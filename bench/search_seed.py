@@ -71,13 +71,13 @@ def document_rows(entry, dataset_id, owner, visibility, stamp):
         "kind": "dataset",
         "resource_id": dataset_id,
         "name": entry["name"],
-        "tags": " ".join(entry["tags"]),
-        "columns": " ".join(c["name"] for c in columns),
+        "tags": "\n".join(entry["tags"]),
+        "columns": "\n".join(c["name"] for c in columns),
         "body": "\n".join(
             [entry["description"], entry["readme"]]
             + [f"{c['name']}: {c['description']}" for c in described]
         ),
-        "cell_values": " ".join(v for c in columns for v in c["values"]),
+        "cell_values": "\n".join(v for c in columns for v in c["values"]),
         "column_data": [
             {"name": c["name"], "type": c["type"], "values": c["values"]} for c in columns
         ],
