@@ -148,8 +148,12 @@ def bench_queries(server, args, codename):
     ]
     items += [("suggest", {"q": q}) for q in SUGGEST]
     times, per_query, totals = {}, {}, {}
-    rng = random.Random(3)
+    rng, started = random.Random(3), time.monotonic()
     for round_number in range(args.rounds + 1):  # round 0 warms up
+        elapsed = time.monotonic() - started
+        if round_number > 2 and elapsed > args.query_seconds:
+            break
+        print(f"queries: round {round_number} at {elapsed:.0f} s", flush=True)
         rng.shuffle(items)
         for kind, params in items:
             suggest = kind == "suggest"
@@ -358,7 +362,10 @@ def parse_args(argv):
     parser.add_argument("--database-url", help="PostgreSQL URL (its public schema is rebuilt)")
     parser.add_argument("--cases", default=",".join(CASES), help=",".join(CASES))
     parser.add_argument("--datasets", type=int, default=100_000)
-    parser.add_argument("--rounds", type=int, default=30, help="rounds of every query")
+    parser.add_argument("--rounds", type=int, default=30, help="rounds of every query, at most")
+    parser.add_argument(
+        "--query-seconds", type=float, default=150, help="no round starts after (from the 3rd)"
+    )
     parser.add_argument("--writes", type=int, default=600, help="creates and uploads each")
     parser.add_argument("--grants", type=int, default=20_000, help="to others than the viewer")
     parser.add_argument("--users", type=int, default=100)
