@@ -62,4 +62,5 @@ def test_a_stopped_and_restarted_directory_under_gunicorn(app, database_url, tmp
     ]
     logins = [json.loads(line) for line in access if "/api/v1/auth/login" in line]
     assert len(logins) == 16, access  # every access line is JSON (json.loads)
-    assert [entry["status"] for entry in logins] == [200] * 4 + [503] * 6 + [200] * 6
+    # Two workers write their lines each after its own answer: counted, not in order.
+    assert sorted(entry["status"] for entry in logins) == [200] * 10 + [503] * 6

@@ -1,4 +1,4 @@
-import { createContext, useCallback, useContext, useState } from 'react';
+import { createContext, useCallback, useContext, useEffect, useRef, useState } from 'react';
 import type { ReactNode } from 'react';
 
 const AnnounceContext = createContext<(text: string) => void>(() => {});
@@ -7,10 +7,14 @@ const AnnounceContext = createContext<(text: string) => void>(() => {});
  *  without taking the focus. */
 export function AnnouncerProvider({ children }: { children: ReactNode }) {
   const [text, setText] = useState('');
+  const timer = useRef<number | undefined>(undefined);
   const announce = useCallback((next: string) => {
     setText('');
-    window.setTimeout(() => setText(next), 50);
+    window.clearTimeout(timer.current);
+    timer.current = window.setTimeout(() => setText(next), 50);
   }, []);
+  // Nothing is announced once the app is gone (a test's page torn down included).
+  useEffect(() => () => window.clearTimeout(timer.current), []);
   return (
     <AnnounceContext.Provider value={announce}>
       {children}
