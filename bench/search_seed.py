@@ -136,7 +136,8 @@ def insert_datasets(entries, owner, visibility_of, batch=2000):
     import sqlalchemy as sa
 
     from datahub.app.extensions import db
-    from datahub.datasets.models import ColumnDescription, Dataset, DatasetTag, DatasetVersion
+    from datahub.datasets.columns.models import ColumnDescription
+    from datahub.datasets.models import Dataset, DatasetTag, DatasetVersion
     from datahub.platform.database import utcnow
     from datahub.search.models import SearchDocument
 
