@@ -37,7 +37,6 @@ def seed(env, args):
     from datahub.identity.group_models import Group, GroupMember
     from datahub.identity.users import services
     from datahub.platform.database import utcnow
-    from datahub.resources.grant_models import DatasetGrant
 
     os.environ.update(env)
     app = create_app()
@@ -95,24 +94,35 @@ def seed(env, args):
                 grants.add((rng.choice(private), f"group:{rng.choice(group_ids)}"))
             else:
                 grants.add((rng.choice(private), f"user:{rng.choice(users)}"))
-        values = []
-        for dataset_id, principal in grants:
-            kind, _, ident = principal.partition(":")
-            values.append(
-                {
-                    "resource_id": dataset_id,
-                    "principal": principal,
-                    "user_id": ident if kind == "user" else None,
-                    "group_id": int(ident) if kind == "group" else None,
-                    "permission": "read",
-                    "created_at": now,
-                    "created_by": owner,
-                }
-            )
-        for start in range(0, len(values), 5000):
-            db.session.execute(sa.insert(DatasetGrant), values[start : start + 5000])
-        db.session.commit()
+        insert_read_grants(grants, owner, now)
         db.engine.dispose()
+
+
+def insert_read_grants(grants, owner, now):
+    """``read`` grants on datasets, ``(dataset_id, "user:<id>" or "group:<id>")`` each, in
+    bulk, committed."""
+    import sqlalchemy as sa
+
+    from datahub.app.extensions import db
+    from datahub.resources.grant_models import DatasetGrant
+
+    rows = []
+    for dataset_id, principal in sorted(grants):
+        kind, _, ident = principal.partition(":")
+        rows.append(
+            {
+                "resource_id": dataset_id,
+                "principal": principal,
+                "user_id": ident if kind == "user" else None,
+                "group_id": int(ident) if kind == "group" else None,
+                "permission": "read",
+                "created_at": now,
+                "created_by": owner,
+            }
+        )
+    for start in range(0, len(rows), 5000):
+        db.session.execute(sa.insert(DatasetGrant), rows[start : start + 5000])
+    db.session.commit()
 
 
 def login(server, email):

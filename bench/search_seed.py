@@ -14,6 +14,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.access import insert_read_grants  # noqa: E402
 from bench.run import EMAIL, PASSWORD  # noqa: E402
 
 VIEWER, ADMIN = "viewer@bench.example", "admin@bench.example"
@@ -220,11 +221,7 @@ def seed_users(owner, args):
 def seed_grants(owner, viewer, others, groups, args):
     """Read grants: the viewer's (on 0.5% of the catalog, half through their group) and
     ``--grants`` more to other users and groups."""
-    import sqlalchemy as sa
-
-    from datahub.app.extensions import db
     from datahub.platform.database import utcnow
-    from datahub.resources.grant_models import DatasetGrant
 
     rng, now, grants = random.Random(9), utcnow(), set()
     for i in range(1, args.datasets + 1):
@@ -238,23 +235,7 @@ def seed_grants(owner, viewer, others, groups, args):
             grants.add((dataset, f"user:{rng.choice(others)}"))
         else:
             grants.add((dataset, f"group:{rng.choice(groups[1:])}"))
-    rows = []
-    for dataset, principal in sorted(grants):
-        kind, _, ident = principal.partition(":")
-        rows.append(
-            {
-                "resource_id": dataset,
-                "principal": principal,
-                "user_id": ident if kind == "user" else None,
-                "group_id": int(ident) if kind == "group" else None,
-                "permission": "read",
-                "created_at": now,
-                "created_by": owner,
-            }
-        )
-    for start in range(0, len(rows), 5000):
-        db.session.execute(sa.insert(DatasetGrant), rows[start : start + 5000])
-    db.session.commit()
+    insert_read_grants(grants, owner, now)
 
 
 def seed(env, args, entries, visibility_of, with_users):

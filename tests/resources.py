@@ -1,5 +1,6 @@
 """Helpers for the resource tests: users of every role, logged in, and quick creates."""
 
+import contextlib
 import threading
 from dataclasses import dataclass
 
@@ -88,3 +89,24 @@ def at_once(count, call):
     for thread in threads:
         thread.join(60)
     return results
+
+
+@contextlib.contextmanager
+def statements(app):
+    """The SQL ``app``'s engine sends meanwhile, as text (its parameters aside)."""
+    import sqlalchemy as sa
+
+    from datahub.app.extensions import db
+
+    sent = []
+
+    def note(_connection, _cursor, statement, *_):
+        sent.append(statement)
+
+    with app.app_context():
+        engine = db.engine
+    sa.event.listen(engine, "before_cursor_execute", note)
+    try:
+        yield sent
+    finally:
+        sa.event.remove(engine, "before_cursor_execute", note)

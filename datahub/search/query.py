@@ -44,10 +44,6 @@ class Query:
     groups: list = field(default_factory=list)
     excluded: list = field(default_factory=list)
 
-    @property
-    def empty(self):
-        return not self.groups and not self.excluded
-
     def words(self):
         """Every word the results match on (for highlighting), with whether it is a prefix."""
         for group in self.groups:

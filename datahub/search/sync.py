@@ -57,9 +57,9 @@ def _resource_of(obj):
 
 
 def _dataset(dataset_id):
-    from datahub.datasets.models import Dataset
-
-    return db.session.get(Dataset, dataset_id) if dataset_id is not None else None
+    return (
+        db.session.get(documents.MODELS["dataset"], dataset_id) if dataset_id is not None else None
+    )
 
 
 # First among the commit's listeners: the documents are written before the events

@@ -2,30 +2,9 @@
 tells little (bench/existence.py measures it): the same SQL statements, in the same
 order, for datasets, collections and pipelines."""
 
-import contextlib
-
 import pytest
-import sqlalchemy as sa
 
-from datahub.app.extensions import db
-from tests.resources import actors  # noqa: F401  (fixture)
-
-
-@contextlib.contextmanager
-def statements(app):
-    """The SQL each request sends, as text (its parameters aside)."""
-    sent = []
-
-    def note(_connection, _cursor, statement, *_):
-        sent.append(statement)
-
-    with app.app_context():
-        engine = db.engine
-    sa.event.listen(engine, "before_cursor_execute", note)
-    try:
-        yield sent
-    finally:
-        sa.event.remove(engine, "before_cursor_execute", note)
+from tests.resources import actors, statements  # noqa: F401  (actors: a fixture)
 
 
 def private_one(client, headers, kind):

@@ -2,7 +2,6 @@
 counted in memory, written in batches, shown as ``stats`` and as the search index's
 ``popularity``, and pruned by the worker's sweep."""
 
-import contextlib
 from datetime import timedelta
 
 import pytest
@@ -13,7 +12,7 @@ from datahub.datasets import usage
 from datahub.datasets.models import DatasetUsage
 from datahub.platform.database import utcnow
 from datahub.search.models import SearchDocument
-from tests.resources import actors, create_dataset, upload  # noqa: F401  (actors: a fixture)
+from tests.resources import actors, create_dataset, statements, upload  # noqa: F401  (actors: a fixture)
 
 URL = "/api/v1/datasets/"
 
@@ -26,23 +25,6 @@ def config_overrides():
 @pytest.fixture
 def editor(actors):
     return actors["editor"].headers
-
-
-@contextlib.contextmanager
-def statements(app):
-    """The SQL sent meanwhile, as text."""
-    sent = []
-
-    def note(_connection, _cursor, statement, *_):
-        sent.append(statement)
-
-    with app.app_context():
-        engine = db.engine
-    sa.event.listen(engine, "before_cursor_execute", note)
-    try:
-        yield sent
-    finally:
-        sa.event.remove(engine, "before_cursor_execute", note)
 
 
 def usage_rows(app):

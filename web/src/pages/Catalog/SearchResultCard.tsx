@@ -1,7 +1,8 @@
 import { Link } from 'react-router';
 
 import type { SearchResult } from '../../api/gen/types.gen';
-import { snippet } from '../../components/catalog/DatasetCard';
+import '../../components/catalog/catalog.css';
+import { snippet } from '../../components/catalog/snippet';
 import { TagLinks } from '../../components/catalog/TagLinks';
 import { formatName } from '../../components/catalog/fileFormat';
 import { formatAgo, formatBytes, formatDate } from '../../components/format';
