@@ -397,3 +397,33 @@ def test_0010_makes_every_existing_row_internal(app, client, actors):
         assert (got.status_code, got.get_json()["visibility"]) == (200, "internal"), kind
         page = client.get(f"/api/v1/{kind}/", headers=viewer.headers).get_json()
         assert (page["total"], [item["id"] for item in page["items"]]) == (1, [row["id"]]), kind
+
+
+def test_0019_asks_for_the_profile_of_every_existing_content(app, client, actors):
+    """A database from before profiles: each content of a version (versions with the same
+    bytes share one) is pending, as a backfill, and a worker profiles it."""
+    from datahub.datasets.profiles import profiler
+    from tests.resources import upload
+
+    editor = actors["editor"]
+    url = "/api/v1/datasets/"
+    ids = [
+        client.post(url, json={"name": name}, headers=editor.headers).get_json()["id"]
+        for name in ("one", "two")
+    ]
+    for dataset_id in ids:  # the same bytes twice, and a second version of one
+        assert upload(client, editor.headers, dataset_id, b"a,b\n1,2\n").status_code == 200
+    assert upload(client, editor.headers, ids[0], b"a,b\n3,4\n").status_code == 200
+    with app.app_context():
+        flask_migrate.downgrade(revision="0018")
+        flask_migrate.upgrade()
+        rows = db.session.execute(
+            sa.text("SELECT size_bytes, status, backfill FROM content_profiles")
+        ).all()
+        db.session.remove()
+    assert sorted(tuple(row) for row in rows) == [(8, "pending", True)] * 2
+    schema = client.get(f"{url}{ids[1]}/versions/1/schema", headers=editor.headers)
+    assert schema.status_code == 202
+    assert profiler.profile_pending(app) == 2
+    schema = client.get(f"{url}{ids[1]}/versions/1/schema", headers=editor.headers)
+    assert schema.get_json()["rows"] == 1

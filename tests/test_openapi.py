@@ -126,6 +126,7 @@ def test_list_parameters_and_envelope(spec):
         "current_version",
         "capabilities",
         "stats",
+        "schema",
     }
     for name in ("Dataset", "Collection", "Pipeline"):
         capabilities = spec["components"]["schemas"][name]["properties"]["capabilities"]

@@ -234,6 +234,11 @@ class DefaultConfig:
     # Reading one version's values (its first 10,000 rows) still working after this long:
     # the version is indexed without its values.
     SEARCH_VALUES_TIMEOUT_SECONDS = 30
+    # How often a pipeline worker looks for versions to profile (schema and statistics,
+    # once per content, each in its own process), and how long one may take before it is
+    # recorded as failed.
+    PROFILE_SECONDS = 1
+    PROFILE_TIMEOUT_SECONDS = 300
 
     # -- Pipeline runs through Celery --------------------------------------------------
     # datahub.pipelines.tasks, on when CELERY_BROKER_URL is set. Then creating a run sends

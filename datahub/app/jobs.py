@@ -3,6 +3,7 @@ datahub.platform.isolation): the jobs it can run, imported before its job arrive
 
 from datahub.datasets.diff_query import diff_job
 from datahub.datasets.previews_job import preview_job
+from datahub.datasets.profiles.job import profile_job
 from datahub.pipelines.preview_job import pipeline_preview_job
 from datahub.pipelines.query_job import run_query_job
 from datahub.platform.isolation.child import serve
@@ -14,6 +15,7 @@ JOBS = {
     "pipeline_run": run_query_job,
     "pipeline_preview": pipeline_preview_job,
     "column_values": column_values_job,
+    "profile": profile_job,
 }
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ from datahub.datasets.errors import (
     VersionNotFound,
 )
 from datahub.datasets.previews import run_isolated
+from datahub.datasets.profiles.drift import profile_drift
 from datahub.platform import isolation
 from datahub.platform.storage import get_storage
 
@@ -48,7 +49,7 @@ def diff_versions(dataset, old, new, key, config):
         }
         seconds = float(config["DIFF_TIMEOUT_SECONDS"])
         try:
-            return run_isolated("diff", args, config, seconds, DiffTimedOut)
+            diff = run_isolated("diff", args, config, seconds, DiffTimedOut)
         except isolation.JobError as exc:
             if exc.kind == "not_tabular":
                 raise DatasetNotTabular() from None
@@ -65,3 +66,5 @@ def diff_versions(dataset, old, new, key, config):
             if exc.reason in ("memory", "output"):
                 raise DiffTooLarge() from None
             raise
+    diff["profile"] = profile_drift(old, new)
+    return diff

@@ -88,6 +88,8 @@ class DatasetVersion(db.Model):
         sa.Index("ix_dataset_versions_file_key", "file_key"),
         sa.Index("ix_dataset_versions_dataset_id_sha256", "dataset_id", "sha256"),
         sa.Index("ix_dataset_versions_run_id", "run_id"),
+        # A content's versions (its profile: datahub.datasets.profiles).
+        sa.Index("ix_dataset_versions_sha256_size_bytes", "sha256", "size_bytes"),
     )
 
     dataset_id: Mapped[int] = mapped_column(

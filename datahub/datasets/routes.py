@@ -7,6 +7,7 @@ from flask.views import MethodView
 from datahub.datasets import schemas, services, usage
 from datahub.datasets.blueprint import blp
 from datahub.datasets.models import Dataset
+from datahub.datasets.profiles import services as profiles
 from datahub.identity import permissions
 from datahub.identity.guard import current_user
 from datahub.resources.grant_routes import add_grant_routes
@@ -38,6 +39,7 @@ class Datasets(MethodView):
             services.datasets_query(args, current_user), Dataset, args, current_user
         )
         usage.know_page(page["items"])  # the page's stats in one query
+        profiles.know_schemas(page["items"])  # and its schemas in another
         return page
 
     @operation(
@@ -97,3 +99,4 @@ add_grant_routes(blp, services.get_dataset, "dataset_id", "dataset", "Dataset")
 
 from datahub.datasets import file_routes, version_routes  # noqa: E402, F401  (documented after the above)
 from datahub.datasets.columns import routes as column_routes  # noqa: E402, F401
+from datahub.datasets.profiles import routes as profile_routes  # noqa: E402, F401

@@ -6,6 +6,7 @@ from flask import current_app
 from marshmallow import post_load
 
 from datahub.datasets import usage
+from datahub.datasets.profiles.schemas import ColumnDriftSchema, CurrentSchemaField
 from datahub.datasets.tabular import FORMATS
 from datahub.resources.schemas import CapabilitiesField, visibility_field
 from datahub.web.listing import NamedListArgsSchema, page_schema
@@ -118,6 +119,7 @@ class DatasetSchema(Schema):
     )
     capabilities = CapabilitiesField()
     stats = StatsField()
+    schema_ = CurrentSchemaField()
 
 
 def readme_field(**kwargs):
@@ -322,6 +324,15 @@ class DiffSchema(Schema):
         metadata={
             "description": "The columns rows are compared on: those of both versions, in "
             "the order of `to` (a column whose type changed is compared as text)"
+        },
+    )
+    profile = fields.List(
+        fields.Nested(ColumnDriftSchema),
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "Drift: how the statistics of the columns both versions have "
+            "changed, from their profiles; null until both are profiled"
         },
     )
 

@@ -20,6 +20,7 @@ from datahub.app.extensions import db
 from datahub.datasets.errors import VersionIsCurrent, VersionNotFound, VersionUsedByRun
 from datahub.datasets.event_data import record_version
 from datahub.datasets.models import Dataset, DatasetVersion, VersionRead
+from datahub.datasets.profiles.services import request_profile
 from datahub.datasets.storage import delete_quietly
 from datahub.platform.database import utcnow, valid_id
 
@@ -97,6 +98,7 @@ def add_version(dataset, file_key, sha256, size, filename, content_type, fmt, **
     db.session.add(version)
     make_current(dataset, version)
     record_version(version)
+    request_profile(version)
     return version
 
 

@@ -24,6 +24,7 @@ import sqlalchemy as sa
 from celery import Celery, Task, signals
 
 from datahub.app.extensions import db
+from datahub.datasets.profiles import profiler
 from datahub.datasets.usage import prune_usage
 from datahub.datasets.versions import prune_versions
 from datahub.events.dispatch import Dispatcher
@@ -245,6 +246,8 @@ def run_celery_worker(app, concurrency=None, loglevel="INFO", also=()):
     sweeper.start()  # at once: failing stale runs needs no broker
     # The search index's values of datasets' new versions (datahub.search.values).
     values.Indexer(app, sweeper.stop).start()
+    # Schemas and profiles of new versions (datahub.datasets.profiles.profiler).
+    profiler.Profiler(app, sweeper.stop).start()
     # Webhooks, and ``also``: the triggers (docs/guides/events.rst).
     dispatcher = Dispatcher(app, sweeper.stop, also).start()
     worker.start()

@@ -26,6 +26,7 @@ from datetime import datetime, timedelta
 import sqlalchemy as sa
 
 from datahub.app.extensions import db
+from datahub.datasets.profiles import profiler
 from datahub.datasets.usage import prune_usage
 from datahub.datasets.versions import prune_versions
 from datahub.events.retention import prune_events
@@ -204,6 +205,8 @@ class Worker:
         self._last_values = time.monotonic()
         self._reap_lock = threading.Lock()
         self._values_lock = threading.Lock()
+        self._last_profiles = 0.0
+        self._profiles_lock = threading.Lock()
 
     def run_once(self, name=None):
         """Reap stale runs, claim the fairest queued run and execute it; its id, or None."""
@@ -213,6 +216,7 @@ class Worker:
                 self._maybe_reap()
                 self._maybe_prune()
                 self._maybe_index_values()
+                self._maybe_profile()
                 run_id = claim(name)
                 if run_id is None:
                     return None
@@ -277,6 +281,19 @@ class Worker:
             self._last_values = time.monotonic()  # the wait counts from the end of a round
         finally:
             self._values_lock.release()
+
+    def _maybe_profile(self):
+        """Schemas and profiles of new versions (datahub.datasets.profiles.profiler), every
+        ``PROFILE_SECONDS``, by one slot at a time: the others go on claiming."""
+        if not self.index_values or not self._profiles_lock.acquire(blocking=False):
+            return
+        try:
+            if time.monotonic() - self._last_profiles < float(self.app.config["PROFILE_SECONDS"]):
+                return
+            profiler.profile_pending_quietly(self.app, pool=self.pool, shutdown=self.shutdown)
+            self._last_profiles = time.monotonic()
+        finally:
+            self._profiles_lock.release()
 
     def run_forever(self, concurrency=1):
         """Work in ``concurrency`` threads until ``shutdown`` is set."""

@@ -51,6 +51,12 @@ SEARCH_VALUES = Counter(
     "failed: recorded without columns; retry: the file could not be fetched)",
     ["outcome"],
 )
+PROFILES = Counter(
+    "datahub_profiles",
+    "Contents (versions' bytes) profiled by the workers, by outcome (ready, failed; "
+    "retry: the file could not be fetched)",
+    ["outcome"],
+)
 
 UNMATCHED = "unmatched"  # the route of a path no URL rule matches
 # Any other method (Werkzeug accepts any token) is "other": the label's values stay few.
@@ -73,6 +79,11 @@ def count_login(provider, result):
 def count_search_values(outcome):
     """Count a dataset version's values read for the search index (datahub.search.values)."""
     SEARCH_VALUES.labels(outcome=outcome).inc()
+
+
+def count_profile(outcome):
+    """Count a content profiled (datahub.datasets.profiles.profiler)."""
+    PROFILES.labels(outcome=outcome).inc()
 
 
 def init_app(app):

@@ -45,8 +45,10 @@ def test_create_returns_201_with_location_and_the_dataset(client, actors):
         "current_version",
         "capabilities",
         "stats",
+        "schema",
     ]
     assert body["current_version"] is None
+    assert body["schema"] is None
     assert body["capabilities"] == {"write": True, "manage": True}
     assert body["stats"] == {"downloads_30d": 0, "views_30d": 0}
     assert client.get(response.headers["Location"], headers=editor.headers).get_json() == body

@@ -56,6 +56,7 @@ def test_a_keyed_diff_counts_and_samples_each_kind(client, editor, actors, peopl
             "changed": [{"key": [1], "from": [1, "Ann", 34], "to": [1, "Ann", 35]}],
         },
         "columns": ["id", "name", "age"],
+        "profile": None,  # no worker has profiled them (tests/datasets/profiles)
     }
 
 

@@ -14,6 +14,7 @@ from urllib3.util.retry import Retry
 from datahub_client.access import AccessMixin
 from datahub_client.errors import AuthenticationError, DatahubError, UnreachableError, error_for
 from datahub_client.events import EventsMixin
+from datahub_client.profiles import ProfilesMixin
 from datahub_client.resources import ResourcesMixin
 from datahub_client.search import SearchMixin
 from datahub_client.versions import VersionsMixin
@@ -83,7 +84,7 @@ def _closed_unanswered(error):
     )
 
 
-class Client(ResourcesMixin, VersionsMixin, AccessMixin, EventsMixin, SearchMixin):
+class Client(ResourcesMixin, VersionsMixin, ProfilesMixin, AccessMixin, EventsMixin, SearchMixin):
     """One session with the service. Thread-safe; concurrent 401s share one refresh.
 
     ``token`` (a personal access token, ``dhp_...``) instead of a login: sent as the

@@ -34,6 +34,7 @@ from datahub_client.cli_context import Context, Main, pass_context
 from datahub_client.cli_events import events, pipelines_trigger, webhooks
 from datahub_client.cli_lineage import datasets_lineage
 from datahub_client.cli_previews import datasets_preview, pipelines_preview
+from datahub_client.cli_profiles import PROFILE_COMMANDS
 from datahub_client.cli_search import search
 from datahub_client.cli_versions import VERSION_COMMANDS
 
@@ -210,6 +211,8 @@ for command in VERSION_COMMANDS:  # versions, pin, unpin, restore, diff (cli_ver
 datasets.add_command(datasets_lineage)  # cli_lineage.py
 datasets.add_command(datasets_preview)  # cli_previews.py
 for command in COLUMN_COMMANDS:  # readme, columns, describe-column (cli_columns.py)
+    datasets.add_command(command)
+for command in PROFILE_COMMANDS:  # schema, profile, datapackage (cli_profiles.py)
     datasets.add_command(command)
 for command in access_commands("dataset"):  # grants, share, unshare, visibility
     datasets.add_command(command)

@@ -152,6 +152,32 @@ def _print_diff(dataset_id, diff, key):
             rows.append(["from"] + [_cell(v) for v in change["from"]])
             rows.append(["to"] + [_cell(v) for v in change["to"]])
         print_table(["", *columns], rows)
+    _print_drift(diff.get("profile"))
+
+
+def _print_drift(drift):
+    """The columns whose statistics changed (the profiles' drift), if both are read."""
+    if drift is None:
+        click.echo("\nDrift: not known yet (a version is not profiled yet)")
+        return
+    rows = []
+    for column in drift:
+        changes = [
+            f"{measure} {_measure(column[measure]['from'])} -> {_measure(column[measure]['to'])}"
+            for measure in ("null_fraction", "distinct", "mean")
+            if column[measure]["from"] != column[measure]["to"]
+        ]
+        changes += [f"new: {_cell(v)}" for v in column["new_values"][:3]]
+        changes += [f"gone: {_cell(v)}" for v in column["missing_values"][:3]]
+        if changes:
+            rows.append([column["name"], "; ".join(changes)])
+    click.echo("\nDrift:" if rows else "\nDrift: none")
+    if rows:
+        print_table(["COLUMN", "CHANGES"], rows)
+
+
+def _measure(value):
+    return f"{value:.4g}" if isinstance(value, float) else ("-" if value is None else str(value))
 
 
 @click.command("diff")

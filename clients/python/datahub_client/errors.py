@@ -51,6 +51,11 @@ class ServerError(DatahubError):
     pass
 
 
+class NotReadyError(DatahubError):
+    """202: what was asked for is not ready yet (a version's schema or profile, which a
+    worker reads once the version is made), and the wait ran out."""
+
+
 class UnreachableError(DatahubError):
     """No answer from ``url`` (refused, name not resolved, timed out...): status 0.
     ``message`` names the URL alone; ``detail`` and ``reason`` say what urllib3 saw."""

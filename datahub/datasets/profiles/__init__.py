@@ -1,0 +1,1 @@
+"""Each tabular version's schema and profile, read by the worker (docs/guides/understand.rst)."""
