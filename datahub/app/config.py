@@ -235,9 +235,9 @@ class DefaultConfig:
     # the version is indexed without its values.
     SEARCH_VALUES_TIMEOUT_SECONDS = 30
     # How often a pipeline worker looks for versions to profile (schema and statistics,
-    # once per content, each in its own process), and how long one may take before it is
-    # recorded as failed.
+    # once per content, each in its own process).
     PROFILE_SECONDS = 1
+    # Profiling one version still working after this long: recorded as failed.
     PROFILE_TIMEOUT_SECONDS = 300
 
     # -- Pipeline runs through Celery --------------------------------------------------

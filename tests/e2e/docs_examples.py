@@ -20,6 +20,7 @@ WALKTHROUGH = (
     "guides/command.rst",
     "guides/python.rst",
     "guides/search.rst",
+    "guides/understand.rst",
 )
 RUNNABLE = ("bash", "python")
 DOCUMENTED_URL = "http://127.0.0.1:8000"

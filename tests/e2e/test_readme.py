@@ -100,6 +100,14 @@ def test_walkthrough_examples_run(app, gunicorn_server, tmp_path):
         '"rows":[["2024-01-01",-3,null],["2024-01-02",-5,"windy"]],"truncated":false}'
     ) in lines  # preview
     assert '{"message":"Successfully logged out"}' in lines
+    # The profile guide: the schema the worker read, and the Data Package's fields.
+    assert (
+        "([('station', 'VARCHAR', False), ('temp', 'DOUBLE', True), ('day', 'DATE', False)], 3)"
+    ) in lines
+    assert (
+        "station 0.0 2 [{'value': 'Blindern', 'count': 2}, {'value': 'Flesland', 'count': 1}]"
+        in lines
+    )
     assert (
         '{"format":"csv","columns":[{"name":"city","type":"VARCHAR"},{"name":"population",'
         '"type":"BIGINT"}],"rows":[["Oslo",709000],["Bergen",291000]],"truncated":false}'
@@ -142,8 +150,15 @@ def test_walkthrough_examples_run(app, gunicorn_server, tmp_path):
         "from  2024-01-01  4",
         "to    2024-01-01  5",
     ]
+    # Then the drift, once the worker has profiled both versions (the temp's mean), and
+    # the lineage.
+    drift = lines[diff + 9]
+    assert drift == "Drift: not known yet (a version is not profiled yet)" or (
+        drift == "Drift:" and lines[diff + 11].split()[:5] == ["temp", "mean", "5", "->", "5.5;"]
+    ), lines[diff + 9 : diff + 12]
+    lineage = next(i for i in range(diff + 9, len(lines)) if lines[i].startswith("Cities@1"))
     assert re.fullmatch(
-        r"Cities@1 -> run \d+ \(pipeline \d+\) -> Norwegian cities by size@1", lines[diff + 8]
+        r"Cities@1 -> run \d+ \(pipeline \d+\) -> Norwegian cities by size@1", lines[lineage]
     )
     # Versions with curl: three uploads, the list, version 1's sha256 and file.
     listed = lines.index("[(3, 'corrected'), (2, None), (1, 'first')]")
