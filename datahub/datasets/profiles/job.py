@@ -9,6 +9,7 @@ one aggregate over it, and a query per histogram and per label column.
 """
 
 import datetime
+import math
 
 import duckdb
 
@@ -188,24 +189,27 @@ def _value(value):
 
 
 def _histogram(con, name, column_kind, column):
-    """At most BINS bins of equal width between the column's min and max (integers: no
-    narrower than 1; times: over their epoch)."""
+    """At most BINS bins of equal width between the column's min and max (integers and
+    dates: no narrower than one, a day; times: over their epoch)."""
     column_sql = tabular.quote(name)
+    step = 1.0 if column_kind == "integer" else None
     if column_kind == "time":
         value = f"epoch({column_sql})"
         low, high = con.execute(f"SELECT min({value}), max({value}) FROM t").fetchone()
+        step = DAY if column["type"] == "DATE" else None
     else:
         value = f"{column_sql}::DOUBLE"
-        low, high = float(column["min"]), float(column["max"])
+        low, high = column["min"], column["max"]
     if low is None:
         return None
     low, high = float(low), float(high)
-    bins = BINS
-    if column_kind == "integer":
-        bins = int(min(BINS, high - low + 1))
-    if high == low:
-        bins = 1
-    width = (high - low) / bins or 1.0
+    if step is not None:  # whole steps, the last one holding the largest value
+        width = math.ceil((high - low + step) / BINS / step) * step
+        bins = math.ceil((high - low + step) / width)
+        high = low + bins * width
+    else:
+        bins = BINS if high > low else 1
+        width = (high - low) / bins or 1.0
     counts = dict(
         con.execute(
             f"SELECT least(floor(({value} - ?) / ?)::BIGINT, ?) AS bin, count(*) FROM t "
@@ -216,20 +220,27 @@ def _histogram(con, name, column_kind, column):
     edges = [low + width * i for i in range(bins)] + [high]
     return [
         {
-            "from": _edge(edges[i], column_kind),
-            "to": _edge(edges[i + 1], column_kind),
+            "from": _edge(edges[i], column),
+            "to": _edge(edges[i + 1], column),
             "count": int(counts.get(i, 0)),
         }
         for i in range(bins)
     ]
 
 
-def _edge(value, column_kind):
-    if column_kind == "time":
+DAY = 86400.0
+
+
+def _edge(value, column):
+    """A bin's edge as the column's values are: a date, a time, an integer or a number."""
+    if column["type"] == "DATE":
+        moment = datetime.datetime.fromtimestamp(value, datetime.timezone.utc)
+        return moment.date().isoformat() if value % DAY == 0 else moment.isoformat()
+    if kind_of(column["type"]) == "time":
         return datetime.datetime.fromtimestamp(value, datetime.timezone.utc).isoformat()
-    if column_kind == "integer" and float(value).is_integer():
+    if kind_of(column["type"]) == "integer" and float(value).is_integer():
         return int(value)
-    return value
+    return float(f"{value:.12g}")  # 5.95, not 5.949999999999999
 
 
 def _top_values(con, name):

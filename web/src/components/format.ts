@@ -33,3 +33,13 @@ export function formatAgo(iso: string | null | undefined, now = Date.now()): str
   const amount = Math.floor(seconds / chosen[0]);
   return `${amount} ${chosen[1]}${amount === 1 ? '' : 's'} ago`;
 }
+
+/** A statistic as text: numbers to 4 significant digits, dates as they came. */
+export function formatStatistic(value: unknown): string {
+  if (value === null || value === undefined) return '—';
+  if (typeof value === 'number') {
+    if (Number.isInteger(value)) return value.toLocaleString();
+    return value.toPrecision(4).replace(/(\.\d*?)0+$/, '$1').replace(/\.$/, '');
+  }
+  return String(value);
+}

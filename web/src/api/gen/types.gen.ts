@@ -87,6 +87,23 @@ export type VersionUpdate = {
     pinned?: boolean;
 };
 
+export type VersionSchema = {
+    columns: Array<SchemaColumn>;
+    rows: number;
+};
+
+export type SchemaColumn = {
+    name: string;
+    /**
+     * Whether the version has a null in it
+     */
+    nullable: boolean;
+    /**
+     * Its type, as DuckDB reads it
+     */
+    type: string;
+};
+
 export type VersionPage = {
     items: Array<Version>;
     limit: number;
@@ -126,6 +143,11 @@ export type Version = {
     sha256: string;
     size_bytes: number;
     version: number;
+};
+
+export type ValueCount = {
+    count: number;
+    value: unknown;
 };
 
 export type ValidationItem = {
@@ -452,6 +474,21 @@ export type RenameStep = {
     op: 'rename';
 };
 
+export type Quantiles = {
+    /**
+     * The first quartile
+     */
+    p25?: unknown;
+    /**
+     * The median
+     */
+    p50?: unknown;
+    /**
+     * The third quartile
+     */
+    p75?: unknown;
+};
+
 export type Providers = {
     /**
      * OpenID Connect logins; null when not configured
@@ -472,6 +509,86 @@ export type OidcProvider = {
      * OIDC_PROVIDER_NAME
      */
     name: string;
+};
+
+export type ProfileColumn = {
+    /**
+     * Values that are not null
+     */
+    count: number;
+    /**
+     * Distinct values (approximate)
+     */
+    distinct: number | null;
+    /**
+     * Numbers and dates: at most 20 bins of equal width
+     */
+    histogram?: Array<Bin> | null;
+    /**
+     * Text only
+     */
+    length?: Length | null;
+    /**
+     * The largest value
+     */
+    max?: unknown;
+    /**
+     * Numbers only
+     */
+    mean?: unknown;
+    /**
+     * The smallest value (numbers, dates, text)
+     */
+    min?: unknown;
+    name: string;
+    null_fraction: number;
+    nulls: number;
+    quantiles?: Quantiles | null;
+    /**
+     * Numbers only
+     */
+    stddev?: unknown;
+    /**
+     * Label columns: the 10 most frequent values
+     */
+    top_values?: Array<ValueCount> | null;
+    type: string;
+};
+
+export type Length = {
+    max?: number | null;
+    mean?: number | null;
+    min?: number | null;
+};
+
+export type Bin = {
+    count: number;
+    from: unknown;
+    to: unknown;
+};
+
+export type Profile = {
+    /**
+     * When ready
+     */
+    columns?: Array<ProfileColumn>;
+    /**
+     * When ready
+     */
+    computed_at?: string;
+    /**
+     * When failed: why
+     */
+    error?: string;
+    /**
+     * When ready: whether quantiles come from a sample
+     */
+    partial?: boolean;
+    /**
+     * When ready
+     */
+    rows?: number;
+    status: 'pending' | 'ready' | 'failed';
 };
 
 export type PreviewColumn = {
@@ -742,6 +859,10 @@ export type PersonalTokenCreate = {
  */
 export type Permission = 'read' | 'write';
 
+export type Pending = {
+    status: 'pending';
+};
+
 export type PasswordChange = {
     current_password: string;
     /**
@@ -980,6 +1101,10 @@ export type Diff = {
      */
     columns: Array<string>;
     from: number;
+    /**
+     * Drift: how the statistics of the columns both versions have changed, from their profiles; null until both are profiled
+     */
+    profile: Array<ColumnDrift> | null;
     rows: RowCounts;
     /**
      * Up to 20 rows of each kind (those with the smallest keys), their values in the order of `columns`; long text cut as in previews
@@ -990,6 +1115,26 @@ export type Diff = {
      */
     schema: SchemaChanges;
     to: number;
+};
+
+export type Change = {
+    from: unknown;
+    to: unknown;
+};
+
+export type ColumnDrift = {
+    distinct: Change;
+    mean: Change;
+    /**
+     * Most frequent values of `from` that `to`'s are not
+     */
+    missing_values: Array<unknown>;
+    name: string;
+    /**
+     * Most frequent values of `to` that `from`'s were not
+     */
+    new_values: Array<unknown>;
+    null_fraction: Change;
 };
 
 export type DeliveryPage = {
@@ -1091,6 +1236,10 @@ export type Dataset = {
      * Markdown (rendered by clients)
      */
     readme: string;
+    /**
+     * The current version's columns and rows; null without a file, for a file that is not a table, and until a worker has read it
+     */
+    schema: VersionSchema | null;
     /**
      * Its views and downloads in the last 30 days
      */
@@ -3507,6 +3656,56 @@ export type UpdateDatasetVersionResponses = {
 
 export type UpdateDatasetVersionResponse = UpdateDatasetVersionResponses[keyof UpdateDatasetVersionResponses];
 
+export type GetDatasetVersionDataPackageData = {
+    body?: never;
+    path: {
+        dataset_id: number;
+        version: number;
+    };
+    query?: never;
+    url: '/api/v1/datasets/{dataset_id}/versions/{version}/datapackage.json';
+};
+
+export type GetDatasetVersionDataPackageErrors = {
+    /**
+     * Not authenticated: no bearer token, or one that is invalid, expired or revoked (`Not authenticated`, `Invalid token`, `Token has expired`, `Token has been revoked`)
+     */
+    401: Error;
+    /**
+     * Forbidden: the role or ownership does not allow this, or a personal access token's scopes do not (a `read` token only reads)
+     */
+    403: Error;
+    /**
+     * `Dataset not found`, `Version not found` or `Version has no schema`
+     */
+    404: Error;
+    /**
+     * Service unavailable (`Service unavailable`: the database cannot be reached); retry after `Retry-After` seconds
+     */
+    503: Error;
+    /**
+     * Any other error (500 `Internal server error`, 405 with `Allow`...), in the same JSON shape
+     */
+    default: Error;
+};
+
+export type GetDatasetVersionDataPackageError = GetDatasetVersionDataPackageErrors[keyof GetDatasetVersionDataPackageErrors];
+
+export type GetDatasetVersionDataPackageResponses = {
+    /**
+     * A Frictionless Data Package (tabular-data-package)
+     */
+    200: {
+        [key: string]: unknown;
+    };
+    /**
+     * Not read yet: ask again (`Retry-After`, in seconds)
+     */
+    202: Pending;
+};
+
+export type GetDatasetVersionDataPackageResponse = GetDatasetVersionDataPackageResponses[keyof GetDatasetVersionDataPackageResponses];
+
 export type DownloadDatasetVersionFileData = {
     body?: never;
     headers?: {
@@ -3646,6 +3845,54 @@ export type PreviewDatasetVersionResponses = {
 
 export type PreviewDatasetVersionResponse = PreviewDatasetVersionResponses[keyof PreviewDatasetVersionResponses];
 
+export type GetDatasetVersionProfileData = {
+    body?: never;
+    path: {
+        dataset_id: number;
+        version: number;
+    };
+    query?: never;
+    url: '/api/v1/datasets/{dataset_id}/versions/{version}/profile';
+};
+
+export type GetDatasetVersionProfileErrors = {
+    /**
+     * Not authenticated: no bearer token, or one that is invalid, expired or revoked (`Not authenticated`, `Invalid token`, `Token has expired`, `Token has been revoked`)
+     */
+    401: Error;
+    /**
+     * Forbidden: the role or ownership does not allow this, or a personal access token's scopes do not (a `read` token only reads)
+     */
+    403: Error;
+    /**
+     * `Dataset not found` or `Version not found`
+     */
+    404: Error;
+    /**
+     * Service unavailable (`Service unavailable`: the database cannot be reached); retry after `Retry-After` seconds
+     */
+    503: Error;
+    /**
+     * Any other error (500 `Internal server error`, 405 with `Allow`...), in the same JSON shape
+     */
+    default: Error;
+};
+
+export type GetDatasetVersionProfileError = GetDatasetVersionProfileErrors[keyof GetDatasetVersionProfileErrors];
+
+export type GetDatasetVersionProfileResponses = {
+    /**
+     * OK
+     */
+    200: Profile;
+    /**
+     * Not read yet: ask again (`Retry-After`, in seconds)
+     */
+    202: Pending;
+};
+
+export type GetDatasetVersionProfileResponse = GetDatasetVersionProfileResponses[keyof GetDatasetVersionProfileResponses];
+
 export type RestoreDatasetVersionData = {
     body?: never;
     path: {
@@ -3698,6 +3945,54 @@ export type RestoreDatasetVersionResponses = {
 };
 
 export type RestoreDatasetVersionResponse = RestoreDatasetVersionResponses[keyof RestoreDatasetVersionResponses];
+
+export type GetDatasetVersionSchemaData = {
+    body?: never;
+    path: {
+        dataset_id: number;
+        version: number;
+    };
+    query?: never;
+    url: '/api/v1/datasets/{dataset_id}/versions/{version}/schema';
+};
+
+export type GetDatasetVersionSchemaErrors = {
+    /**
+     * Not authenticated: no bearer token, or one that is invalid, expired or revoked (`Not authenticated`, `Invalid token`, `Token has expired`, `Token has been revoked`)
+     */
+    401: Error;
+    /**
+     * Forbidden: the role or ownership does not allow this, or a personal access token's scopes do not (a `read` token only reads)
+     */
+    403: Error;
+    /**
+     * `Dataset not found`, `Version not found` or `Version has no schema`
+     */
+    404: Error;
+    /**
+     * Service unavailable (`Service unavailable`: the database cannot be reached); retry after `Retry-After` seconds
+     */
+    503: Error;
+    /**
+     * Any other error (500 `Internal server error`, 405 with `Allow`...), in the same JSON shape
+     */
+    default: Error;
+};
+
+export type GetDatasetVersionSchemaError = GetDatasetVersionSchemaErrors[keyof GetDatasetVersionSchemaErrors];
+
+export type GetDatasetVersionSchemaResponses = {
+    /**
+     * OK
+     */
+    200: VersionSchema;
+    /**
+     * Not read yet: ask again (`Retry-After`, in seconds)
+     */
+    202: Pending;
+};
+
+export type GetDatasetVersionSchemaResponse = GetDatasetVersionSchemaResponses[keyof GetDatasetVersionSchemaResponses];
 
 export type ListEventsData = {
     body?: never;

@@ -84,6 +84,7 @@ export function makeDataset(overrides: Partial<Dataset> = {}): Dataset {
     capabilities: { write: true, manage: true },
     readme: '',
     stats: { downloads_30d: 0, views_30d: 0 },
+    schema: null,
     ...overrides,
   };
 }

@@ -23,6 +23,7 @@ function schemaApi(patch: (body: { columns: { name: string; description: string 
       return json(200, { version: 1, columns });
     }
     if (call.path === '/api/v1/datasets/1/columns') return json(200, { version: 1, columns });
+    if (call.path === '/api/v1/datasets/1/versions/1/profile') return json(202, { status: 'pending' });
     return undefined;
   });
   return calls;

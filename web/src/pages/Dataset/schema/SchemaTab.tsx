@@ -7,9 +7,10 @@ import { Loading } from '../../../components/States';
 import { usePageTitle } from '../../../components/usePageTitle';
 import { useDataset } from '../context';
 import { ColumnsTable } from './ColumnsTable';
+import { ProfileSection } from './ProfileSection';
 
 /** The dataset's Schema tab: the current version's columns, their types and descriptions
- *  (writers edit the descriptions). */
+ *  (writers edit the descriptions), then each column's statistics. */
 export function SchemaTab() {
   const dataset = useDataset();
   usePageTitle(`${dataset.name}: schema`);
@@ -42,6 +43,7 @@ export function SchemaTab() {
           {count.toLocaleString()} column{count === 1 ? '' : 's'} in version {columns.data.version ?? dataset.current_version}.
         </p>
         <ColumnsTable key={columns.data.version} dataset={dataset} columns={columns.data.columns} />
+        <ProfileSection dataset={dataset} />
       </>
     );
   }

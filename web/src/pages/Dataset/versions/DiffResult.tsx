@@ -1,5 +1,5 @@
-import type { Diff } from '../../../api/gen/types.gen';
-import { formatCount } from '../../../components/format';
+import type { ColumnDrift, Diff } from '../../../api/gen/types.gen';
+import { formatCount, formatStatistic as statistic } from '../../../components/format';
 
 function cell(value: unknown): string {
   if (value === null || value === undefined) return '';
@@ -96,6 +96,49 @@ function SampleRows({ diff }: { diff: Diff }) {
   );
 }
 
+function percent(value: unknown): string {
+  return typeof value === 'number' ? `${(value * 100).toFixed(1)}%` : '—';
+}
+
+/** What changed in a column's statistics, in words (nothing: none). */
+function changes(column: ColumnDrift): string[] {
+  const said: string[] = [];
+  if (column.null_fraction.from !== column.null_fraction.to) said.push(`nulls ${percent(column.null_fraction.from)} → ${percent(column.null_fraction.to)}`);
+  if (column.distinct.from !== column.distinct.to) said.push(`distinct ${statistic(column.distinct.from)} → ${statistic(column.distinct.to)}`);
+  if (column.mean.from !== column.mean.to) said.push(`mean ${statistic(column.mean.from)} → ${statistic(column.mean.to)}`);
+  if (column.new_values.length) said.push(`new: ${column.new_values.map(statistic).join(', ')}`);
+  if (column.missing_values.length) said.push(`gone: ${column.missing_values.map(statistic).join(', ')}`);
+  return said;
+}
+
+/** How the statistics of the columns both versions have changed (their profiles). */
+function Drift({ diff }: { diff: Diff }) {
+  if (!diff.profile) return <p className="muted">Shown once a worker has computed the statistics of both versions.</p>;
+  const changed = diff.profile.map((column) => ({ name: column.name, said: changes(column) })).filter((column) => column.said.length);
+  if (changed.length === 0) return <p>The columns' statistics are the same.</p>;
+  return (
+    <div className="table-wrap">
+      <table>
+        <caption className="visually-hidden">Drift of the columns' statistics</caption>
+        <thead>
+          <tr>
+            <th scope="col">Column</th>
+            <th scope="col">What changed</th>
+          </tr>
+        </thead>
+        <tbody>
+          {changed.map((column) => (
+            <tr key={column.name}>
+              <th scope="row">{column.name}</th>
+              <td>{column.said.join('; ')}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
 /** What a diff says: columns, row counts, sample rows. */
 export function DiffResult({ diff }: { diff: Diff }) {
   const counts: [string, number][] = [
@@ -116,6 +159,8 @@ export function DiffResult({ diff }: { diff: Diff }) {
       </ul>
       <h3>Columns</h3>
       <SchemaChanges diff={diff} />
+      <h3>Drift</h3>
+      <Drift diff={diff} />
       <h3>Sample rows</h3>
       <p className="muted">At most 20 rows of each kind.</p>
       <SampleRows diff={diff} />

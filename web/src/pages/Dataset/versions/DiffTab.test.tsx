@@ -16,7 +16,13 @@ const DIFF = {
     removed: [[4, 'Rome'], [5, null]],
     changed: [{ key: [1], from: [1, 'Oslo'], to: [1, 'Bergen'] }],
   },
+  profile: null as unknown,
 };
+
+const DRIFT = [
+  { name: 'id', null_fraction: { from: 0, to: 0 }, distinct: { from: 40, to: 40 }, mean: { from: null, to: null }, new_values: [], missing_values: [] },
+  { name: 'city', null_fraction: { from: 0, to: 0.4 }, distinct: { from: 3, to: 2 }, mean: { from: null, to: null }, new_values: ['Lima'], missing_values: ['Rome'] },
+];
 
 describe('the diff of two versions', () => {
   it('shows the column changes, the row counts and labelled sample rows', async () => {
@@ -37,6 +43,20 @@ describe('the diff of two versions', () => {
     expect(within(rows).getByRole('row', { name: /changed \(after\) 1 Bergen/ })).toBeInTheDocument();
     expect(calls[0].query.get('from')).toBe('1');
     expect(calls[0].query.get('key')).toBeNull();
+  });
+
+  it('shows the drift of the columns once both versions are profiled', async () => {
+    mockApi((call) => (call.path === '/api/v1/datasets/7/diff' ? [200, { ...DIFF, profile: DRIFT }] : undefined));
+    renderTab(<DiffTab />, DATASET, '/datasets/7/versions/compare?from=1&to=2', 'versions/compare');
+    const drift = await screen.findByRole('table', { name: "Drift of the columns' statistics" });
+    expect(within(drift).getByRole('row', { name: 'city nulls 0.0% → 40.0%; distinct 3 → 2; new: Lima; gone: Rome' })).toBeInTheDocument();
+    expect(within(drift).queryByRole('rowheader', { name: 'id' })).not.toBeInTheDocument();
+  });
+
+  it('says the drift comes once both versions are profiled', async () => {
+    mockApi((call) => (call.path === '/api/v1/datasets/7/diff' ? [200, DIFF] : undefined));
+    renderTab(<DiffTab />, DATASET, '/datasets/7/versions/compare?from=1&to=2', 'versions/compare');
+    expect(await screen.findByText('Shown once a worker has computed the statistics of both versions.')).toBeInTheDocument();
   });
 
   it('sends the key columns and shows a refused key at the key field', async () => {

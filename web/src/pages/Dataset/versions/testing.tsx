@@ -73,6 +73,7 @@ export const DATASET: Dataset = {
   capabilities: { write: true, manage: true },
   readme: '',
   stats: { downloads_30d: 0, views_30d: 0 },
+  schema: null,
 };
 
 export function page(items: unknown[]) {
