@@ -6,7 +6,7 @@ function percent(fraction: number): string {
   return `${(fraction * 100).toFixed(fraction > 0 && fraction < 0.001 ? 2 : 1)}%`;
 }
 
-function Statistics({ column }: { column: ProfileColumn }) {
+function Statistics({ column, partial }: { column: ProfileColumn; partial: boolean }) {
   const rows: [string, string][] = [
     ['Values', formatCount(column.count)],
     ['Nulls', `${formatCount(column.nulls)} (${percent(column.null_fraction)})`],
@@ -14,7 +14,10 @@ function Statistics({ column }: { column: ProfileColumn }) {
   ];
   if (column.min !== null && column.min !== undefined) rows.push(['Smallest', statistic(column.min)], ['Largest', statistic(column.max)]);
   if (column.mean !== null && column.mean !== undefined) rows.push(['Mean', statistic(column.mean)], ['Standard deviation', statistic(column.stddev)]);
-  if (column.quantiles) rows.push(['Quartiles', [column.quantiles.p25, column.quantiles.p50, column.quantiles.p75].map(statistic).join(' · ')]);
+  if (column.quantiles) {
+    const { p25, p50, p75 } = column.quantiles;
+    rows.push([partial ? 'Quartiles (from a sample)' : 'Quartiles', `25%: ${statistic(p25)} · 50%: ${statistic(p50)} · 75%: ${statistic(p75)}`]);
+  }
   if (column.length) rows.push(['Length', `${statistic(column.length.min)} to ${statistic(column.length.max)} characters (mean ${statistic(column.length.mean)})`]);
   return (
     <dl className="profile-stats">
@@ -28,8 +31,9 @@ function Statistics({ column }: { column: ProfileColumn }) {
   );
 }
 
-/** Each column's statistics, with its histogram and most frequent values as charts. */
-export function ColumnProfiles({ columns }: { columns: ProfileColumn[] }) {
+/** Each column's statistics, with its histogram and most frequent values as charts;
+ *  `partial`: the quartiles come from a sample. */
+export function ColumnProfiles({ columns, partial }: { columns: ProfileColumn[]; partial: boolean }) {
   return (
     <div className="profile-columns">
       {columns.map((column) => (
@@ -37,7 +41,7 @@ export function ColumnProfiles({ columns }: { columns: ProfileColumn[] }) {
           <h4 id={`profile-${column.name}`}>
             {column.name} <code>{column.type}</code>
           </h4>
-          <Statistics column={column} />
+          <Statistics column={column} partial={partial} />
           {column.histogram && column.histogram.length > 0 && (
             <BarChart
               title={`Distribution of ${column.name}: ${column.histogram.length} ranges from ${statistic(column.histogram[0].from)} to ${statistic(column.histogram[column.histogram.length - 1].to)}`}

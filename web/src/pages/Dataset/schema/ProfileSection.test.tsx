@@ -58,7 +58,7 @@ describe('statistics on the Schema tab', () => {
     expect(await screen.findByText(/A worker is computing the statistics of version 1/)).toHaveAttribute('role', 'status');
     const temp = await screen.findByRole('article', { name: 'temp DOUBLE' }, { timeout: 5000 });
     expect(within(temp).getByText('Nulls').nextElementSibling).toHaveTextContent('480 (40.0%)');
-    expect(within(temp).getByText('Quartiles').nextElementSibling).toHaveTextContent('2 · 8 · 14.5');
+    expect(within(temp).getByText('Quartiles').nextElementSibling).toHaveTextContent('25%: 2 · 50%: 8 · 75%: 14.5');
     const histogram = within(temp).getByRole('img', { name: 'Distribution of temp: 2 ranges from -12.5 to 31' });
     expect(histogram).toBeInTheDocument();
     const user = userEvent.setup();
@@ -79,9 +79,19 @@ describe('statistics on the Schema tab', () => {
     expect(screen.queryByRole('button', { name: /Data Package/ })).not.toBeInTheDocument();
   });
 
-  it('notes quartiles that are estimates', async () => {
+  it('notes quartiles that come from a sample', async () => {
     profileApi([[200, { ...READY, partial: true }]]);
     renderApp('/datasets/1/schema');
-    expect(await screen.findByText(/Quartiles are estimates \(more than a million rows\)/)).toBeInTheDocument();
+    expect(await screen.findByText(/The quartiles are estimated from a sample of the rows\./)).toBeInTheDocument();
+    const temp = screen.getByRole('article', { name: 'temp DOUBLE' });
+    expect(within(temp).getByText('Quartiles (from a sample)').nextElementSibling).toHaveTextContent('25%: 2 · 50%: 8 · 75%: 14.5');
+  });
+
+  it('does not call exact quartiles a sample', async () => {
+    profileApi([[200, READY]]);
+    renderApp('/datasets/1/schema');
+    const temp = await screen.findByRole('article', { name: 'temp DOUBLE' });
+    expect(within(temp).getByText('Quartiles')).toBeInTheDocument();
+    expect(screen.queryByText(/from a sample/)).not.toBeInTheDocument();
   });
 });

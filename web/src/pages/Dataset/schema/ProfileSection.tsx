@@ -39,9 +39,9 @@ export function ProfileSection({ dataset }: { dataset: Dataset }) {
       <>
         <p>
           {formatCount(data.rows)} rows in version {version}, computed {formatDate(data.computed_at)}.
-          {data.partial && ' Quartiles are estimates (more than a million rows).'}
+          {data.partial && ' The quartiles are estimated from a sample of the rows.'}
         </p>
-        <ColumnProfiles columns={data.columns ?? []} />
+        <ColumnProfiles columns={data.columns ?? []} partial={data.partial ?? false} />
       </>
     );
   }
