@@ -45,6 +45,8 @@ export function ColumnProfiles({ columns, partial }: { columns: ProfileColumn[];
           {column.histogram && column.histogram.length > 0 && (
             <BarChart
               title={`Distribution of ${column.name}: ${column.histogram.length} ranges from ${statistic(column.histogram[0].from)} to ${statistic(column.histogram[column.histogram.length - 1].to)}`}
+              caption="Distribution"
+              axis={[statistic(column.histogram[0].from), statistic(column.histogram[column.histogram.length - 1].to)]}
               headings={['Range', 'Rows']}
               bars={column.histogram.map((bin) => ({ label: `${statistic(bin.from)} to ${statistic(bin.to)}`, value: bin.count }))}
             />
@@ -52,6 +54,7 @@ export function ColumnProfiles({ columns, partial }: { columns: ProfileColumn[];
           {column.top_values && column.top_values.length > 0 && (
             <BarChart
               title={`Most frequent values of ${column.name}`}
+              caption="Most frequent values"
               headings={['Value', 'Rows']}
               orientation="horizontal"
               bars={column.top_values.map((item) => ({ label: statistic(item.value), value: item.count }))}
