@@ -57,6 +57,7 @@ describe('statistics on the Schema tab', () => {
     renderApp('/datasets/1/schema');
     expect(await screen.findByText(/A worker is computing the statistics of version 1/)).toHaveAttribute('role', 'status');
     const temp = await screen.findByRole('article', { name: 'temp DOUBLE' }, { timeout: 5000 });
+    expect(await screen.findByText('The statistics of version 1 are ready.')).toHaveAttribute('role', 'status');
     expect(within(temp).getByText('Nulls').nextElementSibling).toHaveTextContent('480 (40.0%)');
     expect(within(temp).getByText('Quartiles').nextElementSibling).toHaveTextContent('25%: 2 · 50%: 8 · 75%: 14.5');
     const histogram = within(temp).getByRole('img', { name: 'Distribution of temp: 2 ranges from -12.5 to 31' });
@@ -70,6 +71,25 @@ describe('statistics on the Schema tab', () => {
     expect(within(city).getByText('Length').nextElementSibling).toHaveTextContent('4 to 6 characters (mean 4.667)');
     expect(screen.getByText(/1,200 rows in version 1/)).toBeInTheDocument();
     expect(screen.getByRole('button', { name: 'Download the Data Package (datapackage.json)' })).toBeInTheDocument();
+  });
+
+  it('says when statistics it waited for will not come', async () => {
+    profileApi([
+      [202, { status: 'pending' }],
+      [200, { status: 'failed', error: 'The file cannot be read as a table: ragged rows' }],
+    ]);
+    renderApp('/datasets/1/schema');
+    expect(await screen.findByText(/A worker is computing/)).toBeInTheDocument();
+    expect(await screen.findByText('Version 1 has no statistics.', {}, { timeout: 5000 })).toHaveAttribute('role', 'status');
+    expect(screen.getByText('Version 1 has no statistics: The file cannot be read as a table: ragged rows')).toBeInTheDocument();
+  });
+
+  it('announces nothing for statistics that were ready when the page opened', async () => {
+    profileApi([[200, READY]]);
+    renderApp('/datasets/1/schema');
+    await screen.findByRole('article', { name: 'temp DOUBLE' });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(screen.queryByText(/are ready/)).not.toBeInTheDocument();
   });
 
   it('says why a version has no statistics', async () => {

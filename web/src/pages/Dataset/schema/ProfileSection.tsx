@@ -1,6 +1,7 @@
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 
 import type { Dataset, Profile } from '../../../api/gen/types.gen';
+import { useAnnounce } from '../../../components/Announcer';
 import { ErrorNotice } from '../../../components/ErrorNotice';
 import { formatCount, formatDate } from '../../../components/format';
 import { Loading } from '../../../components/States';
@@ -9,14 +10,26 @@ import './Schema.css';
 import { downloadDataPackage } from './dataPackage';
 import { useProfile } from './useProfile';
 
+/** Says when statistics this page waited for are ready, or will not come. */
+function useAnnounceEnd(status: Profile['status'] | undefined, version: number | null) {
+  const announce = useAnnounce();
+  const was = useRef(status);
+  useEffect(() => {
+    if (was.current === 'pending' && status === 'ready') announce(`The statistics of version ${version} are ready.`);
+    if (was.current === 'pending' && status === 'failed') announce(`Version ${version} has no statistics.`);
+    was.current = status;
+  }, [announce, status, version]);
+}
+
 /** The current version's statistics: pending while a worker reads it, why not when it
  *  could not, else each column's; and its Data Package to download. */
 export function ProfileSection({ dataset }: { dataset: Dataset }) {
   const version = dataset.current_version ?? null;
   const profile = useProfile(dataset.id, version);
   const [downloadError, setDownloadError] = useState<unknown>(null);
-  if (version === null) return null;
   const data = profile.data as Profile | undefined;
+  useAnnounceEnd(data?.status, version);
+  if (version === null) return null;
   let body;
   if (profile.error) {
     body = <ErrorNotice error={profile.error} title="The statistics could not be read" />;
