@@ -33,15 +33,26 @@ const READY = {
   ],
 };
 
+const SCHEMA = {
+  rows: 1200,
+  columns: [
+    { name: 'city', type: 'VARCHAR', nullable: false },
+    { name: 'temp', type: 'DOUBLE', nullable: true },
+  ],
+};
+
+/** The profile answers in turn; the dataset has its schema once the profile is ready. */
 function profileApi(answers: [number, unknown][]) {
   let asked = 0;
+  let ready = false;
   return mockApi((call) => {
-    if (call.path === '/api/v1/datasets/1') return json(200, makeDataset());
+    if (call.path === '/api/v1/datasets/1') return json(200, makeDataset({ schema: ready ? SCHEMA : null }));
     if (call.path === '/api/v1/users/directory/') return json(200, page([]));
     if (call.path === '/api/v1/datasets/1/columns') return json(200, COLUMNS);
     if (call.path === '/api/v1/datasets/1/versions/1/profile') {
       const [status, body] = answers[Math.min(asked, answers.length - 1)];
       asked += 1;
+      ready = (body as { status: string }).status === 'ready';
       return json(status, body);
     }
     return undefined;
@@ -58,6 +69,9 @@ describe('statistics on the Schema tab', () => {
     expect(await screen.findByText(/A worker is computing the statistics of version 1/)).toHaveAttribute('role', 'status');
     const temp = await screen.findByRole('article', { name: 'temp DOUBLE' }, { timeout: 5000 });
     expect(await screen.findByText('The statistics of version 1 are ready.')).toHaveAttribute('role', 'status');
+    // The schema the worker read with them: rows, and which columns hold nulls.
+    expect(await screen.findByText('2 columns and 1,200 rows in version 1.')).toBeInTheDocument();
+    expect(screen.getByRole('columnheader', { name: 'Has nulls' })).toBeInTheDocument();
     expect(within(temp).getByText('Nulls').nextElementSibling).toHaveTextContent('480 (40.0%)');
     expect(within(temp).getByText('Quartiles').nextElementSibling).toHaveTextContent('25%: 2 · 50%: 8 · 75%: 14.5');
     const histogram = within(temp).getByRole('img', { name: 'Distribution of temp: 2 ranges from -12.5 to 31' });
@@ -69,7 +83,7 @@ describe('statistics on the Schema tab', () => {
     const city = screen.getByRole('article', { name: 'city VARCHAR' });
     expect(within(city).getByRole('img', { name: 'Most frequent values of city' })).toBeInTheDocument();
     expect(within(city).getByText('Length').nextElementSibling).toHaveTextContent('4 to 6 characters (mean 4.667)');
-    expect(screen.getByText(/1,200 rows in version 1/)).toBeInTheDocument();
+    expect(screen.getByText(/^1,200 rows in version 1, computed/)).toBeInTheDocument();
     expect(screen.getByRole('button', { name: 'Download the Data Package (datapackage.json)' })).toBeInTheDocument();
   });
 

@@ -1,3 +1,4 @@
+import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 
 import type { Dataset, Profile } from '../../../api/gen/types.gen';
@@ -10,15 +11,20 @@ import './Schema.css';
 import { downloadDataPackage } from './dataPackage';
 import { useProfile } from './useProfile';
 
-/** Says when statistics this page waited for are ready, or will not come. */
-function useAnnounceEnd(status: Profile['status'] | undefined, version: number | null) {
+/** Says when statistics this page waited for are ready, or will not come; once ready,
+ *  the dataset is read again for the schema the worker read with them. */
+function useProfileEnd(status: Profile['status'] | undefined, version: number | null) {
   const announce = useAnnounce();
+  const queryClient = useQueryClient();
   const was = useRef(status);
   useEffect(() => {
-    if (was.current === 'pending' && status === 'ready') announce(`The statistics of version ${version} are ready.`);
+    if (was.current === 'pending' && status === 'ready') {
+      announce(`The statistics of version ${version} are ready.`);
+      void queryClient.invalidateQueries({ predicate: (query) => (query.queryKey[0] as { _id?: string } | undefined)?._id === 'getDataset' });
+    }
     if (was.current === 'pending' && status === 'failed') announce(`Version ${version} has no statistics.`);
     was.current = status;
-  }, [announce, status, version]);
+  }, [announce, queryClient, status, version]);
 }
 
 /** The current version's statistics: pending while a worker reads it, why not when it
@@ -28,7 +34,7 @@ export function ProfileSection({ dataset }: { dataset: Dataset }) {
   const profile = useProfile(dataset.id, version);
   const [downloadError, setDownloadError] = useState<unknown>(null);
   const data = profile.data as Profile | undefined;
-  useAnnounceEnd(data?.status, version);
+  useProfileEnd(data?.status, version);
   if (version === null) return null;
   let body;
   if (profile.error) {
