@@ -1,3 +1,6 @@
+import { Fragment } from 'react';
+import type { ReactNode } from 'react';
+
 import type { ProfileColumn } from '../../../api/gen/types.gen';
 import { BarChart } from '../../../components/charts/BarChart';
 import { formatCount, formatStatistic as statistic } from '../../../components/format';
@@ -7,7 +10,7 @@ function percent(fraction: number): string {
 }
 
 function Statistics({ column, partial }: { column: ProfileColumn; partial: boolean }) {
-  const rows: [string, string][] = [
+  const rows: [string, ReactNode][] = [
     ['Values', formatCount(column.count)],
     ['Nulls', `${formatCount(column.nulls)} (${percent(column.null_fraction)})`],
     ['Distinct (about)', formatCount(column.distinct)],
@@ -16,7 +19,13 @@ function Statistics({ column, partial }: { column: ProfileColumn; partial: boole
   if (column.mean !== null && column.mean !== undefined) rows.push(['Mean', statistic(column.mean)], ['Standard deviation', statistic(column.stddev)]);
   if (column.quantiles) {
     const { p25, p50, p75 } = column.quantiles;
-    rows.push([partial ? 'Quartiles (from a sample)' : 'Quartiles', `25%: ${statistic(p25)} · 50%: ${statistic(p50)} · 75%: ${statistic(p75)}`]);
+    const quartiles = ([['25%', p25], ['50%', p50], ['75%', p75]] as const).map(([at, value], index) => (
+      <Fragment key={at}>
+        {index > 0 && ' · '}
+        <span className="profile-stats__pair">{`${at}: ${statistic(value)}`}</span>
+      </Fragment>
+    ));
+    rows.push([partial ? 'Quartiles (from a sample)' : 'Quartiles', quartiles]);
   }
   if (column.length) rows.push(['Length', `${statistic(column.length.min)} to ${statistic(column.length.max)} characters (mean ${statistic(column.length.mean)})`]);
   return (
