@@ -74,14 +74,16 @@ describe('statistics on the Schema tab', () => {
     expect(screen.getByRole('columnheader', { name: 'Has nulls' })).toBeInTheDocument();
     expect(within(temp).getByText('Nulls').nextElementSibling).toHaveTextContent('480 (40.0%)');
     expect(within(temp).getByText('Quartiles').nextElementSibling).toHaveTextContent('25%: 2 · 50%: 8 · 75%: 14.5');
-    const histogram = within(temp).getByRole('img', { name: 'Distribution of temp: 2 ranges from -12.5 to 31' });
+    const histogram = within(temp).getByRole('img', {
+      name: 'Distribution of temp: 2 ranges from -12.5 to 31; the most rows (500) from -12.5 to 9.25',
+    });
     expect(histogram).toBeInTheDocument();
     const user = userEvent.setup();
     await user.click(within(temp).getByText('As a table'));
-    const table = within(temp).getByRole('table', { name: 'Distribution of temp: 2 ranges from -12.5 to 31' });
+    const table = within(temp).getByRole('table', { name: /^Distribution of temp: 2 ranges from -12.5 to 31/ });
     expect(within(table).getByRole('row', { name: '-12.5 to 9.25 500' })).toBeInTheDocument();
     const city = screen.getByRole('article', { name: 'city VARCHAR' });
-    expect(within(city).getByRole('img', { name: 'Most frequent values of city' })).toBeInTheDocument();
+    expect(within(city).getByRole('img', { name: 'Most frequent values of city: 2 values, the first Oslo (800 rows)' })).toBeInTheDocument();
     expect(within(city).getByText('Length').nextElementSibling).toHaveTextContent('4 to 6 characters (mean 4.667)');
     expect(screen.getByText(/^1,200 rows in version 1, computed/)).toBeInTheDocument();
     expect(screen.getByRole('button', { name: 'Download the Data Package (datapackage.json)' })).toBeInTheDocument();
@@ -119,6 +121,14 @@ describe('statistics on the Schema tab', () => {
     expect(await screen.findByText(/The quartiles are estimated from a sample of the rows\./)).toBeInTheDocument();
     const temp = screen.getByRole('article', { name: 'temp DOUBLE' });
     expect(within(temp).getByText('Quartiles (from a sample)').nextElementSibling).toHaveTextContent('25%: 2 · 50%: 8 · 75%: 14.5');
+  });
+
+  it('names each column by its name, spaces and all', async () => {
+    const spaced = { ...READY.columns[1], name: 'air temp' };
+    profileApi([[200, { ...READY, columns: [spaced] }]]);
+    renderApp('/datasets/1/schema');
+    const card = await screen.findByRole('article', { name: 'air temp DOUBLE' });
+    expect(within(card).getByRole('img', { name: /^Distribution of air temp: 2 ranges/ })).toBeInTheDocument();
   });
 
   it('does not call exact quartiles a sample', async () => {
