@@ -362,6 +362,7 @@ def test_0009_makes_each_existing_file_version_1(app, client, actors):
         "run_id": None,
         "message": None,
         "pinned": False,
+        "state": "published",
     }
     download = client.get(f"{url}{with_file}/versions/1/file", headers=editor.headers)
     assert (download.status_code, download.data) == (200, b"a,b\n1,2\n")

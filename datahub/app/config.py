@@ -239,6 +239,11 @@ class DefaultConfig:
     PROFILE_SECONDS = 1
     # Profiling one version still working after this long: recorded as failed.
     PROFILE_TIMEOUT_SECONDS = 300
+    # How often a pipeline worker looks for versions whose checks are to run, besides being
+    # woken when one is made on its host (datahub.datasets.checks).
+    CHECKS_SECONDS = 1
+    # A version's checks still running after this long: they are errors (quarantined).
+    CHECKS_TIMEOUT_SECONDS = 300
 
     # -- Pipeline runs through Celery --------------------------------------------------
     # datahub.pipelines.tasks, on when CELERY_BROKER_URL is set. Then creating a run sends

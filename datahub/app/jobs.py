@@ -1,6 +1,7 @@
 """The program of an isolated process (``python -m datahub.app.jobs``, started by
 datahub.platform.isolation): the jobs it can run, imported before its job arrives."""
 
+from datahub.datasets.checks.job import checks_job
 from datahub.datasets.diff_query import diff_job
 from datahub.datasets.previews_job import preview_job
 from datahub.datasets.profiles.job import profile_job
@@ -16,6 +17,7 @@ JOBS = {
     "pipeline_preview": pipeline_preview_job,
     "column_values": column_values_job,
     "profile": profile_job,
+    "checks": checks_job,
 }
 
 if __name__ == "__main__":

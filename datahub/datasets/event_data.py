@@ -39,3 +39,14 @@ def record_dataset(type_, dataset):
 
 def record_version(version):
     outbox.record("datahub.dataset.version.created", version, describe_version)
+
+
+def record_version_quarantined(version, failed):
+    """A version failed its checks (``failed``: their names)."""
+
+    def describe(row):
+        described = describe_version(row)
+        described["data"]["failed_checks"] = list(failed)
+        return described
+
+    outbox.record("datahub.dataset.version.quarantined", version, describe)

@@ -107,6 +107,12 @@ class DatasetVersion(db.Model):
     run_id: Mapped[int | None] = mapped_column(sa.ForeignKey("runs.id", ondelete="SET NULL"))
     message: Mapped[str | None] = mapped_column(sa.Text)
     pinned: Mapped[bool] = mapped_column(sa.Boolean, default=False, server_default=sa.false())
+    # ``published``; ``pending`` while its dataset's checks run; ``quarantined`` when one
+    # that is an error failed (datahub.datasets.checks): only a published version is
+    # current, triggers runs and feeds pipelines.
+    state: Mapped[str] = mapped_column(
+        sa.String(16), default="published", server_default="published"
+    )
 
 
 class VersionRead(db.Model):

@@ -98,5 +98,6 @@ add_grant_routes(blp, services.get_dataset, "dataset_id", "dataset", "Dataset")
 
 
 from datahub.datasets import file_routes, version_routes  # noqa: E402, F401  (documented after the above)
+from datahub.datasets.checks import routes as check_routes  # noqa: E402, F401
 from datahub.datasets.columns import routes as column_routes  # noqa: E402, F401
 from datahub.datasets.profiles import routes as profile_routes  # noqa: E402, F401

@@ -367,6 +367,14 @@ class VersionSchema(Schema):
     pinned = fields.Boolean(
         required=True, metadata={"description": "Kept whatever VERSIONS_KEEP says"}
     )
+    state = fields.String(
+        required=True,
+        metadata={
+            "enum": ["pending", "published", "quarantined"],
+            "description": "`pending` while the dataset's checks run on it; only a "
+            "`published` version is current, triggers runs and feeds pipelines",
+        },
+    )
 
 
 class VersionUpdateSchema(Schema):

@@ -166,7 +166,7 @@ def attach_file(dataset_id, stored, new_file, **made):
             raise DatasetNotFound()
         quotas.lock_user(owner_id)  # the owner first, then the dataset: one lock order
         dataset = get_dataset(dataset_id, for_update=True)
-        key = add_stored_version(dataset, stored, new_file, **made)
+        key, _version = add_stored_version(dataset, stored, new_file, **made)
         db.session.commit()
     except BaseException:
         discard(stored)
@@ -177,14 +177,15 @@ def attach_file(dataset_id, stored, new_file, **made):
 
 def add_stored_version(dataset, stored, new_file, **made):
     """The version of the ``stored`` bytes, added to the (locked) ``dataset`` once the
-    owner's quota has room (:class:`~datahub.quotas.StorageQuotaExceeded`); the key it
-    refers to: an earlier version's with the same bytes, or ``stored``'s."""
+    owner's quota has room (:class:`~datahub.quotas.StorageQuotaExceeded`): ``(key,
+    version)``, the key it refers to an earlier version's with the same bytes, or
+    ``stored``'s."""
     existing = dataset.id is not None and versions.same_content(
         dataset.id, stored.sha256, stored.size
     )
     quotas.check_storage(dataset.owner_id, 0 if existing else stored.size)
     key = existing or stored.key
-    versions.add_version(
+    version = versions.add_version(
         dataset,
         key,
         stored.sha256,
@@ -194,7 +195,7 @@ def add_stored_version(dataset, stored, new_file, **made):
         new_file.format,
         **made,
     )
-    return key
+    return key, version
 
 
 def discard(stored):

@@ -17,8 +17,8 @@ import logging
 import sqlalchemy as sa
 
 from datahub.app.extensions import db
+from datahub.datasets.checks.services import admit
 from datahub.datasets.errors import VersionIsCurrent, VersionNotFound, VersionUsedByRun
-from datahub.datasets.event_data import record_version
 from datahub.datasets.models import Dataset, DatasetVersion, VersionRead
 from datahub.datasets.profiles.services import request_profile
 from datahub.datasets.storage import delete_quietly
@@ -73,7 +73,8 @@ def same_content(dataset_id, sha256, size):
 
 
 def add_version(dataset, file_key, sha256, size, filename, content_type, fmt, **made):
-    """A new version of ``dataset`` (locked, flushed), made current (uncommitted).
+    """A new version of ``dataset`` (locked, flushed), made current (uncommitted), or
+    pending while the dataset's checks run on it (datahub.datasets.checks).
     ``made``: ``created_by``, and ``run_id`` and ``message`` when known."""
     newest = db.session.scalar(
         sa.select(sa.func.max(DatasetVersion.version)).where(
@@ -94,11 +95,11 @@ def add_version(dataset, file_key, sha256, size, filename, content_type, fmt, **
         run_id=made.get("run_id"),
         message=made.get("message"),
         pinned=False,
+        state="published",
     )
     db.session.add(version)
-    make_current(dataset, version)
-    record_version(version)
     request_profile(version)
+    admit(dataset, version, make_current)  # published now, or once its checks pass
     return version
 
 
@@ -177,7 +178,7 @@ def drop_unreferenced(keys):
 
 def prunable(dataset_id, current, keep):
     """The versions of one dataset that retention removes: past the ``keep`` newest, not
-    current, not pinned, and read by no running or succeeded run."""
+    current, not pinned, not pending, and read by no running or succeeded run."""
     read = _pinning_reads().where(VersionRead.dataset_id == dataset_id)
     kept = (
         sa.select(DatasetVersion.version)
@@ -190,6 +191,7 @@ def prunable(dataset_id, current, keep):
             DatasetVersion.dataset_id == dataset_id,
             DatasetVersion.version != current,
             DatasetVersion.pinned.is_(False),
+            DatasetVersion.state != "pending",  # its checks are still to run
             DatasetVersion.version.not_in(read),
             DatasetVersion.version.not_in(kept.scalar_subquery()),
         )

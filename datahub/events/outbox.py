@@ -24,6 +24,7 @@ TYPES = (
     "datahub.dataset.updated",
     "datahub.dataset.deleted",
     "datahub.dataset.version.created",
+    "datahub.dataset.version.quarantined",
     "datahub.pipeline.created",
     "datahub.pipeline.updated",
     "datahub.pipeline.deleted",

@@ -12,9 +12,9 @@ from flask import current_app
 from flask.cli import with_appcontext
 
 from datahub.events.dispatch import Dispatcher
-from datahub.pipelines import triggers, wakeups
+from datahub.pipelines import triggers
 from datahub.pipelines.worker import Worker, reap_stale
-from datahub.platform import isolation
+from datahub.platform import isolation, wakeups
 
 # Set by the process that supervises this worker (gunicorn's master, gunicorn.conf.py):
 # the worker stops once that process is gone, even if it was killed with SIGKILL.

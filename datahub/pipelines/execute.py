@@ -22,6 +22,8 @@ from flask import current_app
 from datahub import quotas
 from datahub.app.extensions import db
 from datahub.datasets import tabular, versions
+from datahub.datasets.checks.auditor import audit_claimed, hold_audit
+from datahub.datasets.checks.services import failed_checks, results_of
 from datahub.datasets.event_data import record_dataset
 from datahub.datasets.models import Dataset, DatasetVersion, VersionRead
 from datahub.datasets.services import NewFile, add_stored_version, discard, drop_duplicate
@@ -142,9 +144,11 @@ def execute_run(app, run_id, name, check, pool=None):
         _mark(run_id, name, status="failed", error=INTERNAL_ERROR)
         return
     try:
-        _publish(run_id, name, plan, stored, rows.get("rows_in"), rows.get("rows_out"))
+        pending = _publish(run_id, name, plan, stored, rows.get("rows_in"), rows.get("rows_out"))
     finally:
         stored.release()  # storage keeps new files locked until a row refers to them
+    if pending:
+        _check_output(app, run_id, name, pending, pool or isolation.ProcessPool(0))
 
 
 def _execute(config, plan, check, rows, pool):
@@ -285,72 +289,40 @@ def _widened_for(dataset, run, plan):
 
 def _publish(run_id, name, plan, stored, rows_in, rows_out):
     """In one transaction: add the new file as the output dataset's new version and mark
-    the run succeeded. If the run is no longer ours, the name belongs to someone else's
-    dataset, the owner may no longer write it (re-checked now with
-    datahub.resources.access), or the owner's quotas (datahub.quotas, checked under the
-    owner's lock) have no room, the new file is removed and the previous output stays."""
+    the run succeeded, or (checks) leave it running, its output pending and held for this
+    worker to check: ``(dataset id, version)``. If the run is no longer ours, the owner
+    may not write the output (datahub.resources.access) or has no room (datahub.quotas,
+    under the owner's lock), the new file is removed and the previous output stays."""
     try:
         quotas.lock_user(plan.owner_id)  # first: the quotas' lock order
         run = db.session.scalar(sa.select(Run).where(Run.id == run_id).with_for_update())
         if run is None or run.status != "running" or run.worker != name:
             discard(stored)
-            return
-        output_name = plan.output_name
-        dataset = db.session.scalar(
-            sa.select(Dataset).where(Dataset.name_key == name_key(output_name)).with_for_update()
-        )
-        now = utcnow()
-        if dataset is None:
-            with _quota_errors():
-                quotas.check_datasets(plan.owner_id)
-            dataset = Dataset(
-                name=output_name,
-                name_key=name_key(output_name),
-                description=f"Output of pipeline {plan.pipeline_name}",
-                owner_id=plan.owner_id,
-                # Derived data is never wider than its sources (docs/guides/access.rst).
-                visibility="private"
-                if plan.private_inputs
-                else current_app.config["DEFAULT_VISIBILITY"],
-                created_at=now,
-            )
-            dataset.tags = []
-            db.session.add(dataset)
-            db.session.flush()
-            record_dataset("datahub.dataset.created", dataset)
-        elif dataset.owner_id != plan.owner_id:
-            raise PipelineError(
-                f"the output dataset name {output_name!r} belongs to another "
-                "user's dataset; choose another output_dataset_name"
-            )
-        elif not access.may_write(db.session.get(User, plan.owner_id), dataset):
-            raise PipelineError(OWNER_MAY_NOT_WRITE)
-        elif dataset.visibility != "private" and not _widened_for(dataset, run, plan):
-            raise PipelineError(
-                f"the output dataset {output_name!r} is internal and this run reads private "
-                "data it was not made from; make the output dataset private, or choose "
-                "another output_dataset_name"
-            )
+            return None
+        dataset = _output_dataset(run, plan)
         fmt = plan.output_format
         suffix = tabular.SUFFIXES[fmt]
-        output = NewFile(output_name[: 255 - len(suffix)] + suffix, tabular.CONTENT_TYPES[fmt], fmt)
+        output = NewFile(
+            plan.output_name[: 255 - len(suffix)] + suffix, tabular.CONTENT_TYPES[fmt], fmt
+        )
         with _quota_errors():
-            key = add_stored_version(
+            key, version = add_stored_version(
                 dataset, stored, output, created_by=plan.owner_id, run_id=run_id
             )
         db.session.flush()
-        run.status = "succeeded"
-        run.finished_at = now
         run.rows_in, run.rows_out = rows_in, rows_out
-        run.output_dataset_id = dataset.id
-        run.output_version = dataset.current_version
-        run.error = None
-        record_run("datahub.run.succeeded", run)
+        run.output_dataset_id, run.output_version = dataset.id, version.version
+        pending = version.state == "pending"
+        if pending:
+            hold_audit(current_app.config, version)
+        else:
+            run.status, run.finished_at, run.error = "succeeded", utcnow(), None
+            record_run("datahub.run.succeeded", run)
         db.session.commit()
     except PipelineError as exc:
         discard(stored)
         _mark(run_id, name, status="failed", error=str(exc), rows_in=rows_in)
-        return
+        return None
     except sa.exc.IntegrityError:
         discard(stored)
         _mark(
@@ -360,8 +332,67 @@ def _publish(run_id, name, plan, stored, rows_in, rows_out):
             rows_in=rows_in,
             error=f"the output dataset name {plan.output_name!r} was taken meanwhile",
         )
-        return
+        return None
     except BaseException:
         discard(stored)
         raise
     drop_duplicate(key, stored)
+    return (version.dataset_id, version.version) if pending else None
+
+
+def _output_dataset(run, plan):
+    """The output dataset (locked), made now if there is none, that the run may write;
+    else :class:`PipelineError`."""
+    output_name = plan.output_name
+    dataset = db.session.scalar(
+        sa.select(Dataset).where(Dataset.name_key == name_key(output_name)).with_for_update()
+    )
+    if dataset is None:
+        with _quota_errors():
+            quotas.check_datasets(plan.owner_id)
+        dataset = Dataset(
+            name=output_name,
+            name_key=name_key(output_name),
+            description=f"Output of pipeline {plan.pipeline_name}",
+            owner_id=plan.owner_id,
+            # Derived data is never wider than its sources (docs/guides/access.rst).
+            visibility="private"
+            if plan.private_inputs
+            else current_app.config["DEFAULT_VISIBILITY"],
+            created_at=utcnow(),
+        )
+        dataset.tags = []
+        db.session.add(dataset)
+        db.session.flush()
+        record_dataset("datahub.dataset.created", dataset)
+    elif dataset.owner_id != plan.owner_id:
+        raise PipelineError(
+            f"the output dataset name {output_name!r} belongs to another "
+            "user's dataset; choose another output_dataset_name"
+        )
+    elif not access.may_write(db.session.get(User, plan.owner_id), dataset):
+        raise PipelineError(OWNER_MAY_NOT_WRITE)
+    elif dataset.visibility != "private" and not _widened_for(dataset, run, plan):
+        raise PipelineError(
+            f"the output dataset {output_name!r} is internal and this run reads private "
+            "data it was not made from; make the output dataset private, or choose "
+            "another output_dataset_name"
+        )
+    return dataset
+
+
+def _check_output(app, run_id, name, pending, pool):
+    """The run's output version is pending: run its checks now. The run succeeds when it
+    is published, and fails with ``Output failed checks: <names>`` when quarantined (the
+    version stays, for its owner to inspect)."""
+    audit_claimed(app, *pending, 1, pool=pool)
+    version = db.session.get(DatasetVersion, pending, populate_existing=True)
+    state = version.state if version is not None else None
+    db.session.commit()
+    if state == "published":
+        _mark(run_id, name, status="succeeded", error=None)
+    elif state == "quarantined":
+        failed = ", ".join(failed_checks(results_of(version)["results"]))
+        _mark(run_id, name, status="failed", error=f"Output failed checks: {failed}")
+    elif state is None:
+        _mark(run_id, name, status="failed", error="the output version was deleted")

@@ -289,7 +289,9 @@ class RunSchema(Schema):
         metadata={"description": "Why the run failed or was cancelled"},
     )
     output_dataset_id = fields.Integer(
-        required=True, allow_none=True, metadata={"description": "Set when the run succeeded"}
+        required=True,
+        allow_none=True,
+        metadata={"description": "Set when the run succeeded, or its output failed its checks"},
     )
     inputs = fields.List(
         fields.Nested(DatasetVersionRefSchema),
@@ -300,7 +302,10 @@ class RunSchema(Schema):
         DatasetVersionRefSchema,
         required=True,
         allow_none=True,
-        metadata={"description": "The version the run made; null until it succeeds"},
+        metadata={
+            "description": "The version the run made; null until it succeeds (or its output "
+            "fails its checks: the quarantined version)"
+        },
     )
     triggered_by = fields.String(
         required=True,

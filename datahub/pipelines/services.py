@@ -9,7 +9,7 @@ from datahub import quotas
 from datahub.app.extensions import db
 from datahub.datasets.errors import DatasetNotFound
 from datahub.datasets.models import Dataset, DatasetVersion
-from datahub.pipelines import cycles, schedules, wakeups
+from datahub.pipelines import cycles, schedules
 from datahub.pipelines.errors import (
     InvalidTrigger,
     JoinedDatasetNotFound,
@@ -20,6 +20,7 @@ from datahub.pipelines.errors import (
 )
 from datahub.pipelines.event_data import record_pipeline, record_run, record_run_by_id
 from datahub.pipelines.models import ACTIVE_STATUSES, Pipeline, Run
+from datahub.platform import wakeups
 from datahub.platform.database import utcnow, valid_id
 from datahub.platform.errors import Refused
 from datahub.resources import access

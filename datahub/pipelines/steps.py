@@ -3,10 +3,11 @@ schema by ``op`` so each error keeps its place (``["body", "steps", 0, "value"]`
 
 from marshmallow import ValidationError, validate
 
-from datahub.datasets.sql_check import check_select
+from datahub.datasets.sql_field import SqlQuery
 from datahub.web.validation import (
     MAX_LENGTH,
     NO_NUL_PATTERN,
+    ChosenBy,
     Length,
     OneOf,
     Range,
@@ -14,7 +15,7 @@ from datahub.web.validation import (
     StrictBoolean,
     fields,
 )
-from datahub.web.validation.fields import NOT_A_DICT, NOT_A_STRING, REQUIRED, ErrorMessage
+from datahub.web.validation.fields import ErrorMessage
 
 # Column names and values are any text; NUL is refused in every JSON string.
 ANY_TEXT = {"pattern": NO_NUL_PATTERN}
@@ -171,32 +172,6 @@ class ColumnAggregate(_Aggregate):
     column = fields.String(required=True, validate=Length(min=1, max=MAX_NAME), metadata=ANY_TEXT)
 
 
-class ChosenBy(fields.Field):
-    """An object whose ``key`` (a string) chooses its schema among ``schemas``; each
-    error keeps its place (``["body", "steps", 0, "value"]``)."""
-
-    def __init__(self, key, schemas, **kwargs):
-        super().__init__(**kwargs)
-        self.key, self.schemas = key, schemas
-
-    def _deserialize(self, value, attr, data, **kwargs):
-        if not isinstance(value, dict):
-            raise ValidationError(NOT_A_DICT)
-        if self.key not in value:
-            raise ValidationError({self.key: [REQUIRED]})
-        choice = value[self.key]
-        if not isinstance(choice, str):
-            raise ValidationError({self.key: [NOT_A_STRING]})
-        if choice not in self.schemas:
-            raise ValidationError(
-                {self.key: [OneOf.default_message.format(choices=", ".join(self.schemas))]}
-            )
-        return self.schemas[choice]().load(value)  # its ValidationError carries the field dict
-
-    def _serialize(self, value, attr, obj, **kwargs):
-        return value
-
-
 AGGREGATE_SCHEMAS = {
     **{function: ColumnAggregate for function in COLUMN_FUNCTIONS},
     "count": CountAggregate,
@@ -246,17 +221,6 @@ class JoinStep(_StepSchema):
     )
     on = _columns(required=True)
     how = fields.String(validate=OneOf(JOIN_KINDS), load_default="inner")
-
-
-class SqlQuery(fields.String):
-    """One read-only SELECT over ``input``, checked by DuckDB's parser."""
-
-    def _deserialize(self, value, attr, data, **kwargs):
-        query = super()._deserialize(value, attr, data, **kwargs)
-        problem = check_select(query)
-        if problem:
-            raise ValidationError(ErrorMessage(problem, "value_error.sql"))
-        return query
 
 
 class SqlStep(_StepSchema):

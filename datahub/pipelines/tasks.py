@@ -24,6 +24,7 @@ import sqlalchemy as sa
 from celery import Celery, Task, signals
 
 from datahub.app.extensions import db
+from datahub.datasets.checks import auditor
 from datahub.datasets.profiles import profiler
 from datahub.datasets.usage import prune_usage
 from datahub.datasets.versions import prune_versions
@@ -248,6 +249,8 @@ def run_celery_worker(app, concurrency=None, loglevel="INFO", also=()):
     values.Indexer(app, sweeper.stop).start()
     # Schemas and profiles of new versions (datahub.datasets.profiles.profiler).
     profiler.Profiler(app, sweeper.stop).start()
+    # The checks of versions made pending (datahub.datasets.checks.auditor).
+    auditor.Auditor(app, sweeper.stop).start()
     # Webhooks, and ``also``: the triggers (docs/guides/events.rst).
     dispatcher = Dispatcher(app, sweeper.stop, also).start()
     worker.start()

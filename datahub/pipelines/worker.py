@@ -26,15 +26,16 @@ from datetime import datetime, timedelta
 import sqlalchemy as sa
 
 from datahub.app.extensions import db
+from datahub.datasets.checks import auditor
 from datahub.datasets.profiles import profiler
 from datahub.datasets.usage import prune_usage
 from datahub.datasets.versions import prune_versions
 from datahub.events.retention import prune_events
-from datahub.pipelines import lineage_events, wakeups
+from datahub.pipelines import lineage_events
 from datahub.pipelines.event_data import record_run_by_id
 from datahub.pipelines.execute import RunStopped, execute_run
 from datahub.pipelines.models import Pipeline, Run
-from datahub.platform import isolation
+from datahub.platform import isolation, wakeups
 from datahub.platform.database import utcnow
 from datahub.search import values
 from datahub.web import metrics
@@ -207,6 +208,7 @@ class Worker:
         self._values_lock = threading.Lock()
         self._last_profiles = 0.0
         self._profiles_lock = threading.Lock()
+        self._audits_lock = threading.Lock()
 
     def run_once(self, name=None):
         """Reap stale runs, claim the fairest queued run and execute it; its id, or None."""
@@ -217,6 +219,7 @@ class Worker:
                 self._maybe_prune()
                 self._maybe_index_values()
                 self._maybe_profile()
+                self._maybe_audit()
                 run_id = claim(name)
                 if run_id is None:
                     return None
@@ -294,6 +297,17 @@ class Worker:
             self._last_profiles = time.monotonic()
         finally:
             self._profiles_lock.release()
+
+    def _maybe_audit(self):
+        """The checks of pending versions (datahub.datasets.checks.auditor), every round
+        (woken at once when a version is made pending on this host), by one slot at a
+        time: the others go on claiming."""
+        if not self.index_values or not self._audits_lock.acquire(blocking=False):
+            return
+        try:
+            auditor.audit_pending_quietly(self.app, pool=self.pool, shutdown=self.shutdown)
+        finally:
+            self._audits_lock.release()
 
     def run_forever(self, concurrency=1):
         """Work in ``concurrency`` threads until ``shutdown`` is set."""

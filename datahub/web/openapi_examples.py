@@ -34,6 +34,19 @@ EXAMPLES = {
     },
     "ColumnsUpdate": {"columns": [{"name": "temp", "description": "Mean temperature, °C"}]},
     "VersionUpdate": {"pinned": True, "message": "As published in the 2024 report"},
+    "Checks": {
+        "checks": [
+            {"name": "one row a day", "type": "unique", "columns": ["date"]},
+            {"name": "plausible", "type": "range", "column": "temp", "min": -60, "max": 60},
+            {
+                "name": "daily",
+                "type": "freshness",
+                "column": "date",
+                "max_age": "P2D",
+                "severity": "warn",
+            },
+        ]
+    },
     "CollectionCreate": {
         "name": "Nordic weather",
         "description": "Weather datasets of the Nordic capitals",

@@ -150,7 +150,16 @@ def test_the_command_lists_downloads_pins_and_restores_versions(datahub, tmp_pat
     result = datahub("datasets", "versions", dataset_id)
     assert (result.exit_code, result.stderr) == (0, "2 of 2 (offset 0)\n")
     header, second, first = result.stdout.splitlines()
-    assert header.split() == ["VERSION", "CREATED", "FILE", "SIZE", "RUN", "PINNED", "MESSAGE"]
+    assert header.split() == [
+        "VERSION",
+        "CREATED",
+        "FILE",
+        "SIZE",
+        "RUN",
+        "PINNED",
+        "STATE",
+        "MESSAGE",
+    ]
     assert second.split()[:1] + second.split()[2:] == ["2", "rain.csv", "21", "B", "-", "-", "-"]
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", second.split()[1])  # UTC
     assert first.split()[2:] == ["rain.csv", "21", "B", "-", "-", "first", "one"]
@@ -178,7 +187,7 @@ def test_the_command_lists_downloads_pins_and_restores_versions(datahub, tmp_pat
 
     result = datahub("datasets", "pin", dataset_id, "1", "--message", "as published")
     assert result.exit_code == 0, result.stderr
-    assert result.stdout.splitlines()[1].split()[-3:] == ["yes", "as", "published"]
+    assert result.stdout.splitlines()[1].split()[-4:] == ["yes", "published", "as", "published"]
     pinned = json.loads(datahub("--json", "datasets", "versions", dataset_id).stdout)["items"][1]
     assert (pinned["pinned"], pinned["message"]) == (True, "as published")
     unpinned = json.loads(datahub("--json", "datasets", "unpin", dataset_id, "1").stdout)

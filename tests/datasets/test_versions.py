@@ -23,6 +23,7 @@ VERSION_FIELDS = [
     "run_id",
     "message",
     "pinned",
+    "state",
 ]
 
 
@@ -88,6 +89,7 @@ def test_every_upload_is_a_version_listed_newest_first(client, editor, actors, d
         "run_id": None,
         "message": None,
         "pinned": False,
+        "state": "published",
     }
     assert listed(client, editor.headers, dataset, limit=1, offset=1)["items"] == [oldest]
     one = client.get(versions_url(dataset, "/1"), headers=editor.headers)

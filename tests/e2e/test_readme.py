@@ -132,7 +132,7 @@ def test_walkthrough_examples_run(app, gunicorn_server, tmp_path):
     rows = [lines[i].split() for i in (tables[0] + 1, tables[0] + 2)]
     assert [(row[0], row[-1]) for row in rows] == [("2", "corrected"), ("1", "-")]
     assert "version 1 as first uploaded" in lines
-    assert lines[tables[1] + 1].split()[-3:] == ["yes", "as", "published"]
+    assert lines[tables[1] + 1].split()[-4:] == ["yes", "published", "as", "published"]
     restore = lines[tables[2] + 1]
     assert restore.split()[0] == "3" and restore.endswith("  Restored from version 1")
     # The command's diff of versions 1 and 2 (keyed by date), then the lineage of the

@@ -115,7 +115,7 @@ def background_worker(app, concurrency=1):
         yield runner
     finally:
         shutdown.set()
-        from datahub.pipelines import wakeups
+        from datahub.platform import wakeups
 
         wakeups.notify(app.instance_path)
         thread.join(30)

@@ -4,6 +4,9 @@ data"):
 datahub datasets schema 7                 # the current version's columns, types, rows
 datahub datasets profile 7 --version 2    # statistics per column
 datahub datasets datapackage 7 -o datapackage.json
+datahub datasets checks 7 --set checks.json   # what a new version must pass
+datahub datasets check-results 7 3            # version 3's state and results
+datahub datasets publish 7 3                  # publish a quarantined version anyway
 """
 
 import json
@@ -102,4 +105,79 @@ def datasets_datapackage(context, dataset_id, version, wait, output):
     output.write(json.dumps(package, indent=2) + "\n")
 
 
-PROFILE_COMMANDS = (datasets_schema, datasets_profile, datasets_datapackage)
+RESULT_COLUMNS = ["CHECK", "TYPE", "SEVERITY", "STATUS", "FAILING", "MESSAGE"]
+
+
+@click.command("checks")
+@click.argument("dataset_id", type=int)
+@click.option(
+    "--set",
+    "source",
+    type=click.File("r", encoding="utf-8"),
+    help="Replace them with the JSON list in this file (- : stdin; [] removes them).",
+)
+@json_option
+@pass_context
+def datasets_checks(context, dataset_id, source):
+    """The checks every new version of DATASET_ID must pass to be published."""
+    context.require_session()
+    if source is not None:
+        try:
+            checks = json.load(source)
+        except ValueError as exc:
+            raise click.ClickException(f"the checks are not JSON: {exc}") from None
+        answer = context.client.dataset_checks_set(dataset_id, checks)
+    else:
+        answer = context.client.dataset_checks(dataset_id)
+    rows = [
+        [
+            c["name"],
+            c["type"],
+            c["severity"],
+            _short({k: v for k, v in c.items() if k not in ("name", "type", "severity")}, 60),
+        ]
+        for c in answer["checks"]
+    ]
+    context.output(answer, ["NAME", "TYPE", "SEVERITY", "SETTINGS"], rows)
+
+
+@click.command("check-results")
+@click.argument("dataset_id", type=int)
+@click.argument("version", type=int)
+@json_option
+@pass_context
+def datasets_check_results(context, dataset_id, version):
+    """VERSION's state and the result of each check, with failing rows."""
+    context.require_session()
+    answer = context.client.dataset_version_checks(dataset_id, version)
+    rows = [
+        [r["name"], r["type"], r["severity"], r["status"], _short(r["failing_rows"]), r["message"]]
+        for r in answer["results"]
+    ]
+    context.output(answer, RESULT_COLUMNS, rows)
+    if not context.as_json:
+        click.echo(f"Version {version}: {answer['state']}", err=True)
+
+
+@click.command("publish")
+@click.argument("dataset_id", type=int)
+@click.argument("version", type=int)
+@json_option
+@pass_context
+def datasets_publish(context, dataset_id, version):
+    """Publish quarantined VERSION of DATASET_ID although its checks failed."""
+    context.require_session()
+    answer = context.client.dataset_version_publish(dataset_id, version)
+    context.output(answer)
+    if not context.as_json:
+        click.echo(f"Published version {version} of dataset {dataset_id}")
+
+
+PROFILE_COMMANDS = (
+    datasets_schema,
+    datasets_profile,
+    datasets_datapackage,
+    datasets_checks,
+    datasets_check_results,
+    datasets_publish,
+)

@@ -10,7 +10,7 @@ import click
 
 from datahub_client.cli_context import json_option, pass_context, print_table
 
-VERSION_COLUMNS = ["VERSION", "CREATED", "FILE", "SIZE", "RUN", "PINNED", "MESSAGE"]
+VERSION_COLUMNS = ["VERSION", "CREATED", "FILE", "SIZE", "RUN", "PINNED", "STATE", "MESSAGE"]
 
 
 def _when(text):
@@ -34,6 +34,7 @@ def _version_rows(items):
             f"{v['size_bytes']} B",
             v["run_id"] or "-",
             "yes" if v["pinned"] else "-",
+            v.get("state", "published"),
             v["message"] or "-",
         ]
         for v in items

@@ -1,5 +1,6 @@
 """What a worker read of each version: its schema, its profile (statistics per column) and
-its Frictionless Data Package. Mixed into ``Client``. A version not read yet answers 202
+its Frictionless Data Package; and the checks a version must pass to be published (write,
+audit, publish). Mixed into ``Client``. A version not read yet answers 202
 ``{"status": "pending"}``; ``wait`` (seconds) asks again, as ``Retry-After`` says, until
 it is read or the time is up."""
 
@@ -30,6 +31,27 @@ class ProfilesMixin:
         """The version as a Frictionless Data Package (a dict; its resource's ``path`` is
         the version's download URL)."""
         return self._read_when_ready(dataset_id, version, "datapackage.json", wait)
+
+    def dataset_checks(self, dataset_id):
+        """``{"checks": [...]}``: what every new version must pass to be published."""
+        return self._json("GET", f"{API}/datasets/{int(dataset_id)}/checks")
+
+    def dataset_checks_set(self, dataset_id, checks):
+        """Replace the dataset's checks (a list of ``{"name", "type", ..., "severity"}``;
+        empty removes them); an invalid one is ``ValidationError`` (422) at its field."""
+        return self._json(
+            "PUT", f"{API}/datasets/{int(dataset_id)}/checks", json_body={"checks": list(checks)}
+        )
+
+    def dataset_version_checks(self, dataset_id, version):
+        """``{"state", "checked_at", "published_by", "results": [...]}`` of a version."""
+        return self._json("GET", f"{API}/datasets/{int(dataset_id)}/versions/{int(version)}/checks")
+
+    def dataset_version_publish(self, dataset_id, version):
+        """Publish a quarantined version anyway (managers; audited): the version."""
+        return self._json(
+            "POST", f"{API}/datasets/{int(dataset_id)}/versions/{int(version)}/publish"
+        )
 
     def _read_when_ready(self, dataset_id, version, part, wait):
         if version is None:

@@ -16,6 +16,7 @@ import duckdb
 from datahub.datasets import tabular
 from datahub.platform.isolation import JobError
 
+TYPE = "type"  # a column's (and a check's) key: its kind
 BINS = 20
 TOP_VALUES = 10
 VALUE_CHARS = 200  # text values (min, max, top values) are cut to this
@@ -102,7 +103,7 @@ def profile(con, source, params, max_columns):
         column["null_fraction"] = column["nulls"] / rows if rows else 0.0
     schema = {
         "columns": [
-            {"name": c["name"], "type": c["type"], "nullable": c["nulls"] > 0} for c in columns
+            {"name": c["name"], "type": c[TYPE], "nullable": c["nulls"] > 0} for c in columns
         ],
         "rows": rows,
     }
@@ -196,7 +197,7 @@ def _histogram(con, name, column_kind, column):
     if column_kind == "time":
         value = f"epoch({column_sql})"
         low, high = con.execute(f"SELECT min({value}), max({value}) FROM t").fetchone()
-        step = DAY if column["type"] == "DATE" else None
+        step = DAY if column[TYPE] == "DATE" else None
     else:
         value = f"{column_sql}::DOUBLE"
         low, high = column["min"], column["max"]
@@ -233,12 +234,12 @@ DAY = 86400.0
 
 def _edge(value, column):
     """A bin's edge as the column's values are: a date, a time, an integer or a number."""
-    if column["type"] == "DATE":
+    if column[TYPE] == "DATE":
         moment = datetime.datetime.fromtimestamp(value, datetime.timezone.utc)
         return moment.date().isoformat() if value % DAY == 0 else moment.isoformat()
-    if kind_of(column["type"]) == "time":
+    if kind_of(column[TYPE]) == "time":
         return datetime.datetime.fromtimestamp(value, datetime.timezone.utc).isoformat()
-    if kind_of(column["type"]) == "integer" and float(value).is_integer():
+    if kind_of(column[TYPE]) == "integer" and float(value).is_integer():
         return int(value)
     return float(f"{value:.12g}")  # 5.95, not 5.949999999999999
 

@@ -5,6 +5,7 @@ import re
 
 from datahub.platform.database import isoformat
 
+TYPE = "type"  # a column's (and a check's) key: its kind
 FORMATS = {"csv": "csv", "parquet": "parquet", "jsonl": "jsonl"}
 INTEGERS = {
     "TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT",
@@ -52,7 +53,7 @@ def data_package(dataset, version, schema, file_url):
     at ``file_url``."""
     fields = []
     for column in schema["columns"]:
-        kind, fmt = field_type(column["type"])
+        kind, fmt = field_type(column[TYPE])
         field = {"name": column["name"], "type": kind}
         if fmt:
             field["format"] = fmt

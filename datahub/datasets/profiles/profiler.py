@@ -11,7 +11,6 @@ recorded as failed with the reason; the storage being unavailable leaves it pend
 tried again after ``RETRY_SECONDS``.
 """
 
-import contextlib
 import datetime
 import logging
 import os
@@ -23,10 +22,10 @@ import sqlalchemy as sa
 from datahub.app.extensions import db
 from datahub.datasets.models import DatasetVersion
 from datahub.datasets.profiles.models import ContentProfile
+from datahub.datasets.stored_jobs import FileMissing, run_stored_job
 from datahub.platform import isolation
 from datahub.platform.database import utcnow
 from datahub.platform.errors import InsufficientStorage, StorageUnavailable
-from datahub.platform.storage import get_storage
 from datahub.web import metrics
 
 log = logging.getLogger("datahub.profiles")
@@ -160,41 +159,30 @@ def profile_content(app, sha256, size, attempts, pool=None, shutdown=None):
 
 def read_profile(app, key, name, pool=None, shutdown=None):
     """The job's ``{"schema", "profile"}`` for the stored file ``key``; :class:`Unreadable`."""
+
+    def check():
+        if shutdown is not None and shutdown.is_set():
+            raise Stopped()
+
     config = app.config
-    with contextlib.ExitStack() as stack:
-        try:
-            path = stack.enter_context(
-                get_storage().local_copy(key, config.get("PIPELINE_TEMP_DIR"))
-            )
-        except FileNotFoundError:
-            raise Unreadable("The version's file is missing from storage") from None
-        args = {
-            "path": path,
-            "name": name,
-            "memory_limit": str(config["PIPELINE_MEMORY_LIMIT"]),
-            "threads": config.get("PIPELINE_THREADS"),
-            "temp_dir": config.get("PIPELINE_TEMP_DIR"),
-            "max_line_size": int(config["PIPELINE_MAX_LINE_SIZE"]),
-            "max_columns": int(config["PIPELINE_MAX_COLUMNS"]),
-        }
-        limits = isolation.Limits(
-            memory=isolation.parse_size(config["PIPELINE_MEMORY_LIMIT"]),
-            margin=isolation.parse_size(config["PIPELINE_MEMORY_MARGIN"]),
-            seconds=float(config["PROFILE_TIMEOUT_SECONDS"]),
+    try:
+        found = run_stored_job(
+            config,
+            JOB,
+            {"path": key},
+            {"name": name},
+            config["PROFILE_TIMEOUT_SECONDS"],
+            pool or _own_pool(),
+            check,
         )
-
-        def check():
-            if shutdown is not None and shutdown.is_set():
-                raise Stopped()
-
-        try:
-            found = isolation.run_job(pool or _own_pool(), JOB, args, limits, check)
-        except isolation.JobError as exc:
-            if exc.kind == "missing":
-                raise Unreadable("The version's file is missing from storage") from None
-            raise Unreadable(exc.message or exc.kind) from None
-        except isolation.JobKilled as exc:
-            raise Unreadable(KILLED.get(exc.reason, "Profiling stopped unexpectedly")) from None
+    except FileMissing:
+        raise Unreadable("The version's file is missing from storage") from None
+    except isolation.JobError as exc:
+        if exc.kind == "missing":
+            raise Unreadable("The version's file is missing from storage") from None
+        raise Unreadable(exc.message or exc.kind) from None
+    except isolation.JobKilled as exc:
+        raise Unreadable(KILLED.get(exc.reason, "Profiling stopped unexpectedly")) from None
     if found.get("unreadable"):
         raise Unreadable(f"The file cannot be read as a table: {found['unreadable']}")
     return found

@@ -9,7 +9,13 @@ import marshmallow
 from marshmallow import ValidationError, validate
 
 from datahub.web.validation import fields
-from datahub.web.validation.fields import SCHEMA_ERRORS, ErrorMessage
+from datahub.web.validation.fields import (
+    NOT_A_DICT,
+    NOT_A_STRING,
+    REQUIRED,
+    SCHEMA_ERRORS,
+    ErrorMessage,
+)
 
 # webargs location → the first element of ``loc``.
 LOCATIONS = {
@@ -287,3 +293,29 @@ def media_type_error(value):
     if not _MEDIA_TYPE.fullmatch(value):
         return "value is not a valid media type (RFC 9110)", "value_error.media_type"
     return None
+
+
+class ChosenBy(fields.Field):
+    """An object whose ``key`` (a string) chooses its schema among ``schemas``; each
+    error keeps its place (``["body", "steps", 0, "value"]``)."""
+
+    def __init__(self, key, schemas, **kwargs):
+        super().__init__(**kwargs)
+        self.key, self.schemas = key, schemas
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if not isinstance(value, dict):
+            raise ValidationError(NOT_A_DICT)
+        if self.key not in value:
+            raise ValidationError({self.key: [REQUIRED]})
+        choice = value[self.key]
+        if not isinstance(choice, str):
+            raise ValidationError({self.key: [NOT_A_STRING]})
+        if choice not in self.schemas:
+            raise ValidationError(
+                {self.key: [OneOf.default_message.format(choices=", ".join(self.schemas))]}
+            )
+        return self.schemas[choice]().load(value)  # its ValidationError carries the field dict
+
+    def _serialize(self, value, attr, obj, **kwargs):
+        return value

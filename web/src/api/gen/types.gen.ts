@@ -23,7 +23,7 @@ export type WebhookUpdate = {
 /**
  * What happened (docs: Events)
  */
-export type EventType = 'datahub.dataset.created' | 'datahub.dataset.updated' | 'datahub.dataset.deleted' | 'datahub.dataset.version.created' | 'datahub.pipeline.created' | 'datahub.pipeline.updated' | 'datahub.pipeline.deleted' | 'datahub.run.queued' | 'datahub.run.started' | 'datahub.run.succeeded' | 'datahub.run.failed' | 'datahub.run.cancelled';
+export type EventType = 'datahub.dataset.created' | 'datahub.dataset.updated' | 'datahub.dataset.deleted' | 'datahub.dataset.version.created' | 'datahub.dataset.version.quarantined' | 'datahub.pipeline.created' | 'datahub.pipeline.updated' | 'datahub.pipeline.deleted' | 'datahub.run.queued' | 'datahub.run.started' | 'datahub.run.succeeded' | 'datahub.run.failed' | 'datahub.run.cancelled';
 
 export type WebhookPage = {
     items: Array<Webhook>;
@@ -142,7 +142,43 @@ export type Version = {
      */
     sha256: string;
     size_bytes: number;
+    /**
+     * `pending` while the dataset's checks run on it; only a `published` version is current, triggers runs and feeds pipelines
+     */
+    state: 'pending' | 'published' | 'quarantined';
     version: number;
+};
+
+export type VersionChecks = {
+    checked_at: string | null;
+    /**
+     * Who published it anyway
+     */
+    published_by: string | null;
+    /**
+     * Empty while pending, and for a dataset without checks
+     */
+    results: Array<CheckResult>;
+    state: 'pending' | 'published' | 'quarantined';
+};
+
+export type CheckResult = {
+    /**
+     * Rows that fail it, if rows
+     */
+    failing_rows: number | null;
+    /**
+     * What was found, in words
+     */
+    message: string;
+    name: string;
+    /**
+     * Up to 10 failing rows (or keys, for unique)
+     */
+    sample: Array<Array<unknown>>;
+    severity: 'error' | 'warn';
+    status: 'passed' | 'failed' | 'warned' | 'error';
+    type: string;
 };
 
 export type ValueCount = {
@@ -432,11 +468,11 @@ export type Run = {
      */
     inputs: Array<DatasetVersionRef>;
     /**
-     * The version the run made; null until it succeeds
+     * The version the run made; null until it succeeds (or its output fails its checks: the quarantined version)
      */
     output: DatasetVersionRef | null;
     /**
-     * Set when the run succeeded
+     * Set when the run succeeded, or its output failed its checks
      */
     output_dataset_id: number | null;
     pipeline_id: number;
@@ -1347,6 +1383,13 @@ export type CollectionCreate = {
      */
     name: string;
     visibility?: Visibility;
+};
+
+export type Checks = {
+    /**
+     * One check; `type` chooses its shape
+     */
+    checks: Array<unknown>;
 };
 
 export type LoginData = {
@@ -2846,6 +2889,104 @@ export type UpdateDatasetResponses = {
 
 export type UpdateDatasetResponse = UpdateDatasetResponses[keyof UpdateDatasetResponses];
 
+export type GetDatasetChecksData = {
+    body?: never;
+    path: {
+        dataset_id: number;
+    };
+    query?: never;
+    url: '/api/v1/datasets/{dataset_id}/checks';
+};
+
+export type GetDatasetChecksErrors = {
+    /**
+     * Not authenticated: no bearer token, or one that is invalid, expired or revoked (`Not authenticated`, `Invalid token`, `Token has expired`, `Token has been revoked`)
+     */
+    401: Error;
+    /**
+     * Forbidden: the role or ownership does not allow this, or a personal access token's scopes do not (a `read` token only reads)
+     */
+    403: Error;
+    /**
+     * `Dataset not found`
+     */
+    404: Error;
+    /**
+     * Service unavailable (`Service unavailable`: the database cannot be reached); retry after `Retry-After` seconds
+     */
+    503: Error;
+    /**
+     * Any other error (500 `Internal server error`, 405 with `Allow`...), in the same JSON shape
+     */
+    default: Error;
+};
+
+export type GetDatasetChecksError = GetDatasetChecksErrors[keyof GetDatasetChecksErrors];
+
+export type GetDatasetChecksResponses = {
+    /**
+     * OK
+     */
+    200: Checks;
+};
+
+export type GetDatasetChecksResponse = GetDatasetChecksResponses[keyof GetDatasetChecksResponses];
+
+export type SetDatasetChecksData = {
+    body: Checks;
+    path: {
+        dataset_id: number;
+    };
+    query?: never;
+    url: '/api/v1/datasets/{dataset_id}/checks';
+};
+
+export type SetDatasetChecksErrors = {
+    /**
+     * Bad request: the body is not valid JSON (`Request body is not valid JSON`, or nested too deeply, or a number out of range)
+     */
+    400: Error;
+    /**
+     * Not authenticated: no bearer token, or one that is invalid, expired or revoked (`Not authenticated`, `Invalid token`, `Token has expired`, `Token has been revoked`)
+     */
+    401: Error;
+    /**
+     * Forbidden: the role or ownership does not allow this, or a personal access token's scopes do not (a `read` token only reads)
+     */
+    403: Error;
+    /**
+     * `Dataset not found`
+     */
+    404: Error;
+    /**
+     * Request body too large: over `MAX_JSON_BODY_BYTES` (1 MiB by default), refused before it is read
+     */
+    413: Error;
+    /**
+     * Validation error: `detail` is a list of {loc, msg, type}
+     */
+    422: Error;
+    /**
+     * Service unavailable (`Service unavailable`: the database cannot be reached); retry after `Retry-After` seconds
+     */
+    503: Error;
+    /**
+     * Any other error (500 `Internal server error`, 405 with `Allow`...), in the same JSON shape
+     */
+    default: Error;
+};
+
+export type SetDatasetChecksError = SetDatasetChecksErrors[keyof SetDatasetChecksErrors];
+
+export type SetDatasetChecksResponses = {
+    /**
+     * OK
+     */
+    200: Checks;
+};
+
+export type SetDatasetChecksResponse = SetDatasetChecksResponses[keyof SetDatasetChecksResponses];
+
 export type GetDatasetColumnsData = {
     body?: never;
     path: {
@@ -3656,6 +3797,50 @@ export type UpdateDatasetVersionResponses = {
 
 export type UpdateDatasetVersionResponse = UpdateDatasetVersionResponses[keyof UpdateDatasetVersionResponses];
 
+export type GetDatasetVersionChecksData = {
+    body?: never;
+    path: {
+        dataset_id: number;
+        version: number;
+    };
+    query?: never;
+    url: '/api/v1/datasets/{dataset_id}/versions/{version}/checks';
+};
+
+export type GetDatasetVersionChecksErrors = {
+    /**
+     * Not authenticated: no bearer token, or one that is invalid, expired or revoked (`Not authenticated`, `Invalid token`, `Token has expired`, `Token has been revoked`)
+     */
+    401: Error;
+    /**
+     * Forbidden: the role or ownership does not allow this, or a personal access token's scopes do not (a `read` token only reads)
+     */
+    403: Error;
+    /**
+     * `Dataset not found` or `Version not found`
+     */
+    404: Error;
+    /**
+     * Service unavailable (`Service unavailable`: the database cannot be reached); retry after `Retry-After` seconds
+     */
+    503: Error;
+    /**
+     * Any other error (500 `Internal server error`, 405 with `Allow`...), in the same JSON shape
+     */
+    default: Error;
+};
+
+export type GetDatasetVersionChecksError = GetDatasetVersionChecksErrors[keyof GetDatasetVersionChecksErrors];
+
+export type GetDatasetVersionChecksResponses = {
+    /**
+     * OK
+     */
+    200: VersionChecks;
+};
+
+export type GetDatasetVersionChecksResponse = GetDatasetVersionChecksResponses[keyof GetDatasetVersionChecksResponses];
+
 export type GetDatasetVersionDataPackageData = {
     body?: never;
     path: {
@@ -3892,6 +4077,54 @@ export type GetDatasetVersionProfileResponses = {
 };
 
 export type GetDatasetVersionProfileResponse = GetDatasetVersionProfileResponses[keyof GetDatasetVersionProfileResponses];
+
+export type PublishDatasetVersionData = {
+    body?: never;
+    path: {
+        dataset_id: number;
+        version: number;
+    };
+    query?: never;
+    url: '/api/v1/datasets/{dataset_id}/versions/{version}/publish';
+};
+
+export type PublishDatasetVersionErrors = {
+    /**
+     * Not authenticated: no bearer token, or one that is invalid, expired or revoked (`Not authenticated`, `Invalid token`, `Token has expired`, `Token has been revoked`)
+     */
+    401: Error;
+    /**
+     * Forbidden: the role or ownership does not allow this, or a personal access token's scopes do not (a `read` token only reads)
+     */
+    403: Error;
+    /**
+     * `Dataset not found` or `Version not found`
+     */
+    404: Error;
+    /**
+     * `Version is not quarantined`
+     */
+    409: Error;
+    /**
+     * Service unavailable (`Service unavailable`: the database cannot be reached); retry after `Retry-After` seconds
+     */
+    503: Error;
+    /**
+     * Any other error (500 `Internal server error`, 405 with `Allow`...), in the same JSON shape
+     */
+    default: Error;
+};
+
+export type PublishDatasetVersionError = PublishDatasetVersionErrors[keyof PublishDatasetVersionErrors];
+
+export type PublishDatasetVersionResponses = {
+    /**
+     * OK
+     */
+    200: Version;
+};
+
+export type PublishDatasetVersionResponse = PublishDatasetVersionResponses[keyof PublishDatasetVersionResponses];
 
 export type RestoreDatasetVersionData = {
     body?: never;

@@ -6,6 +6,7 @@ export const EVENT_WORDS: Record<EventType, string> = {
   'datahub.dataset.updated': 'Dataset changed',
   'datahub.dataset.deleted': 'Dataset deleted',
   'datahub.dataset.version.created': 'New version',
+  'datahub.dataset.version.quarantined': 'Version quarantined',
   'datahub.pipeline.created': 'Pipeline created',
   'datahub.pipeline.updated': 'Pipeline changed',
   'datahub.pipeline.deleted': 'Pipeline deleted',

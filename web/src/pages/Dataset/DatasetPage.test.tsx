@@ -26,7 +26,7 @@ describe('the dataset page', () => {
     renderApp('/datasets/1');
     expect(await screen.findByRole('heading', { level: 1, name: 'Weather' })).toBeInTheDocument();
     expect(await screen.findAllByText('Olga Owner')).not.toHaveLength(0);
-    expect(tabNames()).toEqual(['Overview', 'Schema', 'Preview', 'Versions', 'Lineage', 'Activity', 'Sharing', 'Settings']);
+    expect(tabNames()).toEqual(['Overview', 'Schema', 'Checks', 'Preview', 'Versions', 'Lineage', 'Activity', 'Sharing', 'Settings']);
     expect(screen.getByRole('link', { name: 'Overview' })).toHaveAttribute('aria-current', 'page');
     expect(await screen.findByRole('link', { name: 'Daily means' })).toHaveAttribute('href', '/pipelines/9');
     expect(screen.getByRole('button', { name: 'Download weather.csv' })).toBeInTheDocument();
@@ -36,7 +36,7 @@ describe('the dataset page', () => {
     datasetApi({ write: false, manage: false });
     renderApp('/datasets/1');
     await screen.findByRole('heading', { level: 1, name: 'Weather' });
-    expect(tabNames()).toEqual(['Overview', 'Schema', 'Preview', 'Versions', 'Lineage', 'Activity']);
+    expect(tabNames()).toEqual(['Overview', 'Schema', 'Checks', 'Preview', 'Versions', 'Lineage', 'Activity']);
   });
 
   it('says plainly when the dataset does not exist', async () => {

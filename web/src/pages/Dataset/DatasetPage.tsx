@@ -20,6 +20,7 @@ export function datasetTabs(dataset: Dataset): TabLink[] {
   return [
     { to: base, label: 'Overview', end: true },
     { to: `${base}/schema`, label: 'Schema' },
+    { to: `${base}/checks`, label: 'Checks' },
     { to: `${base}/preview`, label: 'Preview' },
     { to: `${base}/versions`, label: 'Versions' },
     { to: `${base}/lineage`, label: 'Lineage' },

@@ -16,6 +16,7 @@ export const datasetRoutes: RouteObject[] = [
     children: [
       { index: true, lazy: async () => ({ Component: (await import('./overview/OverviewTab')).OverviewTab }) },
       { path: 'schema', lazy: async () => ({ Component: (await import('./schema/SchemaTab')).SchemaTab }) },
+      { path: 'checks', lazy: async () => ({ Component: (await import('./checks/ChecksTab')).ChecksTab }) },
       { path: 'preview', lazy: async () => ({ Component: (await import('./preview/PreviewTab')).PreviewTab }) },
       { path: 'versions', lazy: async () => ({ Component: (await import('./versions/VersionsTab')).VersionsTab }) },
       { path: 'versions/compare', lazy: async () => ({ Component: (await import('./versions/DiffTab')).DiffTab }) },

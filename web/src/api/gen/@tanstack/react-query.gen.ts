@@ -3,8 +3,8 @@
 import { type InfiniteData, infiniteQueryOptions, queryOptions, type UseMutationOptions } from '@tanstack/react-query';
 
 import { client } from '../client.gen';
-import { addCollectionDataset, addCollectionGrant, addDatasetGrant, addGroupMember, addPipelineGrant, cancelPipelineRun, changePassword, createCollection, createDataset, createGroup, createPipeline, createToken, createUser, createWebhook, deleteCollection, deleteCollectionGrant, deleteDataset, deleteDatasetGrant, deleteDatasetVersion, deleteGroup, deletePipeline, deletePipelineGrant, deleteSession, deleteToken, deleteUser, deleteUserToken, deleteWebhook, diffDatasetVersions, downloadDatasetFile, downloadDatasetVersionFile, findUsers, finishOidcLogin, getCollection, getDataset, getDatasetColumns, getDatasetLineage, getDatasetVersion, getDatasetVersionDataPackage, getDatasetVersionProfile, getDatasetVersionSchema, getGroup, getLoginProviders, getMe, getMyUsage, getPipeline, getPipelineRun, getToken, getUser, getWebhook, listCollectionGrants, listCollections, listDatasetGrants, listDatasets, listDatasetVersions, listEvents, listGroups, listPipelineGrants, listPipelineRuns, listPipelines, listSessions, listTokens, listUsers, listUserTokens, listWebhookDeliveries, listWebhooks, login, logout, logoutAll, type Options, pingWebhook, previewDataset, previewDatasetVersion, previewPipeline, redeliverWebhookDelivery, refreshToken, removeCollectionDataset, removeGroupMember, restoreDatasetVersion, search, searchSuggest, startOidcLogin, startPipelineRun, updateCollection, updateDataset, updateDatasetColumns, updateDatasetVersion, updateGroup, updatePipeline, updateUser, updateWebhook, uploadDatasetFile } from '../sdk.gen';
-import type { AddCollectionDatasetData, AddCollectionDatasetError, AddCollectionDatasetResponse, AddCollectionGrantData, AddCollectionGrantError, AddCollectionGrantResponse, AddDatasetGrantData, AddDatasetGrantError, AddDatasetGrantResponse, AddGroupMemberData, AddGroupMemberError, AddGroupMemberResponse, AddPipelineGrantData, AddPipelineGrantError, AddPipelineGrantResponse, CancelPipelineRunData, CancelPipelineRunError, CancelPipelineRunResponse, ChangePasswordData, ChangePasswordError, ChangePasswordResponse, CreateCollectionData, CreateCollectionError, CreateCollectionResponse, CreateDatasetData, CreateDatasetError, CreateDatasetResponse, CreateGroupData, CreateGroupError, CreateGroupResponse, CreatePipelineData, CreatePipelineError, CreatePipelineResponse, CreateTokenData, CreateTokenError, CreateTokenResponse, CreateUserData, CreateUserError, CreateUserResponse, CreateWebhookData, CreateWebhookError, CreateWebhookResponse, DeleteCollectionData, DeleteCollectionError, DeleteCollectionGrantData, DeleteCollectionGrantError, DeleteCollectionGrantResponse, DeleteCollectionResponse, DeleteDatasetData, DeleteDatasetError, DeleteDatasetGrantData, DeleteDatasetGrantError, DeleteDatasetGrantResponse, DeleteDatasetResponse, DeleteDatasetVersionData, DeleteDatasetVersionError, DeleteDatasetVersionResponse, DeleteGroupData, DeleteGroupError, DeleteGroupResponse, DeletePipelineData, DeletePipelineError, DeletePipelineGrantData, DeletePipelineGrantError, DeletePipelineGrantResponse, DeletePipelineResponse, DeleteSessionData, DeleteSessionError, DeleteSessionResponse, DeleteTokenData, DeleteTokenError, DeleteTokenResponse, DeleteUserData, DeleteUserError, DeleteUserResponse, DeleteUserTokenData, DeleteUserTokenError, DeleteUserTokenResponse, DeleteWebhookData, DeleteWebhookError, DeleteWebhookResponse, DiffDatasetVersionsData, DiffDatasetVersionsError, DiffDatasetVersionsResponse, DownloadDatasetFileData, DownloadDatasetFileError, DownloadDatasetFileResponse, DownloadDatasetVersionFileData, DownloadDatasetVersionFileError, DownloadDatasetVersionFileResponse, FindUsersData, FindUsersError, FindUsersResponse, FinishOidcLoginData, FinishOidcLoginError, FinishOidcLoginResponse, GetCollectionData, GetCollectionError, GetCollectionResponse, GetDatasetColumnsData, GetDatasetColumnsError, GetDatasetColumnsResponse, GetDatasetData, GetDatasetError, GetDatasetLineageData, GetDatasetLineageError, GetDatasetLineageResponse, GetDatasetResponse, GetDatasetVersionData, GetDatasetVersionDataPackageData, GetDatasetVersionDataPackageError, GetDatasetVersionDataPackageResponse, GetDatasetVersionError, GetDatasetVersionProfileData, GetDatasetVersionProfileError, GetDatasetVersionProfileResponse, GetDatasetVersionResponse, GetDatasetVersionSchemaData, GetDatasetVersionSchemaError, GetDatasetVersionSchemaResponse, GetGroupData, GetGroupError, GetGroupResponse, GetLoginProvidersData, GetLoginProvidersError, GetLoginProvidersResponse, GetMeData, GetMeError, GetMeResponse, GetMyUsageData, GetMyUsageError, GetMyUsageResponse, GetPipelineData, GetPipelineError, GetPipelineResponse, GetPipelineRunData, GetPipelineRunError, GetPipelineRunResponse, GetTokenData, GetTokenError, GetTokenResponse, GetUserData, GetUserError, GetUserResponse, GetWebhookData, GetWebhookError, GetWebhookResponse, ListCollectionGrantsData, ListCollectionGrantsError, ListCollectionGrantsResponse, ListCollectionsData, ListCollectionsError, ListCollectionsResponse, ListDatasetGrantsData, ListDatasetGrantsError, ListDatasetGrantsResponse, ListDatasetsData, ListDatasetsError, ListDatasetsResponse, ListDatasetVersionsData, ListDatasetVersionsError, ListDatasetVersionsResponse, ListEventsData, ListEventsError, ListEventsResponse, ListGroupsData, ListGroupsError, ListGroupsResponse, ListPipelineGrantsData, ListPipelineGrantsError, ListPipelineGrantsResponse, ListPipelineRunsData, ListPipelineRunsError, ListPipelineRunsResponse, ListPipelinesData, ListPipelinesError, ListPipelinesResponse, ListSessionsData, ListSessionsError, ListSessionsResponse, ListTokensData, ListTokensError, ListTokensResponse, ListUsersData, ListUsersError, ListUsersResponse, ListUserTokensData, ListUserTokensError, ListUserTokensResponse, ListWebhookDeliveriesData, ListWebhookDeliveriesError, ListWebhookDeliveriesResponse, ListWebhooksData, ListWebhooksError, ListWebhooksResponse, LoginData, LoginError, LoginResponse, LogoutAllData, LogoutAllError, LogoutAllResponse, LogoutData, LogoutError, LogoutResponse, PingWebhookData, PingWebhookError, PingWebhookResponse, PreviewDatasetData, PreviewDatasetError, PreviewDatasetResponse, PreviewDatasetVersionData, PreviewDatasetVersionError, PreviewDatasetVersionResponse, PreviewPipelineData, PreviewPipelineError, PreviewPipelineResponse, RedeliverWebhookDeliveryData, RedeliverWebhookDeliveryError, RedeliverWebhookDeliveryResponse, RefreshTokenData, RefreshTokenError, RefreshTokenResponse, RemoveCollectionDatasetData, RemoveCollectionDatasetError, RemoveCollectionDatasetResponse, RemoveGroupMemberData, RemoveGroupMemberError, RemoveGroupMemberResponse, RestoreDatasetVersionData, RestoreDatasetVersionError, RestoreDatasetVersionResponse, SearchData, SearchError, SearchResponse, SearchSuggestData, SearchSuggestError, SearchSuggestResponse, StartOidcLoginData, StartOidcLoginError, StartOidcLoginResponse, StartPipelineRunData, StartPipelineRunError, StartPipelineRunResponse, UpdateCollectionData, UpdateCollectionError, UpdateCollectionResponse, UpdateDatasetColumnsData, UpdateDatasetColumnsError, UpdateDatasetColumnsResponse, UpdateDatasetData, UpdateDatasetError, UpdateDatasetResponse, UpdateDatasetVersionData, UpdateDatasetVersionError, UpdateDatasetVersionResponse, UpdateGroupData, UpdateGroupError, UpdateGroupResponse, UpdatePipelineData, UpdatePipelineError, UpdatePipelineResponse, UpdateUserData, UpdateUserError, UpdateUserResponse, UpdateWebhookData, UpdateWebhookError, UpdateWebhookResponse, UploadDatasetFileData, UploadDatasetFileError, UploadDatasetFileResponse } from '../types.gen';
+import { addCollectionDataset, addCollectionGrant, addDatasetGrant, addGroupMember, addPipelineGrant, cancelPipelineRun, changePassword, createCollection, createDataset, createGroup, createPipeline, createToken, createUser, createWebhook, deleteCollection, deleteCollectionGrant, deleteDataset, deleteDatasetGrant, deleteDatasetVersion, deleteGroup, deletePipeline, deletePipelineGrant, deleteSession, deleteToken, deleteUser, deleteUserToken, deleteWebhook, diffDatasetVersions, downloadDatasetFile, downloadDatasetVersionFile, findUsers, finishOidcLogin, getCollection, getDataset, getDatasetChecks, getDatasetColumns, getDatasetLineage, getDatasetVersion, getDatasetVersionChecks, getDatasetVersionDataPackage, getDatasetVersionProfile, getDatasetVersionSchema, getGroup, getLoginProviders, getMe, getMyUsage, getPipeline, getPipelineRun, getToken, getUser, getWebhook, listCollectionGrants, listCollections, listDatasetGrants, listDatasets, listDatasetVersions, listEvents, listGroups, listPipelineGrants, listPipelineRuns, listPipelines, listSessions, listTokens, listUsers, listUserTokens, listWebhookDeliveries, listWebhooks, login, logout, logoutAll, type Options, pingWebhook, previewDataset, previewDatasetVersion, previewPipeline, publishDatasetVersion, redeliverWebhookDelivery, refreshToken, removeCollectionDataset, removeGroupMember, restoreDatasetVersion, search, searchSuggest, setDatasetChecks, startOidcLogin, startPipelineRun, updateCollection, updateDataset, updateDatasetColumns, updateDatasetVersion, updateGroup, updatePipeline, updateUser, updateWebhook, uploadDatasetFile } from '../sdk.gen';
+import type { AddCollectionDatasetData, AddCollectionDatasetError, AddCollectionDatasetResponse, AddCollectionGrantData, AddCollectionGrantError, AddCollectionGrantResponse, AddDatasetGrantData, AddDatasetGrantError, AddDatasetGrantResponse, AddGroupMemberData, AddGroupMemberError, AddGroupMemberResponse, AddPipelineGrantData, AddPipelineGrantError, AddPipelineGrantResponse, CancelPipelineRunData, CancelPipelineRunError, CancelPipelineRunResponse, ChangePasswordData, ChangePasswordError, ChangePasswordResponse, CreateCollectionData, CreateCollectionError, CreateCollectionResponse, CreateDatasetData, CreateDatasetError, CreateDatasetResponse, CreateGroupData, CreateGroupError, CreateGroupResponse, CreatePipelineData, CreatePipelineError, CreatePipelineResponse, CreateTokenData, CreateTokenError, CreateTokenResponse, CreateUserData, CreateUserError, CreateUserResponse, CreateWebhookData, CreateWebhookError, CreateWebhookResponse, DeleteCollectionData, DeleteCollectionError, DeleteCollectionGrantData, DeleteCollectionGrantError, DeleteCollectionGrantResponse, DeleteCollectionResponse, DeleteDatasetData, DeleteDatasetError, DeleteDatasetGrantData, DeleteDatasetGrantError, DeleteDatasetGrantResponse, DeleteDatasetResponse, DeleteDatasetVersionData, DeleteDatasetVersionError, DeleteDatasetVersionResponse, DeleteGroupData, DeleteGroupError, DeleteGroupResponse, DeletePipelineData, DeletePipelineError, DeletePipelineGrantData, DeletePipelineGrantError, DeletePipelineGrantResponse, DeletePipelineResponse, DeleteSessionData, DeleteSessionError, DeleteSessionResponse, DeleteTokenData, DeleteTokenError, DeleteTokenResponse, DeleteUserData, DeleteUserError, DeleteUserResponse, DeleteUserTokenData, DeleteUserTokenError, DeleteUserTokenResponse, DeleteWebhookData, DeleteWebhookError, DeleteWebhookResponse, DiffDatasetVersionsData, DiffDatasetVersionsError, DiffDatasetVersionsResponse, DownloadDatasetFileData, DownloadDatasetFileError, DownloadDatasetFileResponse, DownloadDatasetVersionFileData, DownloadDatasetVersionFileError, DownloadDatasetVersionFileResponse, FindUsersData, FindUsersError, FindUsersResponse, FinishOidcLoginData, FinishOidcLoginError, FinishOidcLoginResponse, GetCollectionData, GetCollectionError, GetCollectionResponse, GetDatasetChecksData, GetDatasetChecksError, GetDatasetChecksResponse, GetDatasetColumnsData, GetDatasetColumnsError, GetDatasetColumnsResponse, GetDatasetData, GetDatasetError, GetDatasetLineageData, GetDatasetLineageError, GetDatasetLineageResponse, GetDatasetResponse, GetDatasetVersionChecksData, GetDatasetVersionChecksError, GetDatasetVersionChecksResponse, GetDatasetVersionData, GetDatasetVersionDataPackageData, GetDatasetVersionDataPackageError, GetDatasetVersionDataPackageResponse, GetDatasetVersionError, GetDatasetVersionProfileData, GetDatasetVersionProfileError, GetDatasetVersionProfileResponse, GetDatasetVersionResponse, GetDatasetVersionSchemaData, GetDatasetVersionSchemaError, GetDatasetVersionSchemaResponse, GetGroupData, GetGroupError, GetGroupResponse, GetLoginProvidersData, GetLoginProvidersError, GetLoginProvidersResponse, GetMeData, GetMeError, GetMeResponse, GetMyUsageData, GetMyUsageError, GetMyUsageResponse, GetPipelineData, GetPipelineError, GetPipelineResponse, GetPipelineRunData, GetPipelineRunError, GetPipelineRunResponse, GetTokenData, GetTokenError, GetTokenResponse, GetUserData, GetUserError, GetUserResponse, GetWebhookData, GetWebhookError, GetWebhookResponse, ListCollectionGrantsData, ListCollectionGrantsError, ListCollectionGrantsResponse, ListCollectionsData, ListCollectionsError, ListCollectionsResponse, ListDatasetGrantsData, ListDatasetGrantsError, ListDatasetGrantsResponse, ListDatasetsData, ListDatasetsError, ListDatasetsResponse, ListDatasetVersionsData, ListDatasetVersionsError, ListDatasetVersionsResponse, ListEventsData, ListEventsError, ListEventsResponse, ListGroupsData, ListGroupsError, ListGroupsResponse, ListPipelineGrantsData, ListPipelineGrantsError, ListPipelineGrantsResponse, ListPipelineRunsData, ListPipelineRunsError, ListPipelineRunsResponse, ListPipelinesData, ListPipelinesError, ListPipelinesResponse, ListSessionsData, ListSessionsError, ListSessionsResponse, ListTokensData, ListTokensError, ListTokensResponse, ListUsersData, ListUsersError, ListUsersResponse, ListUserTokensData, ListUserTokensError, ListUserTokensResponse, ListWebhookDeliveriesData, ListWebhookDeliveriesError, ListWebhookDeliveriesResponse, ListWebhooksData, ListWebhooksError, ListWebhooksResponse, LoginData, LoginError, LoginResponse, LogoutAllData, LogoutAllError, LogoutAllResponse, LogoutData, LogoutError, LogoutResponse, PingWebhookData, PingWebhookError, PingWebhookResponse, PreviewDatasetData, PreviewDatasetError, PreviewDatasetResponse, PreviewDatasetVersionData, PreviewDatasetVersionError, PreviewDatasetVersionResponse, PreviewPipelineData, PreviewPipelineError, PreviewPipelineResponse, PublishDatasetVersionData, PublishDatasetVersionError, PublishDatasetVersionResponse, RedeliverWebhookDeliveryData, RedeliverWebhookDeliveryError, RedeliverWebhookDeliveryResponse, RefreshTokenData, RefreshTokenError, RefreshTokenResponse, RemoveCollectionDatasetData, RemoveCollectionDatasetError, RemoveCollectionDatasetResponse, RemoveGroupMemberData, RemoveGroupMemberError, RemoveGroupMemberResponse, RestoreDatasetVersionData, RestoreDatasetVersionError, RestoreDatasetVersionResponse, SearchData, SearchError, SearchResponse, SearchSuggestData, SearchSuggestError, SearchSuggestResponse, SetDatasetChecksData, SetDatasetChecksError, SetDatasetChecksResponse, StartOidcLoginData, StartOidcLoginError, StartOidcLoginResponse, StartPipelineRunData, StartPipelineRunError, StartPipelineRunResponse, UpdateCollectionData, UpdateCollectionError, UpdateCollectionResponse, UpdateDatasetColumnsData, UpdateDatasetColumnsError, UpdateDatasetColumnsResponse, UpdateDatasetData, UpdateDatasetError, UpdateDatasetResponse, UpdateDatasetVersionData, UpdateDatasetVersionError, UpdateDatasetVersionResponse, UpdateGroupData, UpdateGroupError, UpdateGroupResponse, UpdatePipelineData, UpdatePipelineError, UpdatePipelineResponse, UpdateUserData, UpdateUserError, UpdateUserResponse, UpdateWebhookData, UpdateWebhookError, UpdateWebhookResponse, UploadDatasetFileData, UploadDatasetFileError, UploadDatasetFileResponse } from '../types.gen';
 
 /**
  * Log in
@@ -831,6 +831,45 @@ export const updateDatasetMutation = (options?: Partial<Options<UpdateDatasetDat
     return mutationOptions;
 };
 
+export const getDatasetChecksQueryKey = (options: Options<GetDatasetChecksData>) => createQueryKey('getDatasetChecks', options);
+
+/**
+ * A dataset's checks
+ *
+ * What every new version must pass to be published (any role that may read it).
+ */
+export const getDatasetChecksOptions = (options: Options<GetDatasetChecksData>) => queryOptions<GetDatasetChecksResponse, GetDatasetChecksError, GetDatasetChecksResponse, ReturnType<typeof getDatasetChecksQueryKey>>({
+    queryFn: async ({ queryKey, signal }) => {
+        const { data } = await getDatasetChecks({
+            ...options,
+            ...queryKey[0],
+            signal,
+            throwOnError: true
+        });
+        return data;
+    },
+    queryKey: getDatasetChecksQueryKey(options)
+});
+
+/**
+ * Set a dataset's checks
+ *
+ * Replace them all (an empty list removes them). From then on each new version (upload, run output, restore) is `pending` until they have run, then `published` or, when an `error` check fails, `quarantined`. 422 at the check's field for an invalid one. Who may change the dataset.
+ */
+export const setDatasetChecksMutation = (options?: Partial<Options<SetDatasetChecksData>>): UseMutationOptions<SetDatasetChecksResponse, SetDatasetChecksError, Options<SetDatasetChecksData>> => {
+    const mutationOptions: UseMutationOptions<SetDatasetChecksResponse, SetDatasetChecksError, Options<SetDatasetChecksData>> = {
+        mutationFn: async (fnOptions) => {
+            const { data } = await setDatasetChecks({
+                ...options,
+                ...fnOptions,
+                throwOnError: true
+            });
+            return data;
+        }
+    };
+    return mutationOptions;
+};
+
 export const getDatasetColumnsQueryKey = (options: Options<GetDatasetColumnsData>) => createQueryKey('getDatasetColumns', options);
 
 /**
@@ -1204,6 +1243,26 @@ export const updateDatasetVersionMutation = (options?: Partial<Options<UpdateDat
     return mutationOptions;
 };
 
+export const getDatasetVersionChecksQueryKey = (options: Options<GetDatasetVersionChecksData>) => createQueryKey('getDatasetVersionChecks', options);
+
+/**
+ * A version's checks
+ *
+ * Its state and each check's result, with up to 10 failing rows (any role).
+ */
+export const getDatasetVersionChecksOptions = (options: Options<GetDatasetVersionChecksData>) => queryOptions<GetDatasetVersionChecksResponse, GetDatasetVersionChecksError, GetDatasetVersionChecksResponse, ReturnType<typeof getDatasetVersionChecksQueryKey>>({
+    queryFn: async ({ queryKey, signal }) => {
+        const { data } = await getDatasetVersionChecks({
+            ...options,
+            ...queryKey[0],
+            signal,
+            throwOnError: true
+        });
+        return data;
+    },
+    queryKey: getDatasetVersionChecksQueryKey(options)
+});
+
 export const getDatasetVersionDataPackageQueryKey = (options: Options<GetDatasetVersionDataPackageData>) => createQueryKey('getDatasetVersionDataPackage', options);
 
 /**
@@ -1285,6 +1344,25 @@ export const getDatasetVersionProfileOptions = (options: Options<GetDatasetVersi
     },
     queryKey: getDatasetVersionProfileQueryKey(options)
 });
+
+/**
+ * Publish a quarantined version
+ *
+ * Publish it although its checks failed: current if it is the newest published version, a `datahub.dataset.version.created` event, triggers. Audited. The owner, if an editor, or an admin.
+ */
+export const publishDatasetVersionMutation = (options?: Partial<Options<PublishDatasetVersionData>>): UseMutationOptions<PublishDatasetVersionResponse, PublishDatasetVersionError, Options<PublishDatasetVersionData>> => {
+    const mutationOptions: UseMutationOptions<PublishDatasetVersionResponse, PublishDatasetVersionError, Options<PublishDatasetVersionData>> = {
+        mutationFn: async (fnOptions) => {
+            const { data } = await publishDatasetVersion({
+                ...options,
+                ...fnOptions,
+                throwOnError: true
+            });
+            return data;
+        }
+    };
+    return mutationOptions;
+};
 
 /**
  * Restore a version

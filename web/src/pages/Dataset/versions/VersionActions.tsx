@@ -3,6 +3,7 @@ import { useState } from 'react';
 
 import {
   deleteDatasetVersionMutation,
+  publishDatasetVersionMutation,
   restoreDatasetVersionMutation,
   updateDatasetVersionMutation,
 } from '../../../api/gen/@tanstack/react-query.gen';
@@ -40,7 +41,16 @@ export function VersionActions({ datasetId, version, isCurrent, capabilities, on
   });
   const restore = useMutation({
     ...restoreDatasetVersionMutation(),
-    onSuccess: (answer) => finish(`Version ${version.version} restored as version ${answer.version}, now current.`),
+    onSuccess: (answer) =>
+      finish(
+        answer.state === 'pending'
+          ? `Version ${version.version} restored as version ${answer.version}, pending its checks.`
+          : `Version ${version.version} restored as version ${answer.version}, now current.`,
+      ),
+  });
+  const publish = useMutation({
+    ...publishDatasetVersionMutation(),
+    onSuccess: (answer) => finish(`Version ${answer.version} published although its checks failed.`),
   });
   const remove = useMutation({
     ...deleteDatasetVersionMutation(),
@@ -88,13 +98,24 @@ export function VersionActions({ datasetId, version, isCurrent, capabilities, on
             Restore
           </button>
         )}
+        {capabilities.manage && version.state === 'quarantined' && (
+          <button
+            type="button"
+            className="button"
+            disabled={publish.isPending}
+            aria-label={`Publish ${label} anyway`}
+            onClick={() => publish.mutate({ path })}
+          >
+            Publish anyway
+          </button>
+        )}
         {capabilities.manage && (
           <button type="button" className="button button--danger" aria-label={`Delete ${label}`} onClick={() => setConfirming(true)}>
             Delete
           </button>
         )}
       </div>
-      <ErrorNotice error={pin.error ?? restore.error ?? downloadError} />
+      <ErrorNotice error={pin.error ?? restore.error ?? publish.error ?? downloadError} />
       {confirming && (
         <ConfirmDialog
           title={`Delete version ${version.version}?`}

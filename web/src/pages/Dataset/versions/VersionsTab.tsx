@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { useSearchParams } from 'react-router';
+import { Link, useSearchParams } from 'react-router';
 
 import { listDatasetVersionsOptions } from '../../../api/gen/@tanstack/react-query.gen';
 import type { Version } from '../../../api/gen/types.gen';
@@ -75,7 +75,12 @@ export function VersionsTab() {
                     <th scope="row">
                       <span className="versions-table__number">{version.version}</span>{' '}
                       {isCurrent && <span className="tag versions-tag--current">current</span>}{' '}
-                      {version.pinned && <span className="tag versions-tag--pinned">pinned</span>}
+                      {version.pinned && <span className="tag versions-tag--pinned">pinned</span>}{' '}
+                      {version.state !== 'published' && (
+                        <Link className={`tag versions-tag--${version.state}`} to={`/datasets/${dataset.id}/checks?version=${version.version}`}>
+                          {version.state === 'pending' ? 'pending checks' : 'quarantined'}
+                        </Link>
+                      )}
                     </th>
                     <td>{formatDate(version.created_at)}</td>
                     <td>{version.message || <span className="muted">no message</span>}</td>

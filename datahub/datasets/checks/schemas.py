@@ -1,0 +1,241 @@
+"""A dataset's checks as its writers set them, and the results of a version's checks."""
+
+import re
+
+from marshmallow import ValidationError, validates_schema
+
+from datahub.datasets.sql_field import SqlQuery
+from datahub.web.validation import ChosenBy, Length, OneOf, Range, Schema, fields, label_field
+from datahub.web.validation.fields import ErrorMessage
+
+MAX_CHECKS = 100
+MAX_NAME = 255
+MAX_VALUES = 1000
+MAX_PATTERN = 1000
+MAX_QUERY = 100000
+SEVERITIES = ("error", "warn")
+DURATION = re.compile(r"P(?:(\d+)W)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)S)?)?")
+STATES = ("pending", "published", "quarantined")
+RESULTS = ("passed", "failed", "warned", "error")
+
+
+def _column(**kwargs):
+    return label_field(Length(min=1, max=MAX_NAME), "A column of the version", **kwargs)
+
+
+def _scalar(description):
+    return fields.Raw(metadata={"description": description, "type": ["string", "number"]})
+
+
+class _Check(Schema):
+    name = label_field(Length(min=1, max=100), "Unique among the dataset's checks", required=True)
+    type = fields.String(required=True)
+    severity = fields.String(
+        validate=OneOf(SEVERITIES),
+        load_default="error",
+        metadata={"description": "`error` quarantines a version that fails; `warn` reports"},
+    )
+
+
+def _at_least_one(data, *keys):
+    if all(data.get(key) is None for key in keys):
+        raise ValidationError(
+            ErrorMessage(f"give {' or '.join(keys)}", "value_error.missing"), keys[0]
+        )
+
+
+class NotNullCheck(_Check):
+    """No null in ``column``."""
+
+    column = _column(required=True)
+
+
+class UniqueCheck(_Check):
+    """No two rows with the same values of ``columns``."""
+
+    columns = fields.List(_column(), required=True, validate=Length(min=1, max=20))
+
+
+class AcceptedValuesCheck(_Check):
+    """Every value of ``column`` (nulls aside) is one of ``values`` (compared as text)."""
+
+    column = _column(required=True)
+    values = fields.List(
+        fields.Raw(metadata={"type": ["string", "number", "boolean"]}),
+        required=True,
+        validate=Length(min=1, max=MAX_VALUES),
+    )
+
+    @validates_schema
+    def _scalars(self, data, **_kwargs):
+        for position, value in enumerate(data.get("values") or []):
+            if not isinstance(value, (str, int, float, bool)):
+                raise ValidationError(
+                    {position: [ErrorMessage("a string, number or boolean", "type_error")]},
+                    "values",
+                )
+
+
+class RangeCheck(_Check):
+    """Every value of ``column`` (nulls aside) is at least ``min`` and at most ``max``
+    (numbers, or dates and times as ISO 8601 text)."""
+
+    column = _column(required=True)
+    min = _scalar("The smallest value allowed")
+    max = _scalar("The largest value allowed")
+
+    @validates_schema
+    def _bounds(self, data, **_kwargs):
+        _at_least_one(data, "min", "max")
+        for key in ("min", "max"):
+            value = data.get(key)
+            if value is not None and (
+                isinstance(value, bool) or not isinstance(value, (str, int, float))
+            ):
+                raise ValidationError(ErrorMessage("a number or a date", "type_error"), key)
+
+
+class RegexCheck(_Check):
+    """Every value of ``column`` (nulls aside), as text, matches ``pattern`` whole (RE2)."""
+
+    column = _column(required=True)
+    pattern = fields.String(required=True, validate=Length(min=1, max=MAX_PATTERN))
+
+    @validates_schema
+    def _compiles(self, data, **_kwargs):
+        try:
+            re.compile(data.get("pattern", ""))
+        except re.error as exc:
+            raise ValidationError(
+                ErrorMessage(f"not a regular expression: {exc}", "value_error.regex"), "pattern"
+            ) from None
+
+
+class RowCountCheck(_Check):
+    """The version has at least ``min`` and at most ``max`` rows."""
+
+    min = fields.Integer(strict=True, validate=Range(min=0, max=2**63 - 1))
+    max = fields.Integer(strict=True, validate=Range(min=0, max=2**63 - 1))
+
+    @validates_schema
+    def _bounds(self, data, **_kwargs):
+        _at_least_one(data, "min", "max")
+
+
+class RowCountChangeCheck(_Check):
+    """Against the previous published version: rows fell by at most
+    ``max_drop_fraction`` and grew by at most ``max_growth_fraction`` of its rows."""
+
+    max_drop_fraction = fields.Float(validate=Range(min=0, max=1))
+    max_growth_fraction = fields.Float(validate=Range(min=0, max=1e9))
+
+    @validates_schema
+    def _bounds(self, data, **_kwargs):
+        _at_least_one(data, "max_drop_fraction", "max_growth_fraction")
+
+
+class SchemaColumn(Schema):
+    name = _column(required=True)
+    type = fields.String(
+        validate=Length(min=1, max=100),
+        metadata={"description": "DuckDB's type name (BIGINT, VARCHAR...); any when absent"},
+    )
+
+
+class SchemaCheck(_Check):
+    """The version has these columns (of these types)."""
+
+    columns = fields.List(
+        fields.Nested(SchemaColumn), required=True, validate=Length(min=1, max=1000)
+    )
+
+
+class FreshnessCheck(_Check):
+    """The newest value of ``column`` (a date or time) is at most ``max_age`` old (ISO 8601:
+    ``P1D``, ``PT6H``, ``P1W``)."""
+
+    column = _column(required=True)
+    max_age = fields.String(required=True, validate=Length(min=2, max=40))
+
+    @validates_schema
+    def _duration(self, data, **_kwargs):
+        text = data.get("max_age", "")
+        if not DURATION.fullmatch(text) or text in ("P", "PT") or text.endswith("T"):
+            raise ValidationError(
+                ErrorMessage("an ISO 8601 duration such as P1D or PT6H", "value_error.duration"),
+                "max_age",
+            )
+
+
+class SqlCheck(_Check):
+    """``query``: a read-only SELECT over ``input`` (the version) whose rows are the
+    failures, as a pipeline's sql step is written."""
+
+    query = SqlQuery(required=True, validate=Length(min=1, max=MAX_QUERY))
+
+
+CHECK_SCHEMAS = {
+    "not_null": NotNullCheck,
+    "unique": UniqueCheck,
+    "accepted_values": AcceptedValuesCheck,
+    "range": RangeCheck,
+    "regex": RegexCheck,
+    "row_count": RowCountCheck,
+    "row_count_change": RowCountChangeCheck,
+    "schema": SchemaCheck,
+    "freshness": FreshnessCheck,
+    "sql": SqlCheck,
+}
+
+
+class ChecksSchema(Schema):
+    checks = fields.List(
+        ChosenBy("type", CHECK_SCHEMAS),
+        required=True,
+        validate=Length(max=MAX_CHECKS),
+        metadata={"description": "One check; `type` chooses its shape"},
+    )
+
+    @validates_schema
+    def _unique_names(self, data, **_kwargs):
+        seen = set()
+        for position, check in enumerate(data.get("checks") or []):
+            if check["name"] in seen:
+                raise ValidationError(
+                    {
+                        position: {
+                            "name": [ErrorMessage("names must be unique", "value_error.unique")]
+                        }
+                    },
+                    "checks",
+                )
+            seen.add(check["name"])
+
+
+class CheckResultSchema(Schema):
+    name = fields.String(required=True)
+    type = fields.String(required=True)
+    severity = fields.String(required=True, metadata={"enum": list(SEVERITIES)})
+    status = fields.String(required=True, metadata={"enum": list(RESULTS)})
+    failing_rows = fields.Integer(
+        required=True, allow_none=True, metadata={"description": "Rows that fail it, if rows"}
+    )
+    message = fields.String(required=True, metadata={"description": "What was found, in words"})
+    sample = fields.List(
+        fields.List(fields.Raw()),
+        required=True,
+        metadata={"description": "Up to 10 failing rows (or keys, for unique)"},
+    )
+
+
+class VersionChecksSchema(Schema):
+    state = fields.String(required=True, metadata={"enum": list(STATES)})
+    checked_at = fields.DateTime(format="iso", allow_none=True, required=True)
+    published_by = fields.String(
+        allow_none=True, required=True, metadata={"description": "Who published it anyway"}
+    )
+    results = fields.List(
+        fields.Nested(CheckResultSchema),
+        required=True,
+        metadata={"description": "Empty while pending, and for a dataset without checks"},
+    )
