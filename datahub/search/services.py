@@ -164,6 +164,8 @@ def _hits(index, match, sort, filters):
     query = sa.select(*columns).select_from(DOCS, *match.froms).where(*match.where, *filters)
     if match.rank is None:
         return query.subquery("hits")
+    if sort != "name":  # every column is in the index
+        query = index.from_hit_columns(query)
     return query.cte("hits").prefix_with("MATERIALIZED")
 
 
@@ -284,20 +286,14 @@ def suggest(q, user):
     index = _index()
     access = readable(user)
     where = [access] if access is not None else []
-    starts = sa.func.lower(DOCS.c.name).like(
-        text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%", escape="\\"
-    )
-    names = db.session.execute(
-        sa.select(DOCS.c.kind, DOCS.c.resource_id, DOCS.c.name)
-        .where(index.substring("name", text), *where)
-        .order_by(
-            sa.case((starts, 0), else_=1),
-            DOCS.c.popularity.desc(),
-            sa.func.length(DOCS.c.name),
-            DOCS.c.id,
-        )
-        .limit(SUGGESTIONS)
-    ).all()
+    starts = sa.func.lower(DOCS.c.name).like(backends.escaped(text) + "%", escape="\\")
+    names = []
+    if len(text) < 3:
+        # Too short for the trigram index: names starting with it first, read as a range
+        # of ix_search_documents_name_key; the scan for it inside names only when fewer.
+        names = _names(index.name_starts(text), where, ())
+    if len(names) < SUGGESTIONS:
+        names = _names(index.substring("name", text), where, (sa.case((starts, 0), else_=1),))
     items = [
         {"type": kind, "id": resource_id, "name": name, "kind": kind}
         for kind, resource_id, name in names
@@ -305,6 +301,15 @@ def suggest(q, user):
     if len(items) < SUGGESTIONS:
         items += _label_suggestions(index, text, where, SUGGESTIONS - len(items))
     return items
+
+
+def _names(matching, where, first):
+    return db.session.execute(
+        sa.select(DOCS.c.kind, DOCS.c.resource_id, DOCS.c.name)
+        .where(matching, *where)
+        .order_by(*first, DOCS.c.popularity.desc(), sa.func.length(DOCS.c.name), DOCS.c.id)
+        .limit(SUGGESTIONS)
+    ).all()
 
 
 def _label_suggestions(index, text, where, wanted):
