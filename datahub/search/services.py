@@ -209,10 +209,24 @@ def _facet_selects(hits):
     )
 
 
+_SHOWN = (
+    "id",
+    "kind",
+    "resource_id",
+    "name",
+    "owner_id",
+    "updated_at",
+    "visibility",
+    "format",
+    "columns",
+    "column_data",
+)
+
+
 def _rows(ids):
     if not ids:
         return {}
-    query = sa.select(DOCS).where(DOCS.c.id.in_(ids))
+    query = sa.select(*(DOCS.c[name] for name in _SHOWN)).where(DOCS.c.id.in_(ids))
     return {row["id"]: row for row in db.session.execute(query).mappings()}
 
 
