@@ -212,8 +212,11 @@ def index_rows(connection, kind, rows, new=False):
         document(kind, row, descriptions.get(row.id, ()), formats.get(row.id)) for row in rows
     ]
     if new:
-        if documents:
-            connection.execute(SearchDocument.__table__.insert(), documents)
+        if documents:  # one row (a create) as one statement, not as a batch of one
+            connection.execute(
+                SearchDocument.__table__.insert(),
+                documents[0] if len(documents) == 1 else documents,
+            )
         return
     versions = {row.id: row.current_version for row in rows} if kind == "dataset" else {}
     write(connection, documents, versions)
