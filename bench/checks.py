@@ -28,7 +28,7 @@ from datahub.platform.database import isoformat, utcnow  # noqa: E402
 
 CHECKS = [
     {"name": "ids", "type": "unique", "columns": ["id"]},
-    {"name": "amounts", "type": "not_null", "column": "amount"},
+    {"name": "amounts", "type": "not_null", "column": "amount", "severity": "warn"},  # 10% are
     {"name": "cities", "type": "accepted_values", "column": "city",
      "values": ["Oslo", "Bergen", "Trondheim", "Tromsø", "Stavanger"]},
     {"name": "range", "type": "range", "column": "amount", "min": 0, "max": 1000},
@@ -37,7 +37,7 @@ CHECKS = [
     {"name": "change", "type": "row_count_change", "max_drop_fraction": 0.5},
     {"name": "schema", "type": "schema", "columns": [{"name": "id", "type": "BIGINT"}, {"name": "day"}]},
     {"name": "fresh", "type": "freshness", "column": "day", "max_age": "P10000D"},
-    {"name": "sql", "type": "sql", "query": "SELECT * FROM input WHERE amount > 140 AND flag"},
+    {"name": "sql", "type": "sql", "query": "SELECT * FROM input WHERE amount > 1000 AND flag"},
 ]  # fmt: skip
 # The same predicates as DuckDB alone runs them: one count each over the file.
 PREDICATES = [
@@ -50,7 +50,7 @@ PREDICATES = [
     "SELECT count(*) FROM {s}",
     "DESCRIBE SELECT * FROM {s}",
     "SELECT max(day) FROM {s}",
-    "SELECT count(*) FROM {s} WHERE amount > 140 AND flag",
+    "SELECT count(*) FROM {s} WHERE amount > 1000 AND flag",
 ]
 
 
@@ -128,7 +128,7 @@ def bench_publish(args, folder):
             while (state := client.json("GET", url)["state"]) == "pending":
                 time.sleep(0.01)
             waits.append(time.perf_counter() - answered)
-            assert state == "published", state
+            assert state == "published", client.json("GET", url)["results"]
     print(
         f"\nA {len(body) / 2**20:.0f} MB upload to a dataset with the ten checks, from the "
         f"upload's answer to published ({args.uploads} uploads): median "
