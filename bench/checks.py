@@ -21,10 +21,37 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.pipelines import Service, engine_settings  # noqa: E402
-from bench.profile import LINE, timed, write_files  # noqa: E402
 from datahub.datasets import tabular  # noqa: E402
 from datahub.datasets.checks.job import checks_job  # noqa: E402
 from datahub.platform.database import isoformat, utcnow  # noqa: E402
+
+LINE = 4 * 2**20
+
+
+def write_files(folder, rows):
+    """``{"csv": path, "parquet": path}``: ``rows`` rows of an integer, a measure (10%
+    null), a label, a note, a date and a flag."""
+    import duckdb
+
+    query = (
+        "SELECT i AS id, CASE WHEN i % 10 = 0 THEN NULL ELSE (i % 1000) / 7.0 END AS amount, "
+        "['Oslo', 'Bergen', 'Trondheim', 'Tromsø', 'Stavanger'][i % 5 + 1] AS city, "
+        "'note ' || (i * 7919 % 100003)::VARCHAR AS note, "
+        "DATE '2020-01-01' + (i % 1500)::INTEGER AS day, i % 3 = 0 AS flag "
+        f"FROM range({int(rows)}) t(i)"
+    )
+    paths = {"csv": folder / "data.csv", "parquet": folder / "data.parquet"}
+    with duckdb.connect() as con:
+        con.execute(f"COPY ({query}) TO '{paths['csv']}' (HEADER, DELIMITER ',')")
+        con.execute(f"COPY ({query}) TO '{paths['parquet']}' (FORMAT parquet)")
+    return paths
+
+
+def timed(call):
+    started = time.perf_counter()
+    call()
+    return time.perf_counter() - started
+
 
 CHECKS = [
     {"name": "ids", "type": "unique", "columns": ["id"]},
