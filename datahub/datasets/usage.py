@@ -215,6 +215,8 @@ def set_popularity(conn, dataset_ids):
             .where(
                 SEARCH_DOCUMENTS.c.kind == "dataset",
                 SEARCH_DOCUMENTS.c.resource_id.in_(dataset_ids[start : start + CHUNK]),
+                # not rewritten when it stays (a reindex sets every dataset's)
+                SEARCH_DOCUMENTS.c.popularity != recent,
             )
             .values(popularity=recent)
         )

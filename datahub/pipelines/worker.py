@@ -217,9 +217,9 @@ class Worker:
             try:
                 self._maybe_reap()
                 self._maybe_prune()
+                self._maybe_audit()  # first: a version waits for it to be published
                 self._maybe_index_values()
                 self._maybe_profile()
-                self._maybe_audit()
                 run_id = claim(name)
                 if run_id is None:
                     return None

@@ -3,6 +3,7 @@ and how well (SQLite FTS5 and PostgreSQL full-text search, migration 0018). Noth
 outside this module knows which database answers."""
 
 import sqlalchemy as sa
+from sqlalchemy.ext.compiler import compiles
 
 from datahub.search import query as queries
 from datahub.search.models import SearchDocument
@@ -55,6 +56,21 @@ class SQLiteIndex:
     def age_days(self):
         return sa.func.julianday("now") - sa.func.julianday(DOCS.c.updated_at)
 
+    def from_hit_columns(self, query):
+        """``query`` (on the matches) reading search_documents' short columns from
+        ``ix_search_documents_hits`` (migration 0021) rather than from the rows, whose long
+        text fills a page each: 14 ms instead of 51 for 30,000 matches. SQLite would
+        otherwise read each match's row by its key."""
+        return query.with_hint(DOCS, "INDEXED BY ix_search_documents_hits", "sqlite")
+
+    def name_starts(self, text):
+        """Documents whose lowercase name starts with ``text`` (lowercase), as a range of
+        ``ix_search_documents_name_key`` (migration 0021): BINARY order is code points'."""
+        name = sa.func.lower(DOCS.c.name)
+        if text[-1] == chr(0x10FFFF):
+            return name.like(escaped(text) + "%", escape="\\")
+        return sa.and_(name >= text, name < text[:-1] + chr(ord(text[-1]) + 1))
+
     def substring(self, column, text):
         """Documents whose ``column`` (name, or tags and column names) contains ``text``."""
         if len(text) >= 3:
@@ -97,6 +113,14 @@ class PostgresIndex:
     def age_days(self):
         return sa.extract("epoch", sa.func.now() - DOCS.c.updated_at) / 86400.0
 
+    def from_hit_columns(self, query):
+        return query
+
+    def name_starts(self, text):
+        """As written in ``ix_search_documents_name_key`` (``text_pattern_ops``, migration
+        0021), which serves a left-anchored ``LIKE``."""
+        return sa.func.lower(DOCS.c.name).like(escaped(text) + "%", escape="\\")
+
     def substring(self, column, text):
         return _like(column, text)
 
@@ -122,14 +146,29 @@ def _both(first, second):
     return first if second is None else first.op("&&")(second)
 
 
+def escaped(text):
+    """``text`` as a literal in a ``LIKE`` pattern (escape character ``\\``)."""
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
 def _like(column, text):
-    pattern = "%" + text.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+    pattern = "%" + escaped(text.lower()) + "%"
     if column == "name":
         return sa.func.lower(DOCS.c.name).like(pattern, escape="\\")
     # As written in PostgreSQL's trigram index (migration 0018), so that it is used.
     space = sa.literal_column("' '")
     labels = sa.func.lower(DOCS.c.tags.op("||")(space).op("||")(DOCS.c.columns))
     return labels.like(pattern, escape="\\")
+
+
+@compiles(sa.Table, "sqlite")
+def _sqlite_table(table, compiler, fromhints=None, **kw):
+    """A table with its ``with_hint`` text (``INDEXED BY``), which SQLAlchemy's SQLite
+    dialect leaves out."""
+    text = compiler.visit_table(table, fromhints=None, **kw)
+    if fromhints and table in fromhints and kw.get("asfrom"):
+        text += " " + fromhints[table]
+    return text
 
 
 _INDEXES = {"sqlite": SQLiteIndex(), "postgresql": PostgresIndex()}

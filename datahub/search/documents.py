@@ -14,6 +14,12 @@ from datahub.search.models import SearchDocument
 
 MODELS = {"dataset": Dataset, "collection": Collection, "pipeline": Pipeline}
 KIND_OF = {model: kind for kind, model in MODELS.items()}
+# What a document's text is made of (tags and column descriptions are rows of their own).
+TEXT_ATTRIBUTES = {
+    Dataset: ("name", "description", "readme", "tag_rows"),
+    Collection: ("name", "description"),
+    Pipeline: ("name", "description", "output_dataset_name"),
+}
 
 
 def document(kind, row, descriptions=(), file_format=None):
@@ -58,13 +64,19 @@ def column_descriptions(dataset_ids):
 
 def current_formats(datasets):
     """``{dataset_id: format}`` of the current versions of ``datasets``, in one query."""
-    keys = [(row.id, row.current_version) for row in datasets if row.current_version is not None]
-    if not keys:
+    versions = {row.id: row.current_version for row in datasets if row.current_version}
+    if not versions:
         return {}
-    query = sa.select(DatasetVersion.dataset_id, DatasetVersion.format).where(
-        sa.tuple_(DatasetVersion.dataset_id, DatasetVersion.version).in_(keys)
-    )
-    return dict(db.session.execute(query).all())
+    # By dataset, its versions then picked here: a list of (dataset, version) pairs is
+    # read by a scan of every version on PostgreSQL (130 ms for 1,000 datasets).
+    query = sa.select(
+        DatasetVersion.dataset_id, DatasetVersion.version, DatasetVersion.format
+    ).where(DatasetVersion.dataset_id.in_(versions))
+    return {
+        dataset_id: file_format
+        for dataset_id, version, file_format in db.session.execute(query)
+        if versions[dataset_id] == version
+    }
 
 
 def write(connection, documents, current_versions):
@@ -116,15 +128,72 @@ def _update_statement(table):
             "documented",
         )
     }
+    changed = [table.c[name].is_distinct_from(value) for name, value in values.items()]
     values["values_version"] = sa.case((kept, table.c.values_version), else_=sa.null())
+    # A row left as it is is not written: a reindex of an unchanged catalog writes nothing
+    # (PostgreSQL: no new row version, no index entries).
+    changed.append(
+        sa.and_(
+            table.c.values_version.is_not(None),
+            table.c.values_version.is_distinct_from(sa.bindparam("current_version")),
+        )
+    )
     return (
         table.update()
         .where(
             table.c.kind == sa.bindparam("new_kind"),
             table.c.resource_id == sa.bindparam("new_resource_id"),
+            sa.or_(*changed),
         )
         .values(values)
     )
+
+
+def write_attributes(connection, kind, rows):
+    """Write what results are filtered and faceted by (owner, visibility, format, time)
+    of ``rows`` whose text did not change, one statement each: a new version, a
+    visibility or an owner leaves the text, its descriptions and tags unread (bench/
+    README.rst, "Search"). The rows that have no document yet are returned."""
+    table = SearchDocument.__table__
+    current = sa.bindparam("attr_current_version", type_=sa.Integer)
+    file_format = sa.null()
+    if kind == "dataset":
+        file_format = (
+            sa.select(DatasetVersion.format)
+            .where(
+                DatasetVersion.dataset_id == sa.bindparam("attr_id"),
+                DatasetVersion.version == current,
+            )
+            .scalar_subquery()
+        )
+    statement = (
+        table.update()
+        .where(table.c.kind == kind, table.c.resource_id == sa.bindparam("attr_id"))
+        .values(
+            owner_id=sa.bindparam("attr_owner_id"),
+            visibility=sa.bindparam("attr_visibility"),
+            updated_at=sa.bindparam("attr_updated_at"),
+            format=file_format,
+            values_version=sa.case(
+                (table.c.values_version == current, table.c.values_version), else_=sa.null()
+            ),
+        )
+    )
+    missing = []
+    for row in rows:
+        done = connection.execute(
+            statement,
+            {
+                "attr_id": row.id,
+                "attr_owner_id": row.owner_id,
+                "attr_visibility": row.visibility,
+                "attr_updated_at": row.updated_at,
+                "attr_current_version": getattr(row, "current_version", None),
+            },
+        )
+        if done.rowcount == 0:
+            missing.append(row)
+    return missing
 
 
 def remove(connection, kind, ids):
@@ -143,8 +212,11 @@ def index_rows(connection, kind, rows, new=False):
         document(kind, row, descriptions.get(row.id, ()), formats.get(row.id)) for row in rows
     ]
     if new:
-        if documents:
-            connection.execute(SearchDocument.__table__.insert(), documents)
+        if documents:  # one row (a create) as one statement, not as a batch of one
+            connection.execute(
+                SearchDocument.__table__.insert(),
+                documents[0] if len(documents) == 1 else documents,
+            )
         return
     versions = {row.id: row.current_version for row in rows} if kind == "dataset" else {}
     write(connection, documents, versions)

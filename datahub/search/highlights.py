@@ -27,6 +27,7 @@ class Matcher:
 
     def __init__(self, words):
         self.exact, self.prefixes, self.stems = set(), [], set()
+        self._seen = {}  # word as written → whether it matches (a README repeats its words)
         for word, prefix in words:
             self.exact.add(word)
             self.stems.add(stem(word))
@@ -37,12 +38,15 @@ class Matcher:
         return bool(self.exact)
 
     def matches(self, word):
-        folded = fold(word)
-        return (
-            folded in self.exact
-            or stem(folded) in self.stems
-            or any(folded.startswith(prefix) for prefix in self.prefixes)
-        )
+        found = self._seen.get(word)
+        if found is None:
+            folded = fold(word)
+            found = self._seen[word] = (
+                folded in self.exact
+                or stem(folded) in self.stems
+                or any(folded.startswith(prefix) for prefix in self.prefixes)
+            )
+        return found
 
 
 def marked(text, matcher, excerpt=None):

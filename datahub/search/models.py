@@ -4,8 +4,9 @@ The text columns are what the database's full-text index reads, by weight: ``nam
 ``tags`` and ``columns`` (column names); ``body`` (description, README, column
 descriptions); ``cell_values`` (values of the current version's columns). The rest is what
 results are filtered, faceted and ranked by, copied from the resource so that a search
-reads this table alone. PostgreSQL's generated ``document`` column and SQLite's FTS5
-tables are not mapped: only datahub.search.backends reads them.
+reads this table alone. PostgreSQL's ``document`` column (written by a trigger when the
+text changes, migration 0021) and SQLite's FTS5 tables are not mapped: only
+datahub.search.backends reads them.
 """
 
 import sqlalchemy as sa

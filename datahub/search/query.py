@@ -58,6 +58,8 @@ LETTERS = str.maketrans({"ø": "o", "æ": "ae", "đ": "d", "ł": "l"})
 
 def fold(text):
     """Lowercase, without accents: how words are compared."""
+    if text.isascii():
+        return text.lower()
     decomposed = unicodedata.normalize("NFKD", text.casefold().translate(LETTERS))
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 

@@ -110,6 +110,7 @@ def search(args, user):
             sa.literal("page").label("facet"),
             sa.cast(hits.c.id, sa.String).label("value"),
             sa.cast(score, sa.Float).label("n"),
+            *_NO_ATTRIBUTES,
         )
         .order_by(*_order(sort, hits, score))
         .limit(args["limit"])
@@ -117,15 +118,25 @@ def search(args, user):
         .subquery()
     )
     statement = sa.union_all(sa.select(page), *_facet_selects(hits))
-    scores, facets = {}, {name: [] for name in FACETS}
-    for facet, value, count in db.session.execute(statement):
+    scores, counts = {}, {name: {} for name in FACETS}
+    for facet, value, count, *attributes in db.session.execute(statement):
         if facet == "page":
             scores[int(value)] = float(count or 0.0)
+            continue
+        if facet == "tags":
+            pairs = [("tags", value)]
         else:
-            facets[facet].append({"value": value, "count": int(count)})
-    for values in facets.values():
-        values.sort(key=lambda item: (-item["count"], str(item["value"])))
-        del values[FACET_VALUES:]
+            pairs = zip(_ATTRIBUTE_FACETS, attributes, strict=True)
+        for name, key in pairs:
+            if key is not None:
+                counts[name][key] = counts[name].get(key, 0) + int(count)
+    facets = {
+        name: sorted(
+            ({"value": value, "count": n} for value, n in values.items()),
+            key=lambda item: (-item["count"], str(item["value"])),
+        )[:FACET_VALUES]
+        for name, values in counts.items()
+    }
     _name_owners(facets["owner"])
     rows = _rows(list(scores))
     matcher = highlights.Matcher(parsed.words())
@@ -164,40 +175,58 @@ def _hits(index, match, sort, filters):
     query = sa.select(*columns).select_from(DOCS, *match.froms).where(*match.where, *filters)
     if match.rank is None:
         return query.subquery("hits")
+    if sort != "name":  # every column is in the index
+        query = index.from_hit_columns(query)
     return query.cte("hits").prefix_with("MATERIALIZED")
 
 
+_ATTRIBUTE_FACETS = (TYPE_FACET, "visibility", "format", "owner")
+_NO_ATTRIBUTES = [sa.cast(sa.null(), sa.String).label(name) for name in _ATTRIBUTE_FACETS]
+
+
 def _facet_selects(hits):
-    """``(facet, value, count)`` rows of each facet over ``hits``."""
-
-    def counted(name, column, *where):
-        return (
-            sa.select(
-                sa.literal(name), sa.cast(column, sa.String), sa.cast(sa.func.count(), sa.Float)
-            )
-            .select_from(hits)
-            .where(*where)
-            .group_by(column)
-        )
-
+    """``(facet, value, count, kind, visibility, format, owner)`` rows over ``hits``: the
+    count of each combination of the four attributes (one grouping, summed per facet
+    here, instead of four), and of each tag."""
+    attributes = (hits.c.kind, hits.c.visibility, hits.c.format, hits.c.owner_id)
     tagged = hits.join(
         DatasetTag, sa.and_(hits.c.kind == "dataset", DatasetTag.dataset_id == hits.c.resource_id)
     )
     return (
-        counted(TYPE_FACET, hits.c.kind),
-        counted("visibility", hits.c.visibility),
-        counted("format", hits.c.format, hits.c.format.is_not(None)),
-        counted("owner", hits.c.owner_id),
-        sa.select(sa.literal("tags"), DatasetTag.tag, sa.cast(sa.func.count(), sa.Float))
+        sa.select(
+            sa.literal("attributes"),
+            sa.cast(sa.null(), sa.String),
+            sa.cast(sa.func.count(), sa.Float),
+            *(sa.cast(column, sa.String) for column in attributes),
+        )
+        .select_from(hits)
+        .group_by(*attributes),
+        sa.select(
+            sa.literal("tags"), DatasetTag.tag, sa.cast(sa.func.count(), sa.Float), *_NO_ATTRIBUTES
+        )
         .select_from(tagged)
         .group_by(DatasetTag.tag),
     )
 
 
+_SHOWN = (
+    "id",
+    "kind",
+    "resource_id",
+    "name",
+    "owner_id",
+    "updated_at",
+    "visibility",
+    "format",
+    "columns",
+    "column_data",
+)
+
+
 def _rows(ids):
     if not ids:
         return {}
-    query = sa.select(DOCS).where(DOCS.c.id.in_(ids))
+    query = sa.select(*(DOCS.c[name] for name in _SHOWN)).where(DOCS.c.id.in_(ids))
     return {row["id"]: row for row in db.session.execute(query).mappings()}
 
 
@@ -284,20 +313,14 @@ def suggest(q, user):
     index = _index()
     access = readable(user)
     where = [access] if access is not None else []
-    starts = sa.func.lower(DOCS.c.name).like(
-        text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%", escape="\\"
-    )
-    names = db.session.execute(
-        sa.select(DOCS.c.kind, DOCS.c.resource_id, DOCS.c.name)
-        .where(index.substring("name", text), *where)
-        .order_by(
-            sa.case((starts, 0), else_=1),
-            DOCS.c.popularity.desc(),
-            sa.func.length(DOCS.c.name),
-            DOCS.c.id,
-        )
-        .limit(SUGGESTIONS)
-    ).all()
+    starts = sa.func.lower(DOCS.c.name).like(backends.escaped(text) + "%", escape="\\")
+    names = []
+    if len(text) < 3:
+        # Too short for the trigram index: names starting with it first, read as a range
+        # of ix_search_documents_name_key; the scan for it inside names only when fewer.
+        names = _names(index.name_starts(text), where, ())
+    if len(names) < SUGGESTIONS:
+        names = _names(index.substring("name", text), where, (sa.case((starts, 0), else_=1),))
     items = [
         {"type": kind, "id": resource_id, "name": name, "kind": kind}
         for kind, resource_id, name in names
@@ -305,6 +328,15 @@ def suggest(q, user):
     if len(items) < SUGGESTIONS:
         items += _label_suggestions(index, text, where, SUGGESTIONS - len(items))
     return items
+
+
+def _names(matching, where, first):
+    return db.session.execute(
+        sa.select(DOCS.c.kind, DOCS.c.resource_id, DOCS.c.name)
+        .where(matching, *where)
+        .order_by(*first, DOCS.c.popularity.desc(), sa.func.length(DOCS.c.name), DOCS.c.id)
+        .limit(SUGGESTIONS)
+    ).all()
 
 
 def _label_suggestions(index, text, where, wanted):

@@ -42,7 +42,21 @@ def _note_changes(session, _context, _instances):
         elif target is obj and not session.is_modified(obj):
             continue
         else:
-            pending.setdefault(id(target), ("changed", target))
+            # ("changed", resource, whether its text changed): else only its attributes
+            entry = pending.get(id(target), ("changed", target, False))
+            if entry[0] == "changed":
+                text = entry[2] or target is not obj or _text_changed(obj)
+                pending[id(target)] = ("changed", target, text)
+
+
+def _text_changed(resource):
+    """Whether a change of ``resource`` touches the text its document is searched by
+    (else only what results are filtered by is written: datahub.search.documents)."""
+    state = inspect(resource)
+    return any(
+        state.attrs[name].history.has_changes()
+        for name in documents.TEXT_ATTRIBUTES[type(resource)]
+    )
 
 
 def _resource_of(obj):
@@ -83,9 +97,12 @@ def _write_documents(session):
         state = inspect(row)
         if state.deleted or state.detached or state.transient:
             continue
-        by_kind.setdefault((documents.KIND_OF[type(row)], entry[0] == "new"), []).append(row)
-    for (kind, new), rows in by_kind.items():
-        documents.index_rows(connection, kind, rows, new=new)
+        mode = "attributes" if entry[0] == "changed" and not entry[2] else entry[0]
+        by_kind.setdefault((documents.KIND_OF[type(row)], mode), []).append(row)
+    for (kind, mode), rows in by_kind.items():
+        if mode == "attributes":
+            rows = documents.write_attributes(connection, kind, rows)
+        documents.index_rows(connection, kind, rows, new=mode == "new")
 
 
 @event.listens_for(db.session, "after_rollback")

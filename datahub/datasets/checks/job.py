@@ -4,8 +4,8 @@
 It knows no database and no storage: it is given the version's local ``path``, the
 ``checks`` and, for ``row_count_change``, the rows of the previous published version; it
 answers ``{"rows", "results": [{"name", "type", "severity", "status", "failing_rows",
-"message", "sample"}]}``. The file is parsed once into a temporary table; each check is a
-query over it. A check that cannot be run (a missing column, a query that does not bind)
+"message", "sample"}]}``. A text file is parsed once into a temporary table (Parquet is
+read where it is); each check is a query over it. A check that cannot be run (a missing column, a query that does not bind)
 is ``error``; a file that is not a table fails every check with ``error``.
 """
 
@@ -46,8 +46,14 @@ def checks_job(args):
     except FileNotFoundError:
         raise JobError("missing") from None
     try:
+        # A text file is parsed once, into a table; Parquet is read where it is, each
+        # check reading only its columns.
         try:
-            con.execute(f"CREATE TEMP TABLE t AS SELECT * FROM {source}", params)
+            if fmt == "parquet":  # a view takes no parameter: the path as a literal
+                literal = "'" + path.replace("'", "''") + "'"
+                con.execute(f"CREATE TEMP VIEW t AS SELECT * FROM read_parquet({literal})")
+            else:
+                con.execute(f"CREATE TEMP TABLE t AS SELECT * FROM {source}", params)
         except (duckdb.InterruptException, duckdb.OutOfMemoryException):
             raise
         except duckdb.Error as exc:

@@ -6,6 +6,11 @@ It knows no database and no storage: it is given a local path and answers
 ``{"unreadable": why}`` for a file that is not a table. The file is parsed once, into a
 temporary table (spilled to ``temp_dir`` past the memory limit); the statistics are then
 one aggregate over it, and a query per histogram and per label column.
+
+Quartiles are exact up to ``SAMPLE_ROWS`` rows; past that (or when the memory limit is
+too small to hold that many values per column) they come from a fixed pseudo-random
+sample of the rows (``partial``). Every other statistic is exact, but ``distinct``
+(HyperLogLog). Histograms count the finite values (not NaN, infinities).
 """
 
 import datetime
@@ -14,13 +19,15 @@ import math
 import duckdb
 
 from datahub.datasets import tabular
-from datahub.platform.isolation import JobError
+from datahub.platform.isolation import JobError, parse_size
 
 TYPE = "type"  # a column's (and a check's) key: its kind
 BINS = 20
 TOP_VALUES = 10
 VALUE_CHARS = 200  # text values (min, max, top values) are cut to this
-EXACT_QUANTILE_ROWS = 1_000_000  # past this, quartiles are estimates (``partial``)
+SAMPLE_ROWS = 1_000_000  # quartiles past this many rows come from a sample (``partial``)
+QUANTILE_MEMORY_SHARE = 0.5  # of the memory limit, for the values quartiles are taken of
+QUANTILE_VALUE_BYTES = 32  # what DuckDB holds per value (measured: ~24, two threads)
 LABEL_INTEGERS = 20  # an integer column with at most this many values is a label
 INTEGERS = {
     "TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT",
@@ -29,6 +36,7 @@ INTEGERS = {
 FLOATS = {"FLOAT", "DOUBLE", "REAL"}
 TIMES = {"DATE", "TIMESTAMP", "TIMESTAMP_S", "TIMESTAMP_MS", "TIMESTAMP_NS",
          "TIMESTAMP WITH TIME ZONE"}  # fmt: skip
+DAY = 86400.0
 
 
 def kind_of(duckdb_type):
@@ -63,21 +71,24 @@ def profile_job(args):
         )
     except tabular.NotTabular as exc:
         return {"unreadable": str(exc)}
-    except FileNotFoundError:
+    except FileNotFoundError:  # replaced or deleted since it was looked up
         raise JobError("missing") from None
+    budget = int(parse_size(args["memory_limit"]) * QUANTILE_MEMORY_SHARE)
     try:
-        return profile(con, source, params, int(args["max_columns"]))
+        return profile(con, source, params, int(args["max_columns"]), budget)
     except tabular.NotTabular as exc:
         return {"unreadable": str(exc)}
     except (duckdb.InterruptException, duckdb.OutOfMemoryException):
         raise  # the process reports them: the file is not unreadable
-    except duckdb.Error as exc:
+    except duckdb.Error as exc:  # whatever the reader raises (tabular.unreadable)
         return {"unreadable": tabular.clean_error(exc, {path: args.get("name", "the file")})}
     finally:
         con.close()
 
 
-def profile(con, source, params, max_columns):
+def profile(con, source, params, max_columns, quantile_budget):
+    """The schema and profile of ``source``; quartiles' values held in at most
+    ``quantile_budget`` bytes at a time."""
     described = tabular.describe(con, f"SELECT * FROM {source}", params)
     if len(described) > max_columns:  # Parquet, JSON: a CSV's header said so before
         raise tabular.NotTabular(
@@ -86,83 +97,103 @@ def profile(con, source, params, max_columns):
         )
     con.execute(f"CREATE TEMP TABLE t AS SELECT * FROM {source}", params)
     rows = con.execute("SELECT count(*) FROM t").fetchone()[0]
-    exact = rows <= EXACT_QUANTILE_ROWS
-    columns = [
-        _column(name, kind, stats)
-        for (name, kind), stats in zip(described, _aggregates(con, described, exact), strict=True)
-    ]
-    for column, (name, kind) in zip(columns, described, strict=True):
+    sample = min(rows, SAMPLE_ROWS, max(1, quantile_budget // QUANTILE_VALUE_BYTES))
+    numeric = [name for name, kind in described if kind_of(kind) in ("integer", "number")]
+    per_pass = max(1, quantile_budget // (max(sample, 1) * QUANTILE_VALUE_BYTES))
+    batches = [numeric[i : i + per_pass] for i in range(0, len(numeric), per_pass)]
+    found = _aggregates(con, described, batches[0] if batches else [], rows, sample)
+    for batch in batches[1:]:
+        for name, quantiles in _quantiles(con, batch, rows, sample).items():
+            found[name]["quantiles"] = quantiles
+    columns = []
+    for name, kind in described:
+        column = _column(name, kind, found[name], rows)
         column_kind = kind_of(kind)
-        if column_kind in ("integer", "number", "time") and column["count"]:
-            column["histogram"] = _histogram(con, name, column_kind, column)
+        if column_kind in ("integer", "number", "time"):
+            column["histogram"] = _histogram(con, name, column_kind, column, found[name])
         if column_kind in ("text", "boolean") or (
             column_kind == "integer" and (column["distinct"] or 0) <= LABEL_INTEGERS
         ):
-            column["top_values"] = _top_values(con, name)
-        column["nulls"] = rows - column["count"]
-        column["null_fraction"] = column["nulls"] / rows if rows else 0.0
+            column["top_values"] = _top_values(con, name) if column["count"] else []
+        columns.append(column)
     schema = {
         "columns": [
             {"name": c["name"], "type": c[TYPE], "nullable": c["nulls"] > 0} for c in columns
         ],
         "rows": rows,
     }
-    return {"schema": schema, "profile": {"rows": rows, "partial": not exact, "columns": columns}}
+    partial = sample < rows and bool(numeric)
+    return {"schema": schema, "profile": {"rows": rows, "partial": partial, "columns": columns}}
 
 
-def _aggregates(con, described, exact):
-    """Per column, its statistics from one aggregate over ``t``."""
-    selects, shapes = [], []
+def _sampled(rows, sample):
+    """The filter that keeps about ``sample`` of ``rows`` rows, the same ones every time."""
+    if sample >= rows:
+        return ""
+    return f" FILTER (WHERE hash(rowid) % {int(rows)} < {int(sample)})"
+
+
+def _quantile_sql(column, rows, sample):
+    # Of doubles: a decimal's would be interpolated in its own scale (0.4375 → 0.43).
+    return f"quantile_cont({column}::DOUBLE, [0.25, 0.5, 0.75]){_sampled(rows, sample)}"
+
+
+def _aggregates(con, described, quantiled, rows, sample):
+    """``{name: {statistic: value}}`` from one aggregate over ``t``; quartiles for the
+    columns ``quantiled`` only."""
+    selects, keys = [], []
     for name, kind in described:
         column, column_kind = tabular.quote(name), kind_of(kind)
-        wanted = ["count", "distinct"]
-        parts = [f"count({column})", f"approx_count_distinct({column})"]
+        wanted = {"count": f"count({column})", "distinct": f"approx_count_distinct({column})"}
         if column_kind in ("integer", "number", "time", "text"):
-            wanted += ["min", "max"]
-            if column_kind == "text":
-                parts += [
-                    f"min(left({column}, {VALUE_CHARS}))",
-                    f"max(left({column}, {VALUE_CHARS}))",
-                ]
-            else:
-                parts += [f"min({column})", f"max({column})"]
+            wanted.update(min=f"min({column})", max=f"max({column})")
+        if column_kind in ("number", "time"):  # the histogram's range: finite values
+            value, finite = _finite(column, column_kind)
+            wanted.update(low=f"min({value}){finite}", high=f"max({value}){finite}")
         if column_kind in ("integer", "number"):
-            wanted += ["mean", "stddev", "quantiles"]
-            quantile = "quantile_cont" if exact else "approx_quantile"
-            parts += [
-                f"avg({column})::DOUBLE",
-                f"stddev_samp({column})::DOUBLE",
-                f"{quantile}({column}, [0.25, 0.5, 0.75])::DOUBLE[]",
-            ]
+            wanted.update(mean=f"avg({column})::DOUBLE", stddev=f"stddev_samp({column})::DOUBLE")
+            if name in quantiled:
+                wanted["quantiles"] = _quantile_sql(column, rows, sample)
         if column_kind == "text":
-            wanted += ["length"]
-            parts += [f"min(length({column}))", f"max(length({column}))", f"avg(length({column}))"]
-        selects += parts
-        shapes.append(wanted)
-    row = con.execute(f"SELECT {', '.join(selects)} FROM t").fetchone() if selects else ()
-    position, found = 0, []
-    for wanted in shapes:
-        stats = {}
-        for key in wanted:
-            if key == "length":
-                stats[key] = row[position : position + 3]
-                position += 3
-            else:
-                stats[key] = row[position]
-                position += 1
-        found.append(stats)
+            length = f"length({column})"
+            wanted.update(
+                length_min=f"min({length})",
+                length_max=f"max({length})",
+                length_mean=f"avg({length})",
+            )
+        selects += wanted.values()
+        keys += [(name, key) for key in wanted]
+    row = con.execute(f"SELECT {', '.join(selects)} FROM t").fetchone()
+    found = {name: {} for name, _ in described}
+    for (name, key), value in zip(keys, row, strict=True):
+        found[name][key] = value
     return found
 
 
-def _column(name, kind, stats):
+def _finite(column, column_kind):
+    """``(expression, filter)``: the column as a number of which the filter keeps the
+    finite ones (``epoch`` is null for infinite dates and times)."""
+    if column_kind == "time":
+        return f"epoch({column})", ""
+    return f"{column}::DOUBLE", f" FILTER (WHERE isfinite({column}::DOUBLE))"
+
+
+def _quantiles(con, names, rows, sample):
+    """``{name: [p25, p50, p75]}`` of the columns ``names``, in one pass."""
+    selects = [_quantile_sql(tabular.quote(name), rows, sample) for name in names]
+    row = con.execute(f"SELECT {', '.join(selects)} FROM t").fetchone()
+    return dict(zip(names, row, strict=True))
+
+
+def _column(name, kind, stats, rows):
     quantiles = stats.get("quantiles")
-    length = stats.get("length")
+    count = int(stats["count"])
     return {
         "name": name,
         "type": kind,
-        "count": int(stats["count"]),
-        "nulls": 0,
-        "null_fraction": 0.0,
+        "count": count,
+        "nulls": rows - count,
+        "null_fraction": (rows - count) / rows if rows else 0.0,
         "distinct": int(stats["distinct"]) if stats["distinct"] is not None else None,
         "min": _value(stats.get("min")),
         "max": _value(stats.get("max")),
@@ -176,8 +207,12 @@ def _column(name, kind, stats):
         "histogram": None,
         "top_values": None,
         "length": (
-            {"min": length[0], "max": length[1], "mean": _value(length[2])}
-            if length is not None and length[0] is not None
+            {
+                "min": stats["length_min"],
+                "max": stats["length_max"],
+                "mean": _value(stats["length_mean"]),
+            }
+            if stats.get("length_min") is not None
             else None
         ),
     }
@@ -189,18 +224,18 @@ def _value(value):
     return tabular.json_value(value)
 
 
-def _histogram(con, name, column_kind, column):
-    """At most BINS bins of equal width between the column's min and max (integers and
-    dates: no narrower than one, a day; times: over their epoch)."""
+def _histogram(con, name, column_kind, column, stats):
+    """At most BINS bins of equal width between the column's finite min and max (integers
+    and dates: no narrower than one, a day; times: over their epoch); None without values."""
     column_sql = tabular.quote(name)
-    step = 1.0 if column_kind == "integer" else None
-    if column_kind == "time":
-        value = f"epoch({column_sql})"
-        low, high = con.execute(f"SELECT min({value}), max({value}) FROM t").fetchone()
-        step = DAY if column[TYPE] == "DATE" else None
+    if column_kind == "integer":
+        value, where, step = f"{column_sql}::DOUBLE", f"{column_sql} IS NOT NULL", 1.0
+        low, high = stats["min"], stats["max"]
     else:
-        value = f"{column_sql}::DOUBLE"
-        low, high = column["min"], column["max"]
+        value, _ = _finite(column_sql, column_kind)
+        where = f"isfinite({value})"  # not null either
+        step = DAY if column[TYPE] == "DATE" else None
+        low, high = stats["low"], stats["high"]
     if low is None:
         return None
     low, high = float(low), float(high)
@@ -211,25 +246,20 @@ def _histogram(con, name, column_kind, column):
     else:
         bins = BINS if high > low else 1
         width = (high - low) / bins or 1.0
+    try:
+        edges = [_edge(low + width * i, column) for i in range(bins)] + [_edge(high, column)]
+    except (OverflowError, ValueError, OSError):  # a date Python cannot hold
+        return None
     counts = dict(
         con.execute(
             f"SELECT least(floor(({value} - ?) / ?)::BIGINT, ?) AS bin, count(*) FROM t "
-            f"WHERE {column_sql} IS NOT NULL GROUP BY bin",
+            f"WHERE {where} GROUP BY bin",
             [low, width, bins - 1],
         ).fetchall()
     )
-    edges = [low + width * i for i in range(bins)] + [high]
     return [
-        {
-            "from": _edge(edges[i], column),
-            "to": _edge(edges[i + 1], column),
-            "count": int(counts.get(i, 0)),
-        }
-        for i in range(bins)
+        {"from": edges[i], "to": edges[i + 1], "count": int(counts.get(i, 0))} for i in range(bins)
     ]
-
-
-DAY = 86400.0
 
 
 def _edge(value, column):
