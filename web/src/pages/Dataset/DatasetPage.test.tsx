@@ -1,12 +1,13 @@
 import { screen, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 
+import type { Dataset } from '../../api/gen/types.gen';
 import { json, makeDataset, mockApi, page, renderApp } from '../../components/catalog/testing';
 
-function datasetApi(capabilities = { write: true, manage: true }, status = 200) {
+function datasetApi(capabilities = { write: true, manage: true }, status = 200, dataset: Partial<Dataset> = {}) {
   return mockApi((call) => {
     if (call.path === '/api/v1/datasets/1') {
-      return status === 200 ? json(200, makeDataset({ capabilities })) : json(status, { detail: 'Dataset not found' });
+      return status === 200 ? json(200, makeDataset({ capabilities, ...dataset })) : json(status, { detail: 'Dataset not found' });
     }
     if (call.path === '/api/v1/users/directory/') return json(200, page([{ id: 'u-owner', name: 'Olga Owner', email: 'o@example.com' }]));
     if (call.path === '/api/v1/pipelines/') return json(200, page([{ id: 9, name: 'Daily means' }]));
@@ -30,6 +31,22 @@ describe('the dataset page', () => {
     expect(screen.getByRole('link', { name: 'Overview' })).toHaveAttribute('aria-current', 'page');
     expect(await screen.findByRole('link', { name: 'Daily means' })).toHaveAttribute('href', '/pipelines/9');
     expect(screen.getByRole('button', { name: 'Download weather.csv' })).toBeInTheDocument();
+  });
+
+  it("shows the current version's rows and columns once a worker has read it", async () => {
+    datasetApi(undefined, 200, {
+      schema: { rows: 1200, columns: [{ name: 'day', type: 'DATE', nullable: false }, { name: 'temp', type: 'DOUBLE', nullable: true }] },
+    });
+    renderApp('/datasets/1');
+    expect((await screen.findByText('Rows')).nextElementSibling).toHaveTextContent('1,200');
+    expect(screen.getByText('Columns').nextElementSibling).toHaveTextContent('2');
+  });
+
+  it('shows no rows before a worker has read the version', async () => {
+    datasetApi();
+    renderApp('/datasets/1');
+    await screen.findByText('Size');
+    expect(screen.queryByText('Rows')).not.toBeInTheDocument();
   });
 
   it('hides Sharing and Settings from a reader', async () => {

@@ -76,6 +76,14 @@ function FileSection({ dataset }: { dataset: Dataset }) {
             <dd>{fileFormat(file)}</dd>
             <dt>Size</dt>
             <dd>{formatBytes(file.size_bytes)}</dd>
+            {dataset.schema && (
+              <>
+                <dt>Rows</dt>
+                <dd>{formatCount(dataset.schema.rows)}</dd>
+                <dt>Columns</dt>
+                <dd>{formatCount(dataset.schema.columns.length)}</dd>
+              </>
+            )}
             <dt>Uploaded</dt>
             <dd>{formatDate(file.uploaded_at)}</dd>
           </dl>

@@ -2,18 +2,22 @@ import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
 
+import type { Dataset } from '../../../api/gen/types.gen';
 import type { Call } from '../../../components/catalog/testing';
 import { json, makeDataset, mockApi, page, renderApp } from '../../../components/catalog/testing';
 
 type Column = { name: string; type: string; description: string };
 
-function schemaApi(patch: (body: { columns: { name: string; description: string }[] }) => Response | undefined = () => undefined) {
+function schemaApi(
+  patch: (body: { columns: { name: string; description: string }[] }) => Response | undefined = () => undefined,
+  dataset: Partial<Dataset> = {},
+) {
   let columns: Column[] = [
     { name: 'day', type: 'DATE', description: 'The day measured' },
     { name: 'temp', type: 'DOUBLE', description: '' },
   ];
   const calls: Call[] = mockApi((call) => {
-    if (call.path === '/api/v1/datasets/1') return json(200, makeDataset());
+    if (call.path === '/api/v1/datasets/1') return json(200, makeDataset(dataset));
     if (call.path === '/api/v1/users/directory/') return json(200, page([]));
     if (call.path === '/api/v1/datasets/1/columns' && call.method === 'PATCH') {
       const body = call.body as { columns: { name: string; description: string }[] };
@@ -76,5 +80,29 @@ describe('column descriptions on the Schema tab', () => {
     expect(within(dayRow).queryByText(/Unknown column/)).not.toBeInTheDocument();
     // A problem no row shows is said under the table.
     expect(screen.getByRole('alert')).toHaveTextContent('columns: Something about the list.');
+  });
+
+  it('shows the rows and which columns hold nulls once the version is read', async () => {
+    schemaApi(undefined, {
+      schema: {
+        rows: 1200,
+        columns: [
+          { name: 'day', type: 'DATE', nullable: false },
+          { name: 'temp', type: 'DOUBLE', nullable: true },
+        ],
+      },
+    });
+    renderApp('/datasets/1/schema');
+    expect(await screen.findByText('2 columns and 1,200 rows in version 1.')).toBeInTheDocument();
+    expect(screen.getByRole('columnheader', { name: 'Has nulls' })).toBeInTheDocument();
+    expect(screen.getByRole('row', { name: /^2 temp DOUBLE Yes/ })).toBeInTheDocument();
+    expect(screen.getByRole('row', { name: /^1 day DATE No/ })).toBeInTheDocument();
+  });
+
+  it('shows no nulls column before the version is read', async () => {
+    schemaApi();
+    renderApp('/datasets/1/schema');
+    expect(await screen.findByText('2 columns in version 1.')).toBeInTheDocument();
+    expect(screen.queryByRole('columnheader', { name: 'Has nulls' })).not.toBeInTheDocument();
   });
 });

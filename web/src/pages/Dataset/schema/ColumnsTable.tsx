@@ -13,7 +13,7 @@ interface Props {
   columns: Column[];
 }
 
-/** The columns with their types and descriptions. Writers edit any of the descriptions and
+/** The columns with their types, whether they hold nulls (once read) and descriptions. Writers edit any of the descriptions and
  *  save the changed ones at once; a refused one's problem shows on its row, nothing typed
  *  is lost. */
 export function ColumnsTable({ dataset, columns }: Props) {
@@ -40,6 +40,12 @@ export function ColumnsTable({ dataset, columns }: Props) {
     if (!problem || index < 0) return undefined;
     return problem.fieldMessage(`columns.${index}.description`) ?? problem.fieldMessage(`columns.${index}.name`);
   };
+  // Whether a column holds a null is what the worker read of the version (dataset.schema).
+  const read = dataset.schema?.columns;
+  const hasNulls = (name: string) => {
+    const column = read?.find((item) => item.name === name);
+    return column === undefined ? '—' : column.nullable ? 'Yes' : 'No';
+  };
   const shown = sent.flatMap((_, index) => [`columns.${index}.name`, `columns.${index}.description`]);
 
   function submit(event: FormEvent) {
@@ -57,6 +63,7 @@ export function ColumnsTable({ dataset, columns }: Props) {
             <th scope="col">#</th>
             <th scope="col">Column</th>
             <th scope="col">Type</th>
+            {read && <th scope="col">Has nulls</th>}
             <th scope="col">Description</th>
           </tr>
         </thead>
@@ -70,6 +77,7 @@ export function ColumnsTable({ dataset, columns }: Props) {
                 <td>
                   <code>{column.type}</code>
                 </td>
+                {read && <td>{hasNulls(column.name)}</td>}
                 <td className="schema-description">
                   {write ? (
                     <div className={`field${message ? ' field--invalid' : ''}`}>

@@ -1,6 +1,8 @@
-import { useState } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
+import { useEffect, useRef, useState } from 'react';
 
 import type { Dataset, Profile } from '../../../api/gen/types.gen';
+import { useAnnounce } from '../../../components/Announcer';
 import { ErrorNotice } from '../../../components/ErrorNotice';
 import { formatCount, formatDate } from '../../../components/format';
 import { Loading } from '../../../components/States';
@@ -9,14 +11,31 @@ import './Schema.css';
 import { downloadDataPackage } from './dataPackage';
 import { useProfile } from './useProfile';
 
+/** Says when statistics this page waited for are ready, or will not come; once ready,
+ *  the dataset is read again for the schema the worker read with them. */
+function useProfileEnd(status: Profile['status'] | undefined, version: number | null) {
+  const announce = useAnnounce();
+  const queryClient = useQueryClient();
+  const was = useRef(status);
+  useEffect(() => {
+    if (was.current === 'pending' && status === 'ready') {
+      announce(`The statistics of version ${version} are ready.`);
+      void queryClient.invalidateQueries({ predicate: (query) => (query.queryKey[0] as { _id?: string } | undefined)?._id === 'getDataset' });
+    }
+    if (was.current === 'pending' && status === 'failed') announce(`Version ${version} has no statistics.`);
+    was.current = status;
+  }, [announce, queryClient, status, version]);
+}
+
 /** The current version's statistics: pending while a worker reads it, why not when it
  *  could not, else each column's; and its Data Package to download. */
 export function ProfileSection({ dataset }: { dataset: Dataset }) {
   const version = dataset.current_version ?? null;
   const profile = useProfile(dataset.id, version);
   const [downloadError, setDownloadError] = useState<unknown>(null);
-  if (version === null) return null;
   const data = profile.data as Profile | undefined;
+  useProfileEnd(data?.status, version);
+  if (version === null) return null;
   let body;
   if (profile.error) {
     body = <ErrorNotice error={profile.error} title="The statistics could not be read" />;
@@ -39,9 +58,9 @@ export function ProfileSection({ dataset }: { dataset: Dataset }) {
       <>
         <p>
           {formatCount(data.rows)} rows in version {version}, computed {formatDate(data.computed_at)}.
-          {data.partial && ' Quartiles are estimates (more than a million rows).'}
+          {data.partial && ' The quartiles are estimated from a sample of the rows.'}
         </p>
-        <ColumnProfiles columns={data.columns ?? []} />
+        <ColumnProfiles columns={data.columns ?? []} partial={data.partial ?? false} />
       </>
     );
   }

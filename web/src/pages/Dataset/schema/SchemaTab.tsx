@@ -37,10 +37,13 @@ export function SchemaTab() {
     body = <Loading label="Reading the columns…" />;
   } else {
     const count = columns.data.columns.length;
+    const rows = dataset.schema?.rows;
     body = (
       <>
         <p>
-          {count.toLocaleString()} column{count === 1 ? '' : 's'} in version {columns.data.version ?? dataset.current_version}.
+          {count.toLocaleString()} column{count === 1 ? '' : 's'}
+          {rows !== undefined && ` and ${rows.toLocaleString()} row${rows === 1 ? '' : 's'}`} in version{' '}
+          {columns.data.version ?? dataset.current_version}.
         </p>
         <ColumnsTable key={columns.data.version} dataset={dataset} columns={columns.data.columns} />
         <ProfileSection dataset={dataset} />

@@ -111,9 +111,28 @@ function changes(column: ColumnDrift): string[] {
   return said;
 }
 
+interface Recheck {
+  /** Asks for the diff again (the drift may be ready by now). */
+  recheck?: () => void;
+  checking?: boolean;
+}
+
 /** How the statistics of the columns both versions have changed (their profiles). */
-function Drift({ diff }: { diff: Diff }) {
-  if (!diff.profile) return <p className="muted">Shown once a worker has computed the statistics of both versions.</p>;
+function Drift({ diff, recheck, checking = false }: { diff: Diff } & Recheck) {
+  if (!diff.profile) {
+    return (
+      <>
+        <p className="muted">Shown once a worker has computed the statistics of both versions.</p>
+        {recheck && (
+          <p>
+            <button type="button" className="button" disabled={checking} onClick={recheck}>
+              {checking ? 'Checking…' : 'Check again'}
+            </button>
+          </p>
+        )}
+      </>
+    );
+  }
   const changed = diff.profile.map((column) => ({ name: column.name, said: changes(column) })).filter((column) => column.said.length);
   if (changed.length === 0) return <p>The columns' statistics are the same.</p>;
   return (
@@ -139,8 +158,8 @@ function Drift({ diff }: { diff: Diff }) {
   );
 }
 
-/** What a diff says: columns, row counts, sample rows. */
-export function DiffResult({ diff }: { diff: Diff }) {
+/** What a diff says: columns, row counts, the columns' drift, sample rows. */
+export function DiffResult({ diff, recheck, checking }: { diff: Diff } & Recheck) {
   const counts: [string, number][] = [
     ['added', diff.rows.added],
     ['removed', diff.rows.removed],
@@ -160,7 +179,7 @@ export function DiffResult({ diff }: { diff: Diff }) {
       <h3>Columns</h3>
       <SchemaChanges diff={diff} />
       <h3>Drift</h3>
-      <Drift diff={diff} />
+      <Drift diff={diff} recheck={recheck} checking={checking} />
       <h3>Sample rows</h3>
       <p className="muted">At most 20 rows of each kind.</p>
       <SampleRows diff={diff} />

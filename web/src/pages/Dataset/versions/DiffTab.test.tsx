@@ -53,10 +53,20 @@ describe('the diff of two versions', () => {
     expect(within(drift).queryByRole('rowheader', { name: 'id' })).not.toBeInTheDocument();
   });
 
-  it('says the drift comes once both versions are profiled', async () => {
-    mockApi((call) => (call.path === '/api/v1/datasets/7/diff' ? [200, DIFF] : undefined));
+  it('says the drift comes once both versions are profiled, and asks again on request', async () => {
+    let asked = 0;
+    const calls = mockApi((call) => {
+      if (call.path !== '/api/v1/datasets/7/diff') return undefined;
+      asked += 1;
+      return [200, asked === 1 ? DIFF : { ...DIFF, profile: DRIFT }];
+    });
     renderTab(<DiffTab />, DATASET, '/datasets/7/versions/compare?from=1&to=2', 'versions/compare');
     expect(await screen.findByText('Shown once a worker has computed the statistics of both versions.')).toBeInTheDocument();
+    await userEvent.setup().click(screen.getByRole('button', { name: 'Check again' }));
+    const drift = await screen.findByRole('table', { name: "Drift of the columns' statistics" });
+    expect(within(drift).getByRole('rowheader', { name: 'city' })).toBeInTheDocument();
+    expect(calls.filter((call) => call.path === '/api/v1/datasets/7/diff')).toHaveLength(2);
+    expect(calls[1].query.get('from')).toBe('1');
   });
 
   it('sends the key columns and shows a refused key at the key field', async () => {

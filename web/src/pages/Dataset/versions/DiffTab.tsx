@@ -86,7 +86,7 @@ export function DiffTab() {
       </form>
       {valid && query.isPending && <Loading label="Comparing the versions…" />}
       {query.error && !atKey && <ErrorNotice error={query.error} title="Cannot compare" />}
-      {query.data && <DiffResult diff={query.data} />}
+      {query.data && <DiffResult diff={query.data} recheck={() => void query.refetch()} checking={query.isFetching} />}
     </section>
   );
 }
