@@ -55,10 +55,11 @@ def big_source(client, actors):
 
 @pytest.fixture
 def start_worker(app, database_url, tmp_path):
-    """Start ``flask --app datahub worker`` processes; all are stopped at the end."""
+    """Start ``flask --app datahub worker`` processes (``settings``: more DATAHUB_
+    settings); all are stopped at the end."""
     processes = []
 
-    def start_one():
+    def start_one(**settings):
         env = {
             **{k: v for k, v in os.environ.items() if not k.startswith("DATAHUB_")},
             "DATAHUB_SQLALCHEMY_DATABASE_URI": database_url,
@@ -70,6 +71,7 @@ def start_worker(app, database_url, tmp_path):
             "DATAHUB_PIPELINE_STALE_AFTER_SECONDS": str(STALE_AFTER),
             "DATAHUB_PIPELINE_HEARTBEAT_SECONDS": "0.5",
             "DATAHUB_PIPELINE_POLL_SECONDS": "0.2",
+            **{f"DATAHUB_{name}": str(value) for name, value in settings.items()},
         }
         log = open(tmp_path / f"worker-{len(processes)}.log", "wb")
         process = popen(

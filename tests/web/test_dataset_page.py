@@ -175,7 +175,9 @@ def test_a_viewer_sees_no_settings_and_no_upload(signed_in, admin_client):
     dataset = admin_client.dataset_create(named("readonly"), visibility="internal")
     page, _ = signed_in("viewer", f"/datasets/{dataset['id']}")
     tabs = page.get_by_role("navigation", name="Dataset").get_by_role("link")
-    expect(tabs).to_have_text(["Overview", "Schema", "Preview", "Versions", "Lineage", "Activity"])
+    expect(tabs).to_have_text(
+        ["Overview", "Schema", "Checks", "Preview", "Versions", "Lineage", "Activity"]
+    )
     expect(page.get_by_text("Its owner has not uploaded one.")).to_be_visible()
     expect(page.get_by_role("link", name=re.compile("Upload"))).to_have_count(0)
     expect(page.get_by_role("link", name="New dataset")).to_have_count(0)
