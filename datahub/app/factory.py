@@ -147,6 +147,7 @@ def register_subscribers():
 def register_blueprints(app):
     from datahub.app.extensions import api
     from datahub.collections.routes import blp as collections_blp
+    from datahub.datasets.checks.schemas import register_check_schemas
     from datahub.datasets.routes import blp as datasets_blp
     from datahub.docs import blp as docs_blp
     from datahub.docs import serve_docs_with_slash
@@ -175,6 +176,7 @@ def register_blueprints(app):
     api.register_blueprint(groups_blp)
     api.spec.later(register_openapi_schemas)
     api.spec.later(register_trigger_schemas)
+    api.spec.later(register_check_schemas)
     api.register_blueprint(pipelines_blp)
     api.register_blueprint(lineage_blp)
     api.register_blueprint(events_blp)

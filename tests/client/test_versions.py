@@ -160,9 +160,18 @@ def test_the_command_lists_downloads_pins_and_restores_versions(datahub, tmp_pat
         "STATE",
         "MESSAGE",
     ]
-    assert second.split()[:1] + second.split()[2:] == ["2", "rain.csv", "21", "B", "-", "-", "-"]
+    assert second.split()[:1] + second.split()[2:] == [
+        "2",
+        "rain.csv",
+        "21",
+        "B",
+        "-",
+        "-",
+        "published",
+        "-",
+    ]
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", second.split()[1])  # UTC
-    assert first.split()[2:] == ["rain.csv", "21", "B", "-", "-", "first", "one"]
+    assert first.split()[2:] == ["rain.csv", "21", "B", "-", "-", "published", "first", "one"]
     listed = json.loads(
         datahub("--json", "datasets", "versions", dataset_id, "--offset", "1").stdout
     )

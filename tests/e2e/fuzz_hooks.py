@@ -159,6 +159,15 @@ CONTRACT_422_TYPES = {
     "/api/v1/datasets/{dataset_id}/grants": {"value_error.principal_not_found"},
     "/api/v1/collections/{collection_id}/grants": {"value_error.principal_not_found"},
     "/api/v1/pipelines/{pipeline_id}/grants": {"value_error.principal_not_found"},
+    # A check's query, pattern or duration that does not parse, bounds it lacks (one of
+    # two), or a name given twice.
+    "/api/v1/datasets/{dataset_id}/checks": {
+        "value_error.sql",
+        "value_error.regex",
+        "value_error.duration",
+        "value_error.bounds",
+        "value_error.unique",
+    },
     # Columns the current version has (no schema knows a file's columns), of a file.
     "/api/v1/datasets/{dataset_id}/columns": {
         "value_error.unknown_column",

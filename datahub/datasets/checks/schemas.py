@@ -23,8 +23,11 @@ def _column(**kwargs):
     return label_field(Length(min=1, max=MAX_NAME), "A column of the version", **kwargs)
 
 
+NUMBER_OR_TEXT = [{"type": "number"}, {"type": "string", "maxLength": 100}]
+
+
 def _scalar(description):
-    return fields.Raw(metadata={"description": description, "type": ["string", "number"]})
+    return fields.Raw(metadata={"description": description, "anyOf": NUMBER_OR_TEXT})
 
 
 class _Check(Schema):
@@ -40,12 +43,14 @@ class _Check(Schema):
 def _at_least_one(data, *keys):
     if all(data.get(key) is None for key in keys):
         raise ValidationError(
-            ErrorMessage(f"give {' or '.join(keys)}", "value_error.missing"), keys[0]
+            ErrorMessage(f"give {' or '.join(keys)}", "value_error.bounds"), keys[0]
         )
 
 
 class NotNullCheck(_Check):
     """No null in ``column``."""
+
+    type = fields.String(required=True, metadata={"enum": ["not_null"]})
 
     column = _column(required=True)
 
@@ -53,15 +58,19 @@ class NotNullCheck(_Check):
 class UniqueCheck(_Check):
     """No two rows with the same values of ``columns``."""
 
+    type = fields.String(required=True, metadata={"enum": ["unique"]})
+
     columns = fields.List(_column(), required=True, validate=Length(min=1, max=20))
 
 
 class AcceptedValuesCheck(_Check):
     """Every value of ``column`` (nulls aside) is one of ``values`` (compared as text)."""
 
+    type = fields.String(required=True, metadata={"enum": ["accepted_values"]})
+
     column = _column(required=True)
     values = fields.List(
-        fields.Raw(metadata={"type": ["string", "number", "boolean"]}),
+        fields.Raw(metadata={"anyOf": [*NUMBER_OR_TEXT, {"type": "boolean"}]}),
         required=True,
         validate=Length(min=1, max=MAX_VALUES),
     )
@@ -79,6 +88,8 @@ class AcceptedValuesCheck(_Check):
 class RangeCheck(_Check):
     """Every value of ``column`` (nulls aside) is at least ``min`` and at most ``max``
     (numbers, or dates and times as ISO 8601 text)."""
+
+    type = fields.String(required=True, metadata={"enum": ["range"]})
 
     column = _column(required=True)
     min = _scalar("The smallest value allowed")
@@ -98,6 +109,8 @@ class RangeCheck(_Check):
 class RegexCheck(_Check):
     """Every value of ``column`` (nulls aside), as text, matches ``pattern`` whole (RE2)."""
 
+    type = fields.String(required=True, metadata={"enum": ["regex"]})
+
     column = _column(required=True)
     pattern = fields.String(required=True, validate=Length(min=1, max=MAX_PATTERN))
 
@@ -114,6 +127,8 @@ class RegexCheck(_Check):
 class RowCountCheck(_Check):
     """The version has at least ``min`` and at most ``max`` rows."""
 
+    type = fields.String(required=True, metadata={"enum": ["row_count"]})
+
     min = fields.Integer(strict=True, validate=Range(min=0, max=2**63 - 1))
     max = fields.Integer(strict=True, validate=Range(min=0, max=2**63 - 1))
 
@@ -126,6 +141,8 @@ class RowCountChangeCheck(_Check):
     """Against the previous published version: rows fell by at most
     ``max_drop_fraction`` and grew by at most ``max_growth_fraction`` of its rows."""
 
+    type = fields.String(required=True, metadata={"enum": ["row_count_change"]})
+
     max_drop_fraction = fields.Float(validate=Range(min=0, max=1))
     max_growth_fraction = fields.Float(validate=Range(min=0, max=1e9))
 
@@ -134,7 +151,7 @@ class RowCountChangeCheck(_Check):
         _at_least_one(data, "max_drop_fraction", "max_growth_fraction")
 
 
-class SchemaColumn(Schema):
+class RequiredColumn(Schema):
     name = _column(required=True)
     type = fields.String(
         validate=Length(min=1, max=100),
@@ -145,14 +162,18 @@ class SchemaColumn(Schema):
 class SchemaCheck(_Check):
     """The version has these columns (of these types)."""
 
+    type = fields.String(required=True, metadata={"enum": ["schema"]})
+
     columns = fields.List(
-        fields.Nested(SchemaColumn), required=True, validate=Length(min=1, max=1000)
+        fields.Nested(RequiredColumn), required=True, validate=Length(min=1, max=1000)
     )
 
 
 class FreshnessCheck(_Check):
     """The newest value of ``column`` (a date or time) is at most ``max_age`` old (ISO 8601:
     ``P1D``, ``PT6H``, ``P1W``)."""
+
+    type = fields.String(required=True, metadata={"enum": ["freshness"]})
 
     column = _column(required=True)
     max_age = fields.String(required=True, validate=Length(min=2, max=40))
@@ -171,6 +192,8 @@ class SqlCheck(_Check):
     """``query``: a read-only SELECT over ``input`` (the version) whose rows are the
     failures, as a pipeline's sql step is written."""
 
+    type = fields.String(required=True, metadata={"enum": ["sql"]})
+
     query = SqlQuery(required=True, validate=Length(min=1, max=MAX_QUERY))
 
 
@@ -188,12 +211,26 @@ CHECK_SCHEMAS = {
 }
 
 
+CHECK_DOC = {
+    "description": "One check; `type` chooses its shape (`NotNullCheck` ... `SqlCheck`)",
+    "oneOf": [
+        {"$ref": f"#/components/schemas/{schema.__name__}"} for schema in CHECK_SCHEMAS.values()
+    ],
+}
+
+
+def register_check_schemas(spec):
+    """Publish each check's shape under components/schemas, for ``CHECK_DOC``'s ``oneOf``."""
+    for schema in CHECK_SCHEMAS.values():
+        if schema.__name__ not in spec.components.schemas:
+            spec.components.schema(schema.__name__, schema=schema)
+
+
 class ChecksSchema(Schema):
     checks = fields.List(
-        ChosenBy("type", CHECK_SCHEMAS),
+        ChosenBy("type", CHECK_SCHEMAS, metadata=CHECK_DOC),
         required=True,
         validate=Length(max=MAX_CHECKS),
-        metadata={"description": "One check; `type` chooses its shape"},
     )
 
     @validates_schema

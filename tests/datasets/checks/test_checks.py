@@ -96,7 +96,11 @@ def test_checks_are_set_whole_and_read_by_readers(client, actors):  # noqa: F811
             "value is not a valid enumeration member; permitted: ",
         ),
         ({"name": "x", "type": "not_null"}, ["column"], "field required"),
-        ({"name": "x", "type": "range", "column": "a"}, ["min"], "give min or max"),
+        (
+            {"name": "x", "type": "range", "column": "a"},
+            ["min"],
+            "give min or max",
+        ),  # value_error.bounds
         (
             {"name": "x", "type": "regex", "column": "a", "pattern": "("},
             ["pattern"],

@@ -271,6 +271,19 @@ export type Usage = {
     storage_bytes: number;
 };
 
+export type UniqueCheck = {
+    columns: Array<string>;
+    /**
+     * Unique among the dataset's checks
+     */
+    name: string;
+    /**
+     * `error` quarantines a version that fails; `warn` reports
+     */
+    severity?: 'error' | 'warn';
+    type: 'unique';
+};
+
 export type Token = {
     access_token: string;
     token_type: 'bearer';
@@ -296,6 +309,19 @@ export type Suggestion = {
 export type SqlStep = {
     op: 'sql';
     query: string;
+};
+
+export type SqlCheck = {
+    /**
+     * Unique among the dataset's checks
+     */
+    name: string;
+    query: string;
+    /**
+     * `error` quarantines a version that fails; `warn` reports
+     */
+    severity?: 'error' | 'warn';
+    type: 'sql';
 };
 
 export type SortStep = {
@@ -412,6 +438,30 @@ export type Facets = {
     visibility: Array<FacetValue>;
 };
 
+export type SchemaCheck = {
+    columns: Array<RequiredColumn>;
+    /**
+     * Unique among the dataset's checks
+     */
+    name: string;
+    /**
+     * `error` quarantines a version that fails; `warn` reports
+     */
+    severity?: 'error' | 'warn';
+    type: 'schema';
+};
+
+export type RequiredColumn = {
+    /**
+     * A column of the version
+     */
+    name: string;
+    /**
+     * DuckDB's type name (BIGINT, VARCHAR...); any when absent
+     */
+    type?: string;
+};
+
 export type SchemaChanges = {
     added: Array<ColumnType>;
     changed: Array<ColumnChange>;
@@ -503,11 +553,80 @@ export type RowCounts = {
     unchanged: number;
 };
 
+export type RowCountCheck = {
+    max?: number;
+    min?: number;
+    /**
+     * Unique among the dataset's checks
+     */
+    name: string;
+    /**
+     * `error` quarantines a version that fails; `warn` reports
+     */
+    severity?: 'error' | 'warn';
+    type: 'row_count';
+};
+
+export type RowCountChangeCheck = {
+    max_drop_fraction?: number;
+    max_growth_fraction?: number;
+    /**
+     * Unique among the dataset's checks
+     */
+    name: string;
+    /**
+     * `error` quarantines a version that fails; `warn` reports
+     */
+    severity?: 'error' | 'warn';
+    type: 'row_count_change';
+};
+
 export type RenameStep = {
     mapping: {
         [key: string]: string;
     };
     op: 'rename';
+};
+
+export type RegexCheck = {
+    /**
+     * A column of the version
+     */
+    column: string;
+    /**
+     * Unique among the dataset's checks
+     */
+    name: string;
+    pattern: string;
+    /**
+     * `error` quarantines a version that fails; `warn` reports
+     */
+    severity?: 'error' | 'warn';
+    type: 'regex';
+};
+
+export type RangeCheck = {
+    /**
+     * A column of the version
+     */
+    column: string;
+    /**
+     * The largest value allowed
+     */
+    max?: number | string;
+    /**
+     * The smallest value allowed
+     */
+    min?: number | string;
+    /**
+     * Unique among the dataset's checks
+     */
+    name: string;
+    /**
+     * `error` quarantines a version that fails; `warn` reports
+     */
+    severity?: 'error' | 'warn';
+    type: 'range';
 };
 
 export type Quantiles = {
@@ -907,6 +1026,22 @@ export type PasswordChange = {
     new_password: string;
 };
 
+export type NotNullCheck = {
+    /**
+     * A column of the version
+     */
+    column: string;
+    /**
+     * Unique among the dataset's checks
+     */
+    name: string;
+    /**
+     * `error` quarantines a version that fails; `warn` reports
+     */
+    severity?: 'error' | 'warn';
+    type: 'not_null';
+};
+
 export type NewWebhook = {
     /**
      * false: off (by its owner, or after failures)
@@ -1077,6 +1212,23 @@ export type GrantCreate = {
      * `user:<uuid>`, `user:<email>` (kept as the user's id) or `group:<id>`
      */
     principal: string;
+};
+
+export type FreshnessCheck = {
+    /**
+     * A column of the version
+     */
+    column: string;
+    max_age: string;
+    /**
+     * Unique among the dataset's checks
+     */
+    name: string;
+    /**
+     * `error` quarantines a version that fails; `warn` reports
+     */
+    severity?: 'error' | 'warn';
+    type: 'freshness';
 };
 
 export type EventPage = {
@@ -1387,9 +1539,26 @@ export type CollectionCreate = {
 
 export type Checks = {
     /**
-     * One check; `type` chooses its shape
+     * One check; `type` chooses its shape (`NotNullCheck` ... `SqlCheck`)
      */
-    checks: Array<unknown>;
+    checks: Array<NotNullCheck | UniqueCheck | AcceptedValuesCheck | RangeCheck | RegexCheck | RowCountCheck | RowCountChangeCheck | SchemaCheck | FreshnessCheck | SqlCheck>;
+};
+
+export type AcceptedValuesCheck = {
+    /**
+     * A column of the version
+     */
+    column: string;
+    /**
+     * Unique among the dataset's checks
+     */
+    name: string;
+    /**
+     * `error` quarantines a version that fails; `warn` reports
+     */
+    severity?: 'error' | 'warn';
+    type: 'accepted_values';
+    values: Array<number | string | boolean>;
 };
 
 export type LoginData = {
