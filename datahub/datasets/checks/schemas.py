@@ -5,7 +5,16 @@ import re
 from marshmallow import ValidationError, validates_schema
 
 from datahub.datasets.sql_field import SqlQuery
-from datahub.web.validation import ChosenBy, Length, OneOf, Range, Schema, fields, label_field
+from datahub.web.validation import (
+    NO_NUL_PATTERN,
+    ChosenBy,
+    Length,
+    OneOf,
+    Range,
+    Schema,
+    fields,
+    label_field,
+)
 from datahub.web.validation.fields import ErrorMessage
 
 MAX_CHECKS = 100
@@ -23,7 +32,11 @@ def _column(**kwargs):
     return label_field(Length(min=1, max=MAX_NAME), "A column of the version", **kwargs)
 
 
-NUMBER_OR_TEXT = [{"type": "number"}, {"type": "string", "maxLength": 100}]
+NUMBER_OR_TEXT = [
+    {"type": "number"},
+    {"type": "string", "maxLength": 100, "pattern": NO_NUL_PATTERN},
+]
+ANY_TEXT = {"pattern": NO_NUL_PATTERN}
 
 
 def _scalar(description):
@@ -112,7 +125,9 @@ class RegexCheck(_Check):
     type = fields.String(required=True, metadata={"enum": ["regex"]})
 
     column = _column(required=True)
-    pattern = fields.String(required=True, validate=Length(min=1, max=MAX_PATTERN))
+    pattern = fields.String(
+        required=True, validate=Length(min=1, max=MAX_PATTERN), metadata=ANY_TEXT
+    )
 
     @validates_schema
     def _compiles(self, data, **_kwargs):
@@ -155,7 +170,10 @@ class RequiredColumn(Schema):
     name = _column(required=True)
     type = fields.String(
         validate=Length(min=1, max=100),
-        metadata={"description": "DuckDB's type name (BIGINT, VARCHAR...); any when absent"},
+        metadata={
+            **ANY_TEXT,
+            "description": "DuckDB's type name (BIGINT, VARCHAR...); any when absent",
+        },
     )
 
 
@@ -176,7 +194,7 @@ class FreshnessCheck(_Check):
     type = fields.String(required=True, metadata={"enum": ["freshness"]})
 
     column = _column(required=True)
-    max_age = fields.String(required=True, validate=Length(min=2, max=40))
+    max_age = fields.String(required=True, validate=Length(min=2, max=40), metadata=ANY_TEXT)
 
     @validates_schema
     def _duration(self, data, **_kwargs):
@@ -194,7 +212,7 @@ class SqlCheck(_Check):
 
     type = fields.String(required=True, metadata={"enum": ["sql"]})
 
-    query = SqlQuery(required=True, validate=Length(min=1, max=MAX_QUERY))
+    query = SqlQuery(required=True, validate=Length(min=1, max=MAX_QUERY), metadata=ANY_TEXT)
 
 
 CHECK_SCHEMAS = {
