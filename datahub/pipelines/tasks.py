@@ -248,9 +248,9 @@ def run_celery_worker(app, concurrency=None, loglevel="INFO", also=()):
     # The search index's values of datasets' new versions (datahub.search.values).
     values.Indexer(app, sweeper.stop).start()
     # Schemas and profiles of new versions (datahub.datasets.profiles.profiler).
-    profiler.Profiler(app, sweeper.stop).start()
+    profiler.in_background(app, sweeper.stop).start()
     # The checks of versions made pending (datahub.datasets.checks.auditor).
-    auditor.Auditor(app, sweeper.stop).start()
+    auditor.in_background(app, sweeper.stop).start()
     # Webhooks, and ``also``: the triggers (docs/guides/events.rst).
     dispatcher = Dispatcher(app, sweeper.stop, also).start()
     worker.start()

@@ -13,8 +13,6 @@ runs its checks again later; never is a version published unchecked. An audit ta
 
 import datetime
 import logging
-import os
-import threading
 
 import sqlalchemy as sa
 
@@ -23,7 +21,7 @@ from datahub.datasets.checks import services
 from datahub.datasets.checks.models import VersionAudit
 from datahub.datasets.models import DatasetVersion
 from datahub.datasets.profiles.services import content_of
-from datahub.datasets.stored_jobs import FileMissing, run_stored_job
+from datahub.datasets.stored_jobs import Every, FileMissing, own_pool, quietly, run_stored_job
 from datahub.datasets.versions import make_current
 from datahub.platform import isolation
 from datahub.platform.database import isoformat, utcnow
@@ -41,9 +39,6 @@ KILLED = {
     "memory": "Checking needs more memory than PIPELINE_MEMORY_LIMIT",
     "timeout": "Checking took longer than CHECKS_TIMEOUT_SECONDS",
 }
-
-_lock = threading.Lock()
-_pools = {}
 
 
 class Stopped(Exception):
@@ -150,7 +145,7 @@ def audit_claimed(app, dataset_id, number, attempts, pool=None, shutdown=None):
         results = _all_error(checks, f"Checking was interrupted {MAX_ATTEMPTS} times")
     else:
         try:
-            results = _results(app, version, checks, pool or _own_pool(), shutdown)
+            results = _results(app, version, checks, pool or own_pool(), shutdown)
         except (StorageUnavailable, InsufficientStorage) as exc:
             log.warning(
                 "checks of dataset %s version %s: a file could not be fetched (%s); trying "
@@ -219,46 +214,17 @@ def _results(app, version, checks, pool, shutdown):
         return _all_error(checks, KILLED.get(exc.reason, "Checking stopped unexpectedly"))
 
 
-def _own_pool():
-    with _lock:
-        pool = _pools.get(os.getpid())
-        if pool is None:
-            _pools.clear()
-            pool = _pools[os.getpid()] = isolation.ProcessPool(spares=0)
-        return pool
-
-
-class Auditor:
-    """A thread that calls :func:`audit_pending` every ``CHECKS_SECONDS`` until ``stop``
-    is set (a Celery worker process)."""
-
-    def __init__(self, app, stop):
-        self.app, self.stop = app, stop
-        self.every = max(0.1, float(app.config["CHECKS_SECONDS"]))
-        self.thread = threading.Thread(target=self._loop, daemon=True, name="checks")
-
-    def start(self):
-        self.thread.start()
-        return self
-
-    def _loop(self):
-        pool = isolation.ProcessPool(spares=0)
-        try:
-            while not self.stop.wait(self.every):
-                audit_pending_quietly(self.app, pool=pool, shutdown=self.stop)
-        finally:
-            pool.close()
+def in_background(app, stop):
+    """A thread that calls :func:`audit_pending` every ``CHECKS_SECONDS`` until ``stop`` is set
+    (a Celery worker process)."""
+    return Every(
+        app.config["CHECKS_SECONDS"],
+        lambda pool, shutdown: audit_pending_quietly(app, pool=pool, shutdown=shutdown),
+        stop,
+        "checks",
+    )
 
 
 def audit_pending_quietly(app, **kwargs):
     """:func:`audit_pending`, its failure logged in one line (the next round retries)."""
-    try:
-        return audit_pending(app, **kwargs)
-    except Exception as exc:  # noqa: BLE001  (the database may be down: the next round)
-        db.session.rollback()
-        log.warning(
-            "checks: failed, trying again later: %s: %s",
-            type(exc).__name__,
-            str(exc).splitlines()[0] if str(exc) else "",
-        )
-        return 0
+    return quietly(lambda: audit_pending(app, **kwargs), "checks", log)

@@ -13,8 +13,6 @@ tried again after ``RETRY_SECONDS``.
 
 import datetime
 import logging
-import os
-import threading
 import time
 
 import sqlalchemy as sa
@@ -22,7 +20,7 @@ import sqlalchemy as sa
 from datahub.app.extensions import db
 from datahub.datasets.models import DatasetVersion
 from datahub.datasets.profiles.models import ContentProfile
-from datahub.datasets.stored_jobs import FileMissing, run_stored_job
+from datahub.datasets.stored_jobs import Every, FileMissing, own_pool, quietly, run_stored_job
 from datahub.platform import isolation
 from datahub.platform.database import utcnow
 from datahub.platform.errors import InsufficientStorage, StorageUnavailable
@@ -35,9 +33,6 @@ JOB = "profile"  # datahub.app.jobs
 MAX_ATTEMPTS = 3
 CLAIM_EXTRA_SECONDS = 60
 RETRY_SECONDS = 300
-
-_lock = threading.Lock()
-_pools = {}  # pid → the pool of callers that bring none
 
 
 class Stopped(Exception):
@@ -172,7 +167,7 @@ def read_profile(app, key, name, pool=None, shutdown=None):
             {"path": key},
             {"name": name},
             config["PROFILE_TIMEOUT_SECONDS"],
-            pool or _own_pool(),
+            pool or own_pool(),
             check,
         )
     except FileMissing:
@@ -192,15 +187,6 @@ KILLED = {
     "memory": "Profiling needs more memory than PIPELINE_MEMORY_LIMIT",
     "timeout": "Profiling took longer than PROFILE_TIMEOUT_SECONDS",
 }
-
-
-def _own_pool():
-    with _lock:
-        pool = _pools.get(os.getpid())
-        if pool is None:
-            _pools.clear()
-            pool = _pools[os.getpid()] = isolation.ProcessPool(spares=0)
-        return pool
 
 
 def record(sha256, size, schema=None, profile=None, error=None):
@@ -228,37 +214,17 @@ def record(sha256, size, schema=None, profile=None, error=None):
     return status if result.rowcount else None
 
 
-class Profiler:
-    """A thread that calls :func:`profile_pending` every ``PROFILE_SECONDS`` until
-    ``stop`` is set (a Celery worker process). Trouble is logged; the next round retries."""
-
-    def __init__(self, app, stop):
-        self.app, self.stop = app, stop
-        self.every = max(0.1, float(app.config["PROFILE_SECONDS"]))
-        self.thread = threading.Thread(target=self._loop, daemon=True, name="profiles")
-
-    def start(self):
-        self.thread.start()
-        return self
-
-    def _loop(self):
-        pool = isolation.ProcessPool(spares=0)
-        try:
-            while not self.stop.wait(self.every):
-                profile_pending_quietly(self.app, pool=pool, shutdown=self.stop)
-        finally:
-            pool.close()
+def in_background(app, stop):
+    """A thread that calls :func:`profile_pending` every ``PROFILE_SECONDS`` until ``stop`` is set
+    (a Celery worker process)."""
+    return Every(
+        app.config["PROFILE_SECONDS"],
+        lambda pool, shutdown: profile_pending_quietly(app, pool=pool, shutdown=shutdown),
+        stop,
+        "profiles",
+    )
 
 
 def profile_pending_quietly(app, **kwargs):
     """:func:`profile_pending`, its failure logged in one line (the next round retries)."""
-    try:
-        return profile_pending(app, **kwargs)
-    except Exception as exc:  # noqa: BLE001  (the database may be down: the next round)
-        db.session.rollback()
-        log.warning(
-            "profiles: failed, trying again later: %s: %s",
-            type(exc).__name__,
-            str(exc).splitlines()[0] if str(exc) else "",
-        )
-        return 0
+    return quietly(lambda: profile_pending(app, **kwargs), "profiles", log)
