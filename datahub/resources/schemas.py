@@ -21,10 +21,11 @@ PERMISSION = named_enum(
 )
 # A user by id or by email (any owner may share by email: the grant keeps the id), a
 # group by id. Plain character classes only (no \s): Python's and JSON Schema's regexes
-# must agree on what matches, as the contract fuzz checks.
+# must agree on what matches, as the contract fuzz checks; and no NUL, which no request
+# string may hold.
 PRINCIPAL_PATTERN = (
     r"^(user:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
-    r"|user:[^@:]{1,64}@[^@]{1,255}|group:[1-9][0-9]{0,9})$"
+    r"|user:[^@:\u0000]{1,64}@[^@\u0000]{1,255}|group:[1-9][0-9]{0,9})$"
 )
 
 
