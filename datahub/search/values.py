@@ -13,9 +13,7 @@ columns, so it is not read again until the next version; the storage being unava
 is tried again after ``RETRY_SECONDS``.
 """
 
-import contextlib
 import logging
-import os
 import threading
 import time
 
@@ -23,9 +21,9 @@ import sqlalchemy as sa
 
 from datahub.app.extensions import db
 from datahub.datasets.models import Dataset
+from datahub.datasets.stored_jobs import FileMissing, own_pool, run_stored_job
 from datahub.platform import isolation
 from datahub.platform.errors import InsufficientStorage, StorageUnavailable
-from datahub.platform.storage import get_storage
 from datahub.search.models import SearchDocument
 from datahub.web import metrics
 
@@ -36,7 +34,6 @@ RETRY_SECONDS = 300  # a dataset whose file could not be fetched is tried again 
 JOB = "column_values"  # datahub.app.jobs
 
 _lock = threading.Lock()
-_pools = {}  # pid → the pool of callers that bring none (a forked process builds its own)
 _retry_after = {}  # dataset id → monotonic time: not tried before then (storage unavailable)
 
 
@@ -157,51 +154,24 @@ class ReadFailed(Exception):
 
 def read_values(app, key, name, pool=None, shutdown=None):
     """The job's answer for the stored file ``key``; :class:`ReadFailed`."""
-    config = app.config
     if key is None:
         raise ReadFailed("the version has no file")
-    with contextlib.ExitStack() as stack:
-        try:
-            # The stored file itself, or (S3) a temporary copy in PIPELINE_TEMP_DIR.
-            path = stack.enter_context(
-                get_storage().local_copy(key, config.get("PIPELINE_TEMP_DIR"))
-            )
-        except FileNotFoundError:
-            raise ReadFailed("its file is missing") from None
-        args = {
-            "path": path,
-            "name": name,
-            "memory_limit": str(config["PIPELINE_MEMORY_LIMIT"]),
-            "threads": config.get("PIPELINE_THREADS"),
-            "temp_dir": config.get("PIPELINE_TEMP_DIR"),
-            "max_line_size": int(config["PIPELINE_MAX_LINE_SIZE"]),
-            "max_columns": int(config["PIPELINE_MAX_COLUMNS"]),
-        }
-        limits = isolation.Limits(
-            memory=isolation.parse_size(config["PIPELINE_MEMORY_LIMIT"]),
-            margin=isolation.parse_size(config["PIPELINE_MEMORY_MARGIN"]),
-            seconds=float(config["SEARCH_VALUES_TIMEOUT_SECONDS"]),
+
+    def check():
+        if shutdown is not None and shutdown.is_set():
+            raise Stopped()
+
+    seconds = app.config["SEARCH_VALUES_TIMEOUT_SECONDS"]
+    try:
+        return run_stored_job(
+            app.config, JOB, {"path": key}, {"name": name}, seconds, pool or own_pool(), check
         )
-
-        def check():
-            if shutdown is not None and shutdown.is_set():
-                raise Stopped()
-
-        try:
-            return isolation.run_job(pool or _own_pool(), JOB, args, limits, check)
-        except isolation.JobError as exc:
-            raise ReadFailed(f"{exc.kind}: {exc.message}" if exc.message else exc.kind) from None
-        except isolation.JobKilled as exc:
-            raise ReadFailed(f"stopped: {exc}") from None
-
-
-def _own_pool():
-    with _lock:
-        pool = _pools.get(os.getpid())
-        if pool is None:
-            _pools.clear()
-            pool = _pools[os.getpid()] = isolation.ProcessPool(spares=0)
-        return pool
+    except FileMissing:
+        raise ReadFailed("its file is missing") from None
+    except isolation.JobError as exc:
+        raise ReadFailed(f"{exc.kind}: {exc.message}" if exc.message else exc.kind) from None
+    except isolation.JobKilled as exc:
+        raise ReadFailed(f"stopped: {exc}") from None
 
 
 def record(dataset_id, version, columns, force=False):
