@@ -42,6 +42,7 @@ LAYERS = {
     "datahub.pipelines": 4,
     "datahub.events": 4,
     "datahub.search": 4,
+    "datahub.query": 4,
     "datahub.quotas": 4,
     "datahub.ops": 4,
     "datahub.docs": 4,
@@ -74,6 +75,8 @@ FEATURE_USES = {
         "datahub.pipelines",
         "datahub.resources",
     },
+    # The console reads datasets as the sql step reads its input.
+    "datahub.query": {"datahub.datasets", "datahub.pipelines", "datahub.resources"},
     # Events are about datasets and pipelines, shown to who may read them.
     "datahub.events": {"datahub.datasets", "datahub.pipelines", "datahub.resources"},
     "datahub.quotas": {"datahub.datasets", "datahub.pipelines"},

@@ -228,6 +228,14 @@ class DefaultConfig:
     PREVIEW_MAX_BYTES = 1024 * 1024  # a preview's JSON, long cells cut (else 422)
     PREVIEW_TIMEOUT_SECONDS = 10  # a preview still working after this long: 422
     PREVIEW_CONCURRENCY = 2  # previews at once per web process (each in its own process)
+    # The SQL console (POST /api/v1/query): each query in a process of its own, with the
+    # pipelines' memory limit and threads.
+    QUERY_MAX_ROWS = 10000  # the largest ``limit`` of a query's JSON answer
+    QUERY_MAX_RESPONSE_BYTES = 8 * 1024 * 1024  # a JSON answer: rows past it are not shown
+    QUERY_MAX_BYTES = 1024**3  # a result exported as a file (?format=): else 422, nothing cut
+    QUERY_TIMEOUT_SECONDS = 30  # a query still working after this long: 422
+    QUERY_CONCURRENCY = 2  # queries at once per web process
+    QUERY_USER_CONCURRENCY = 1  # queries at once per user per web process (else 429)
     # How often a pipeline worker reads the values of datasets whose current version the
     # search index has not read yet (a few datasets at a time, each in its own process).
     SEARCH_VALUES_SECONDS = 5

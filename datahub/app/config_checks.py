@@ -151,7 +151,13 @@ def check_isolation_config(config):
                 raise ValueError("must be more than 0")
         except ValueError as exc:
             raise ConfigurationError(f"{key}: {exc}") from None
-    for key in ("PIPELINE_CONCURRENCY", "PREVIEW_CONCURRENCY"):
+    for key in (
+        "PIPELINE_CONCURRENCY",
+        "PREVIEW_CONCURRENCY",
+        "QUERY_CONCURRENCY",
+        "QUERY_USER_CONCURRENCY",
+        "QUERY_MAX_ROWS",
+    ):
         if int(config[key]) < 1:
             raise ConfigurationError(f"{key} must be at least 1")
 

@@ -164,6 +164,7 @@ def register_blueprints(app):
     from datahub.pipelines.routes import blp as pipelines_blp
     from datahub.pipelines.schemas import register_trigger_schemas
     from datahub.pipelines.steps import register_openapi_schemas
+    from datahub.query.routes import blp as query_blp
     from datahub.search.routes import blp as search_blp
     from datahub.spa import blp as spa_blp
 
@@ -182,6 +183,7 @@ def register_blueprints(app):
     api.register_blueprint(events_blp)
     api.register_blueprint(webhooks_blp)
     api.register_blueprint(search_blp)
+    api.register_blueprint(query_blp)
     app.register_blueprint(ops_blp)
     app.register_blueprint(spa_blp)
     app.register_blueprint(docs_blp)

@@ -8,6 +8,7 @@ from datahub.datasets.profiles.job import profile_job
 from datahub.pipelines.preview_job import pipeline_preview_job
 from datahub.pipelines.query_job import run_query_job
 from datahub.platform.isolation.child import serve
+from datahub.query.job import query_job
 from datahub.search.values_job import column_values_job
 
 JOBS = {
@@ -18,6 +19,7 @@ JOBS = {
     "column_values": column_values_job,
     "profile": profile_job,
     "checks": checks_job,
+    "query": query_job,
 }
 
 if __name__ == "__main__":

@@ -6,8 +6,6 @@ the answer at most ``PREVIEW_MAX_BYTES`` of JSON, long cells cut."""
 
 import contextlib
 import os
-import threading
-import time
 
 from datahub.app.extensions import db
 from datahub.datasets.errors import (
@@ -17,23 +15,10 @@ from datahub.datasets.errors import (
     PreviewTooLarge,
 )
 from datahub.platform import isolation
+from datahub.platform.isolation.turns import Turns
 from datahub.platform.storage import get_storage
 
-_lock = threading.Lock()
-_state = {}  # pid → (pool, semaphore): a forked web worker builds its own
-
-
-def _pool_and_turns(config):
-    with _lock:
-        state = _state.get(os.getpid())
-        if state is None:
-            state = (
-                isolation.ProcessPool(spares=1),
-                threading.BoundedSemaphore(int(config["PREVIEW_CONCURRENCY"])),
-            )
-            _state.clear()
-            _state[os.getpid()] = state
-        return state
+_previews = Turns("PREVIEW_CONCURRENCY")
 
 
 def preview_dataset(dataset, limit, config):
@@ -109,19 +94,6 @@ def run_preview(job, args, config):
 
 
 def run_isolated(job, args, config, seconds, timed_out):
-    """Run ``job`` in a process of this web process's pool, within ``seconds`` (waiting
-    for one of its ``PREVIEW_CONCURRENCY`` turns included: else ``timed_out``) and the
-    pipelines' memory limit; as :func:`datahub.platform.isolation.run_job`."""
-    started = time.monotonic()
-    pool, turns = _pool_and_turns(config)
-    if not turns.acquire(timeout=seconds):
-        raise timed_out()
-    try:
-        limits = isolation.Limits(
-            memory=isolation.parse_size(config["PIPELINE_MEMORY_LIMIT"]),
-            margin=isolation.parse_size(config["PIPELINE_MEMORY_MARGIN"]),
-            seconds=max(0.0, seconds - (time.monotonic() - started)),
-        )
-        return isolation.run_job(pool, job, args, limits)
-    finally:
-        turns.release()
+    """Run ``job`` in a process of the previews' (``PREVIEW_CONCURRENCY`` turns per web
+    process), as :meth:`datahub.platform.isolation.turns.Turns.run` does."""
+    return _previews.run(job, args, config, seconds, timed_out)

@@ -4,6 +4,7 @@ decided on DuckDB's own parse tree (docs/reference/pipelines.rst, "Steps")."""
 import itertools
 import json
 import re
+from dataclasses import dataclass
 
 import duckdb
 
@@ -66,8 +67,30 @@ def check_select(query):
     common table expressions, and which calls no table function but ``GENERATORS`` and
     none of ``DENIED_FUNCTIONS``. The run's connection is sandboxed as well.
     """
+    problem, _ = _checked(query, TableRule(("input",), "the table input", "input"))
+    return problem
+
+
+def check_console_select(query):
+    """``(problem, tables)``: as :func:`check_select`, but the tables are whatever the query
+    names without a schema or catalog (datasets, resolved by the caller): ``tables`` are
+    those names, each once (case-insensitively), sorted, when there is no problem."""
+    return _checked(query, TableRule(None, "datasets", "datasets"))
+
+
+@dataclass(frozen=True)
+class TableRule:
+    """Which tables a query may name besides its own WITH names: ``names`` (lower case),
+    or any unqualified name when None; ``readable`` says what it can read, in messages."""
+
+    names: tuple | None
+    readable: str
+    generators_note: str  # what it reads, after the list of table functions it may call
+
+
+def _checked(query, rule):
     if "\x00" in query:
-        return "the query must not contain NUL characters"
+        return "the query must not contain NUL characters", []
     con = duckdb.connect(
         ":memory:",
         config={"autoinstall_known_extensions": False, "autoload_known_extensions": False},
@@ -77,32 +100,34 @@ def check_select(query):
     finally:
         con.close()
     if json_depth(text) > MAX_TREE_DEPTH:
-        return TOO_DEEP
+        return TOO_DEEP, []
     parsed = json.loads(text)
     if parsed.get("error"):
         message = str(parsed.get("error_message", ""))
         if "Only SELECT statements" in message:
-            return "the query must be a single SELECT statement"
+            return "the query must be a single SELECT statement", []
         if "Max expression depth" in message:
-            return TOO_DEEP
-        return f"the query does not parse: {message.splitlines()[0][:300] if message else ''}"
+            return TOO_DEEP, []
+        first = message.splitlines()[0][:300] if message else ""
+        return f"the query does not parse: {first}", []
     statements = parsed.get("statements", [])
     if len(statements) != 1:
-        return "the query must be a single SELECT statement"
+        return "the query must be a single SELECT statement", []
     ctes = {name.lower() for name in _cte_names(statements[0])}
     # A WITH name applies to its own scope only; one that is also a system view's name
     # (pg_settings, duckdb_settings, ...) would let another scope read that view.
     shadowed = sorted(ctes & system_views())
     if shadowed:
-        return f"the query must not name a WITH table {shadowed[0]!r} (a system view)"
+        return f"the query must not name a WITH table {shadowed[0]!r} (a system view)", []
+    tables = {}
     for node in json_nodes(statements[0]):
-        problem = _check_node(node, ctes)
+        problem = _check_node(node, ctes, rule, tables)
         if problem:
-            return problem
-    return None
+            return problem, []
+    return None, [tables[key] for key in sorted(tables)]
 
 
-def _check_node(node, ctes):
+def _check_node(node, ctes, rule, tables):
     kind = node.get(NODE_KIND)
     if kind == "SHOW_REF":
         return "the query must not SHOW or DESCRIBE tables"
@@ -111,19 +136,12 @@ def _check_node(node, ctes):
         if str(function.get("function_name", "")).lower() not in GENERATORS:
             return (
                 "the query must not call table functions other than range and "
-                "generate_series; it can read only input"
+                f"generate_series; it can read only {rule.generators_note}"
             )
     if kind == "BASE_TABLE":
-        table = str(node.get("table_name", "")).lower()
-        if (
-            node.get("schema_name")
-            or node.get("catalog_name")
-            or (table != "input" and table not in ctes)
-        ):
-            return (
-                f"the query can read only the table input (and its own WITH "
-                f"names), not {node.get('table_name')!r}"
-            )
+        problem = _check_table(node, ctes, rule, tables)
+        if problem:
+            return problem
     if node.get("class") == "PARAMETER" or kind == "VALUE_PARAMETER":
         return "the query must not have parameters (? or $1); write values in it"
     if (
@@ -136,9 +154,37 @@ def _check_node(node, ctes):
         if len(names) == 1 and str(names[0]).lower() in BARE_FUNCTIONS:
             return (
                 f"the query must not call {names[0]} (for a column of that name, "
-                f"write input.{names[0]})"
+                f"write {_table_hint(rule)}.{names[0]})"
             )
     return None
+
+
+def _check_table(node, ctes, rule, tables):
+    name = str(node.get("table_name", ""))
+    if node.get("schema_name") or node.get("catalog_name"):
+        if rule.names is None:
+            qualified = ".".join(
+                str(part)
+                for part in (node.get("catalog_name"), node.get("schema_name"), name)
+                if part
+            )
+            return (
+                f"the query must not name a schema or database ({qualified!r}); quote a "
+                'dataset\'s name as one identifier: "My data.csv"'
+            )
+        return f"the query can read only {rule.readable} (and its own WITH names), not {name!r}"
+    if name.lower() in ctes:
+        return None
+    if rule.names is None:
+        tables.setdefault(name.lower(), name)
+        return None
+    if name.lower() not in rule.names:
+        return f"the query can read only {rule.readable} (and its own WITH names), not {name!r}"
+    return None
+
+
+def _table_hint(rule):
+    return rule.names[0] if rule.names else "the_table"
 
 
 # A parse-tree node's kind, in json_serialize_sql's output.

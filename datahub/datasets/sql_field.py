@@ -1,9 +1,10 @@
-"""The field of a query that must be one read-only SELECT over ``input`` (the sql step's,
-a sql check's), checked by DuckDB's parser (datahub.datasets.sql_check)."""
+"""The fields of a query that must be one read-only SELECT, checked by DuckDB's parser
+(datahub.datasets.sql_check): over ``input`` (the sql step's, a sql check's), or over
+datasets by name (the SQL console's)."""
 
 from marshmallow import ValidationError
 
-from datahub.datasets.sql_check import check_select
+from datahub.datasets.sql_check import check_console_select, check_select
 from datahub.web.validation import fields
 from datahub.web.validation.fields import ErrorMessage
 
@@ -11,9 +12,21 @@ from datahub.web.validation.fields import ErrorMessage
 class SqlQuery(fields.String):
     """One read-only SELECT over ``input``, checked by DuckDB's parser."""
 
+    @staticmethod
+    def problem(query):
+        return check_select(query)
+
     def _deserialize(self, value, attr, data, **kwargs):
         query = super()._deserialize(value, attr, data, **kwargs)
-        problem = check_select(query)
+        problem = self.problem(query)
         if problem:
             raise ValidationError(ErrorMessage(problem, "value_error.sql"))
         return query
+
+
+class ConsoleQuery(SqlQuery):
+    """One read-only SELECT over tables named as datasets (resolved when it runs)."""
+
+    @staticmethod
+    def problem(query):
+        return check_console_select(query)[0]

@@ -32,8 +32,9 @@ PREFIX = "dhp_"
 READ, WRITE = "read", "write"
 READ_METHODS = frozenset({"GET", "HEAD"})  # a read token: GET and HEAD only...
 # ...and these POSTs, by endpoint, each because it only reads (docs/security.rst): a
-# pipeline's preview computes from datasets the caller may read and stores nothing.
-READ_ONLY_POSTS = frozenset({"pipelines.PipelinePreview"})
+# pipeline's preview and a console query compute from datasets the caller may read and
+# store nothing.
+READ_ONLY_POSTS = frozenset({"pipelines.PipelinePreview", "query.Query"})
 log = logging.getLogger(__name__)
 
 

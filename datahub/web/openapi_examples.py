@@ -32,6 +32,10 @@ EXAMPLES = {
         "readme": "# Oslo weather\n\nOne row a day: `date` and `temp` (°C), from met.no.",
         "tags": ["weather"],
     },
+    "Query": {
+        "sql": 'SELECT date, temp FROM "Oslo weather" WHERE temp < 0 ORDER BY date',
+        "limit": 100,
+    },
     "ColumnsUpdate": {"columns": [{"name": "temp", "description": "Mean temperature, °C"}]},
     "VersionUpdate": {"pinned": True, "message": "As published in the 2024 report"},
     "Checks": {

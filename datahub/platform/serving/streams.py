@@ -19,6 +19,7 @@ streams from its request thread instead.
 import contextlib
 import logging
 import os
+import select
 import selectors
 import socket
 import threading
@@ -262,3 +263,20 @@ def close_all():
     """End every open stream of this process (a worker's graceful stop)."""
     for hub in _HUBS:
         hub.close()
+
+
+_HUNG_UP = select.POLLHUP | select.POLLERR | getattr(select, "POLLRDHUP", 0)
+
+
+def client_gone(environ):
+    """Whether this request's client has closed its connection (or reset it) while the
+    answer is being made; False where it cannot be known (another server, no socket)."""
+    sock = environ.get("gunicorn.socket")
+    if sock is None:
+        return False
+    try:
+        poller = select.poll()
+        poller.register(sock.fileno(), select.POLLIN | _HUNG_UP)
+        return any(events & _HUNG_UP for _, events in poller.poll(0))
+    except (OSError, ValueError):
+        return True  # closed under us

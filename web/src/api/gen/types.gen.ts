@@ -104,6 +104,11 @@ export type SchemaColumn = {
     type: string;
 };
 
+export type VersionPin = {
+    dataset_id: number;
+    version: number;
+};
+
 export type VersionPage = {
     items: Array<Version>;
     limit: number;
@@ -629,6 +634,75 @@ export type RangeCheck = {
     type: 'range';
 };
 
+export type QueryResult = {
+    columns: Array<PreviewColumn>;
+    /**
+     * Time on the server
+     */
+    elapsed_ms: number;
+    /**
+     * The dataset versions read (pin them to read them again)
+     */
+    inputs: Array<QueryInput>;
+    /**
+     * A pipeline's `source_dataset_id` and `steps` that make the same of the one dataset the query reads; null when it reads several or none
+     */
+    pipeline: QueryPipeline | null;
+    /**
+     * The first rows, each a list of values in column order: numbers and booleans as JSON's, null for NULL, dates and times as ISO 8601 text, decimals and non-finite numbers as text, blobs as base64
+     */
+    rows: Array<Array<unknown>>;
+    /**
+     * True when the result has more rows than shown (past `limit` or QUERY_MAX_RESPONSE_BYTES of JSON): export it for all of them
+     */
+    truncated: boolean;
+};
+
+export type ProposedSqlStep = {
+    op: 'sql';
+    query: string;
+};
+
+export type QueryPipeline = {
+    source_dataset_id: number;
+    steps: Array<ProposedSqlStep>;
+};
+
+export type QueryInput = {
+    dataset_id: number;
+    /**
+     * The dataset's name
+     */
+    name: string;
+    /**
+     * The version read
+     */
+    version: number;
+};
+
+export type PreviewColumn = {
+    name: string;
+    /**
+     * DuckDB's type name: VARCHAR, BIGINT, DOUBLE, DATE, ...
+     */
+    type: string;
+};
+
+export type Query = {
+    /**
+     * Rows to answer as JSON, 1 to 10,000 (QUERY_MAX_ROWS)
+     */
+    limit?: number;
+    /**
+     * Versions to read instead of the current ones: a table whose dataset is listed (and that has no `@N`) reads that version. A result's `inputs` pinned this way give the same rows again
+     */
+    pins?: Array<VersionPin>;
+    /**
+     * One read-only SELECT (WITH allowed). Its tables are datasets by name, quoted as identifiers where needed (`"Sales 2025"`), at their current version, or at a version: `"Sales 2025@3"`
+     */
+    sql: string;
+};
+
 export type Quantiles = {
     /**
      * The first quartile
@@ -744,14 +818,6 @@ export type Profile = {
      */
     rows?: number;
     status: 'pending' | 'ready' | 'failed';
-};
-
-export type PreviewColumn = {
-    name: string;
-    /**
-     * DuckDB's type name: VARCHAR, BIGINT, DOUBLE, DATE, ...
-     */
-    type: string;
 };
 
 export type Preview = {
@@ -5517,6 +5583,64 @@ export type CancelPipelineRunResponses = {
 };
 
 export type CancelPipelineRunResponse = CancelPipelineRunResponses[keyof CancelPipelineRunResponses];
+
+export type QueryData = {
+    body: Query;
+    path?: never;
+    query?: {
+        /**
+         * Answer the whole result as a file in this format instead of JSON rows (at most QUERY_MAX_BYTES, else 422: never a cut file)
+         */
+        format?: 'csv' | 'parquet' | 'jsonl' | null;
+    };
+    url: '/api/v1/query/';
+};
+
+export type QueryErrors = {
+    /**
+     * Bad request: the body is not valid JSON (`Request body is not valid JSON`, or nested too deeply, or a number out of range)
+     */
+    400: Error;
+    /**
+     * Not authenticated: no bearer token, or one that is invalid, expired or revoked (`Not authenticated`, `Invalid token`, `Token has expired`, `Token has been revoked`)
+     */
+    401: Error;
+    /**
+     * Forbidden: the role or ownership does not allow this, or a personal access token's scopes do not (a `read` token only reads)
+     */
+    403: Error;
+    /**
+     * Request body too large: over `MAX_JSON_BODY_BYTES` (1 MiB by default), refused before it is read
+     */
+    413: Error;
+    /**
+     * Validation error (`sql` is not one SELECT, `limit`, `pins`); `Dataset not found: <name>` (no dataset of that name the caller may read), `Version not found: <name>@<n>`, `Dataset has no file: <name>`, `Query failed: <DuckDB's words>`, `Query timed out`, `Query ran out of memory` or `Query result is too large`
+     */
+    422: Error;
+    /**
+     * `Too many queries at once`: the caller's QUERY_USER_CONCURRENCY are running
+     */
+    429: Error;
+    /**
+     * `Service unavailable` (the database cannot be reached) or `Storage unavailable` (the object storage failed); retry after `Retry-After` seconds
+     */
+    503: Error;
+    /**
+     * Any other error (500 `Internal server error`, 405 with `Allow`...), in the same JSON shape
+     */
+    default: Error;
+};
+
+export type QueryError = QueryErrors[keyof QueryErrors];
+
+export type QueryResponses = {
+    /**
+     * OK
+     */
+    200: QueryResult;
+};
+
+export type QueryResponse = QueryResponses[keyof QueryResponses];
 
 export type SearchData = {
     body?: never;

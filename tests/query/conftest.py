@@ -1,0 +1,1 @@
+from tests.resources import actors  # noqa: F401  (fixture)
