@@ -35,6 +35,8 @@ def serve(jobs):
     """Run one job of ``jobs`` (name → function of its arguments), then exit."""
     parent = int(os.environ.get("DATAHUB_ISOLATION_PARENT") or os.getppid())
     threading.Thread(target=_exit_with_parent, args=(parent,), daemon=True).start()
+    # DuckDB's first database in a process costs twice a later one's: pay it while spare.
+    duckdb.connect(":memory:").close()
     raw = sys.stdin.buffer.read()
     if not raw:  # a spare its pool let go of
         return
