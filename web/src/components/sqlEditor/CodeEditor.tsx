@@ -5,7 +5,7 @@
  */
 import type { Completion, CompletionContext } from '@codemirror/autocomplete';
 import { indentWithTab } from '@codemirror/commands';
-import { syntaxTree } from '@codemirror/language';
+import { syntaxHighlighting, syntaxTree } from '@codemirror/language';
 import { sql, StandardSQL } from '@codemirror/lang-sql';
 import type { SQLNamespace } from '@codemirror/lang-sql';
 import { Compartment, EditorState, Prec } from '@codemirror/state';
@@ -14,6 +14,7 @@ import { basicSetup } from 'codemirror';
 import { useEffect, useLayoutEffect, useRef } from 'react';
 
 import { adoptCodeMirrorStyles } from './adoptedStyles';
+import { accessibleHighlightStyle } from './highlight';
 import './sqlEditor.css';
 
 adoptCodeMirrorStyles();
@@ -76,6 +77,7 @@ export function CodeEditor(props: CodeEditorProps) {
             keymap.of([{ key: 'Mod-Enter', run: () => (latest.current.onRun ? (latest.current.onRun(), true) : false) }]),
           ),
           basicSetup,
+          syntaxHighlighting(accessibleHighlightStyle),
           // Tab indents; Escape then Tab leaves the editor (CodeMirror's keyboard escape).
           keymap.of([indentWithTab]),
           language.current.of(sql({ schema: start.schema })),

@@ -19,6 +19,7 @@ export function ResultTable({ result }: { result: QueryResult }) {
   const [offset, setOffset] = useState(0);
   const { columns, rows } = result;
   const page = rows.slice(offset, offset + PAGE_ROWS);
+  const numeric = columns.map((column) => NUMERIC.test(column.type));
   const first = rows.length ? offset + 1 : 0;
   const last = offset + page.length;
   const caption = `Query result, rows ${first.toLocaleString()}–${last.toLocaleString()} of ${rows.length.toLocaleString()}`;
@@ -32,7 +33,7 @@ export function ResultTable({ result }: { result: QueryResult }) {
           <thead>
             <tr>
               {columns.map((column, index) => (
-                <th key={index} scope="col">
+                <th key={index} scope="col" className={numeric[index] ? 'sql-table__number' : undefined}>
                   <span className="sql-table__name">{column.name}</span> <span className="sql-type">{column.type}</span>
                 </th>
               ))}
@@ -43,7 +44,7 @@ export function ResultTable({ result }: { result: QueryResult }) {
               // Rows have no identity but their place.
               <tr key={offset + index}>
                 {row.map((value, column) => (
-                  <td key={column} className={NUMERIC.test(columns[column]?.type ?? '') ? 'sql-table__number' : undefined}>
+                  <td key={column} className={numeric[column] ? 'sql-table__number' : undefined}>
                     {cell(value)}
                   </td>
                 ))}

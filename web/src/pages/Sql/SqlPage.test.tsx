@@ -40,7 +40,7 @@ function answer(overrides: Partial<QueryResult> = {}): QueryResult {
   };
 }
 
-type QueryAnswer = (call: Call) => Response;
+type QueryAnswer = (call: Call) => Response | Promise<Response>;
 
 function api(onQuery: QueryAnswer = () => json(200, answer())) {
   return mockApi((call) => {
@@ -115,6 +115,19 @@ describe('the SQL console', { timeout: 30_000 }, () => {
     expect(await screen.findByText('Showing the first 1 row: the result has more. Export it for all of them.')).toBeInTheDocument();
     expect(queries(calls)[0].body).toEqual({ sql: 'SELECT 1', limit: 100 });
     expect(screen.queryByRole('navigation', { name: 'Result pages' })).toBeNull();
+  });
+
+  it('cancels a query that is running', async () => {
+    api(() => new Promise<Response>(() => undefined));
+    const user = userEvent.setup();
+    renderApp('/sql');
+    await typeQuery(user, 'SELECT count(*) FROM range(1000000000)');
+    await user.click(screen.getByRole('button', { name: 'Run' }));
+    expect(await screen.findByText('Running the query…')).toBeInTheDocument();
+    await user.click(screen.getByRole('button', { name: 'Cancel' }));
+    expect(screen.queryByText('Running the query…')).toBeNull();
+    expect(screen.queryByRole('button', { name: 'Cancel' })).toBeNull();
+    expect(screen.getByText('Write a query and run it: its rows show here.')).toBeInTheDocument();
   });
 
   it('shows a 422 detail and a validation list with the shared error notice', async () => {
