@@ -37,7 +37,8 @@ async function readCatalog(signal: AbortSignal): Promise<Catalog> {
 }
 
 export function useCatalog() {
-  return useQuery({ queryKey: ['sqlConsoleCatalog'], queryFn: ({ signal }) => readCatalog(signal), staleTime: 60_000 });
+  // Named like the generated keys ({_id}), so that a dataset's events refresh it (LiveUpdates).
+  return useQuery({ queryKey: [{ _id: 'sqlConsoleDatasets' }], queryFn: ({ signal }) => readCatalog(signal), staleTime: 60_000 });
 }
 
 /** The tables completion offers, and its CodeMirror schema (the same object while they
