@@ -109,6 +109,14 @@ class QueryResultSchema(Schema):
         required=True,
         metadata={"description": "The dataset versions read (pin them to read them again)"},
     )
+    pins = fields.List(
+        fields.Nested(VersionPinSchema),
+        required=True,
+        metadata={
+            "description": "Send these back as the body's `pins` for the same rows: the "
+            "versions of the tables written without `@N`"
+        },
+    )
     pipeline = fields.Nested(
         QueryPipelineSchema,
         allow_none=True,

@@ -6,6 +6,7 @@ pipelines' memory limit and threads), never in the web process."""
 
 import collections
 import contextlib
+import dataclasses
 import logging
 import os
 import re
@@ -48,6 +49,7 @@ class Table:
     dataset_name: str
     version: int
     file_key: str
+    pinned_by_name: bool = False  # written ``name@N``
 
 
 @dataclass(frozen=True)
@@ -99,7 +101,7 @@ def _resolve(name, user, pinned):
     dataset = _readable(match.group(1), user) if match else None
     if dataset is None:
         raise errors.QueryDatasetNotFound(name)
-    return _table(name, dataset, int(match.group(2)))
+    return dataclasses.replace(_table(name, dataset, int(match.group(2))), pinned_by_name=True)
 
 
 def _readable(name, user):
@@ -157,6 +159,14 @@ def run_query(values, user, config, fmt=None, cancelled=None):
                 "version": table.version,
             }
             for table in tables
+        }.values()
+    )
+    # What to send back as ``pins`` for the same rows: the tables written without ``@N``.
+    answer["pins"] = list(
+        {
+            table.dataset_id: {"dataset_id": table.dataset_id, "version": table.version}
+            for table in tables
+            if not table.pinned_by_name
         }.values()
     )
     answer["pipeline"] = as_pipeline(sql, tables)

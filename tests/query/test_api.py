@@ -89,6 +89,12 @@ def test_pinned_versions_give_the_same_rows(client, editor, sales):
     )
     assert both["rows"] == [[3], [1]] or both["rows"] == [[1], [3]]
     assert sorted(i["version"] for i in both["inputs"]) == [1, 2]
+    # What to send back: the table written without @N, at the version it read.
+    assert both["pins"] == [{"dataset_id": sales["id"], "version": 2}]
+    again = ok(
+        query(client, editor, 'SELECT * FROM "Sales 2025" ORDER BY amount', pins=now["pins"])
+    )
+    assert again["rows"] == now["rows"]
 
 
 @pytest.mark.parametrize(

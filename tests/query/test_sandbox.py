@@ -257,7 +257,8 @@ def test_a_with_name_of_another_scope_reads_no_file(client, editor, actors):
         answers[name] = response.get_json()["detail"]
         assert SECRET not in answers[name] and "root:" not in answers[name]
     assert (
-        answers["hidden"] == "Query failed: Catalog Error: Table with name hidden does not exist!"
+        answers["hidden"]
+        == "Query failed: Invalid Input Error: Table with name hidden does not exist!"
     )
     assert answers["nothing"] == answers["hidden"].replace("hidden", "nothing")
     assert answers["/etc/passwd"] == answers["hidden"].replace("hidden", "/etc/passwd")
@@ -382,7 +383,7 @@ def test_a_denied_file_read_names_only_what_the_query_wrote(app, client, editor)
     sql = f"SELECT * FROM (WITH {quoted} AS (SELECT 1) SELECT 1) a, {quoted} b"
     response = query(client, editor, sql)
     assert response.get_json() == {
-        "detail": f"Query failed: Catalog Error: Table with name {path} does not exist!"
+        "detail": f"Query failed: Invalid Input Error: Table with name {path} does not exist!"
     }
 
 

@@ -645,6 +645,10 @@ export type QueryResult = {
      */
     inputs: Array<QueryInput>;
     /**
+     * Send these back as the body's `pins` for the same rows: the versions of the tables written without `@N`
+     */
+    pins: Array<VersionPin>;
+    /**
      * A pipeline's `source_dataset_id` and `steps` that make the same of the one dataset the query reads; null when it reads several or none
      */
     pipeline: QueryPipeline | null;

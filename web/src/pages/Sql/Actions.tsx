@@ -7,7 +7,7 @@ import { query } from '../../api/gen/sdk.gen';
 import type { QueryResult } from '../../api/gen/types.gen';
 import { useAnnounce } from '../../components/Announcer';
 import { DownloadButton } from '../../components/catalog/DownloadButton';
-import { pinsOf, sharePath } from './share';
+import { sharePath } from './share';
 
 const FORMATS = [
   { format: 'csv', label: 'CSV', filename: 'query.csv' },
@@ -23,7 +23,7 @@ interface Props {
 
 function Export({ sql, result }: Props) {
   // The versions the rows came from: the file holds the same rows, even after a new version.
-  const pins = pinsOf(result.inputs);
+  const pins = result.pins;
   return (
     <div role="group" aria-labelledby="sql-export-title" className="sql-action">
       <h3 id="sql-export-title">Export all rows</h3>
@@ -49,7 +49,7 @@ function Share({ sql, result }: Props) {
   const field = useRef<HTMLInputElement>(null);
   const announce = useAnnounce();
   const [copied, setCopied] = useState<string | null>(null);
-  const link = new URL(useHref(sharePath(sql, result.inputs)), window.location.origin).toString();
+  const link = new URL(useHref(sharePath(sql, result.pins)), window.location.origin).toString();
 
   async function copy() {
     try {

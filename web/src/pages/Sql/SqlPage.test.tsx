@@ -35,6 +35,7 @@ function answer(overrides: Partial<QueryResult> = {}): QueryResult {
     truncated: false,
     elapsed_ms: 12.4,
     inputs: [{ dataset_id: 3, name: 'cities', version: 2 }],
+    pins: [{ dataset_id: 3, version: 2 }],
     pipeline: { source_dataset_id: 3, steps: [{ op: 'sql', query: 'WITH cities AS (SELECT * FROM input)\nSELECT * FROM (\nSELECT * FROM cities\n)' }] },
     ...overrides,
   };

@@ -35,7 +35,7 @@ describe('names in the SQL console', () => {
   });
 
   it('puts the query and its versions in a link, and reads them back', () => {
-    const path = sharePath('SELECT 1, \'a&b\'', [{ dataset_id: 3, name: 'cities', version: 2 }, { dataset_id: 5, name: 'x', version: 1 }]);
+    const path = sharePath('SELECT 1, \'a&b\'', [{ dataset_id: 3, version: 2 }, { dataset_id: 5, version: 1 }]);
     const params = new URLSearchParams(path.split('?')[1]);
     expect(path.startsWith('/sql?')).toBe(true);
     expect(params.get('sql')).toBe("SELECT 1, 'a&b'");

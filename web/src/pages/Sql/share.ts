@@ -3,7 +3,7 @@
  * string (`/sql?sql=…&pins=3@2,5@1`). Opening it fills the editor and runs the query with
  * those versions pinned.
  */
-import type { QueryInput, VersionPin } from '../../api/gen/types.gen';
+import type { VersionPin } from '../../api/gen/types.gen';
 
 /** `3@2,5@1` → pins (anything that is not `<id>@<version>` is left out). */
 export function parsePins(text: string | null): VersionPin[] {
@@ -19,13 +19,10 @@ export function pinsText(pins: VersionPin[]): string {
   return pins.map((pin) => `${pin.dataset_id}@${pin.version}`).join(',');
 }
 
-export function pinsOf(inputs: QueryInput[]): VersionPin[] {
-  return inputs.map((input) => ({ dataset_id: input.dataset_id, version: input.version }));
-}
-
-/** The app's path (under /app) that runs `sql` again at the versions `inputs` read. */
-export function sharePath(sql: string, inputs: QueryInput[]): string {
+/** The app's path (under /app) that runs `sql` again with `pins` (the answer's: the
+ *  versions read by the tables written without `@N`). */
+export function sharePath(sql: string, pins: VersionPin[]): string {
   const params = new URLSearchParams({ sql });
-  if (inputs.length) params.set('pins', pinsText(pinsOf(inputs)));
+  if (pins.length) params.set('pins', pinsText(pins));
   return `/sql?${params.toString()}`;
 }
