@@ -55,13 +55,16 @@ def test_a_cross_join_is_stopped_at_the_deadline(app, client, editor):
 
 
 def test_one_user_holds_at_most_their_turns(app, client, actors, editor):
-    app.config["QUERY_TIMEOUT_SECONDS"] = 3
+    app.config["QUERY_TIMEOUT_SECONDS"] = 5
     results = {}
     slow = threading.Thread(
         target=lambda: results.setdefault("slow", query(client, editor, CROSS_JOIN))
     )
     slow.start()
-    time.sleep(1)
+    deadline = time.monotonic() + 5
+    while not isolation.running_jobs():  # the slow query holds its turn
+        assert time.monotonic() < deadline
+        time.sleep(0.02)
     second = query(client, editor, "SELECT 1")
     assert (second.status_code, second.get_json()) == (429, {"detail": "Too many queries at once"})
     assert second.headers["Retry-After"] == "1"

@@ -32,9 +32,10 @@ def _column(**kwargs):
     return label_field(Length(min=1, max=MAX_NAME), "A column of the version", **kwargs)
 
 
+MAX_BOUND_TEXT = 100  # characters of a date or time given as a range's bound
 NUMBER_OR_TEXT = [
     {"type": "number"},
-    {"type": "string", "maxLength": 100, "pattern": NO_NUL_PATTERN},
+    {"type": "string", "maxLength": MAX_BOUND_TEXT, "pattern": NO_NUL_PATTERN},
 ]
 ANY_TEXT = {"pattern": NO_NUL_PATTERN}
 
@@ -117,6 +118,11 @@ class RangeCheck(_Check):
                 isinstance(value, bool) or not isinstance(value, (str, int, float))
             ):
                 raise ValidationError(ErrorMessage("a number or a date", "type_error"), key)
+            if isinstance(value, str):
+                try:  # text as the document says: at most 100 characters (NUL: api.py)
+                    Length(max=MAX_BOUND_TEXT)(value)
+                except ValidationError as exc:
+                    raise ValidationError(exc.messages, key) from None
 
 
 class RegexCheck(_Check):
