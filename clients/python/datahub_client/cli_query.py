@@ -65,8 +65,8 @@ def _export_format(fmt, output):
 )
 @click.option(
     "--limit",
-    type=click.IntRange(1, 10000),
-    help="Rows to show (default: the service's, 1,000); an export has them all.",
+    type=click.IntRange(1),
+    help="Rows to show (default: the service's, 1,000; at most its QUERY_MAX_ROWS).",
 )
 @click.option(
     "--pin",
