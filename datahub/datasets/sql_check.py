@@ -77,10 +77,33 @@ def check_select(query):
 @functools.lru_cache(maxsize=64)
 def check_console_select(query):
     """``(problem, tables)``: as :func:`check_select`, but the tables are whatever the query
-    names without a schema or catalog (datasets, resolved by the caller): ``tables`` are
-    those names, each once (case-insensitively), sorted, when there is no problem. Cached:
-    the body's check and the service ask alike."""
+    names without a schema or catalog (datasets, resolved by the caller). ``tables`` (when
+    there is no problem) are ``(name, required)``, each name once as DuckDB compares them,
+    sorted; a name that is also one of the query's WITH names is not required: it means
+    the dataset only outside that WITH's scope, if there is one. Cached: the body's check
+    and the service ask alike."""
     return _checked(query, TableRule(None, "datasets", "datasets"))
+
+
+def statement_text(query):
+    """``query``'s one statement without the semicolons and comments after it (DuckDB's
+    tokenizer tells them from the same characters in a string), so that it can be nested
+    in another query."""
+    end = len(query)
+    for start, kind in reversed(duckdb.tokenize(query)):
+        if kind == duckdb.token_type.comment or query[start:end].strip() == ";":
+            end = start
+            continue
+        break
+    return query[:end].rstrip()
+
+
+def identifier_key(name):
+    """How DuckDB compares identifiers: ASCII letters without case, others as written."""
+    return name.translate(_ASCII_LOWER)
+
+
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
 
 @dataclass(frozen=True)
@@ -187,10 +210,12 @@ def _check_table(node, ctes, rule, tables):
                 'dataset\'s name as one identifier: "My data.csv"'
             )
         return f"the query can read only {rule.readable} (and its own WITH names), not {name!r}"
-    if name.lower() in ctes:
-        return None
     if rule.names is None:
-        tables.setdefault(name.lower(), name)
+        key = identifier_key(name)
+        required = tables.get(key, (name, False))[1] or name.lower() not in ctes
+        tables[key] = (tables.get(key, (name,))[0], required)
+        return None
+    if name.lower() in ctes:
         return None
     if name.lower() not in rule.names:
         return f"the query can read only {rule.readable} (and its own WITH names), not {name!r}"

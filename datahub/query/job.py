@@ -11,6 +11,7 @@ import json
 import duckdb
 
 from datahub.datasets import tabular
+from datahub.datasets.sql_check import statement_text
 from datahub.pipelines.engine import COPY_OPTIONS
 from datahub.platform.isolation import JobError
 
@@ -50,10 +51,13 @@ def _prepared(args):
             ) from None
         tables.append(f"{tabular.quote(name)} AS (SELECT * FROM {source})")
         params += source_params
-    text = args["sql"].rstrip()
-    while text.endswith(";"):  # one statement may end with semicolons
-        text = text[:-1].rstrip()
-    sql = f"SELECT * FROM (\n{text}\n)"
+    for name in args.get("unbound", ()):
+        # Every table the query names is one of these WITH tables, never a file DuckDB
+        # would look for: a name that is only the query's own WITH name, used outside its
+        # scope, fails as DuckDB says of a table that does not exist.
+        tables.append(f"{tabular.quote(name)} AS (SELECT error(?) AS missing)")
+        params.append(f"Table with name {name} does not exist!")
+    sql = f"SELECT * FROM (\n{statement_text(args['sql'])}\n)"
     if tables:
         sql = f"WITH {', '.join(tables)} {sql}"
     output = [args["output"]] if args.get("output") else []

@@ -21,7 +21,7 @@ from datahub.app.extensions import db
 from datahub.datasets import tabular, versions
 from datahub.datasets.errors import VersionNotFound
 from datahub.datasets.models import Dataset
-from datahub.datasets.sql_check import check_console_select, check_select
+from datahub.datasets.sql_check import check_console_select, check_select, statement_text
 from datahub.pipelines.steps import MAX_QUERY
 from datahub.platform import isolation
 from datahub.platform.isolation.turns import Turns
@@ -71,14 +71,24 @@ class Export:
 
 
 def tables_of(sql, user, pins=()):
-    """The tables ``sql`` reads, each resolved for ``user``: the dataset of that name
-    (case-insensitively) at its current version, the version ``pins`` give its id, or the
-    version a ``@N`` suffix names."""
+    """``(tables, unbound)``: the tables ``sql`` reads, each resolved for ``user`` (the
+    dataset of that name, case-insensitively, at its current version, the version ``pins``
+    give its id, or the version a ``@N`` suffix names), and the names that are the query's
+    own WITH names and no dataset it may read."""
     problem, names = check_console_select(sql)
     if problem:  # the body's schema checked it already
         raise errors.QueryFailed(f"Query failed: {problem}")
     pinned = {pin["dataset_id"]: pin["version"] for pin in pins}
-    return [_resolve(name, user, pinned) for name in names]
+    tables, unbound = [], []
+    for name, required in names:
+        try:
+            tables.append(_resolve(name, user, pinned))
+        except (errors.QueryDatasetNotFound, errors.QueryDatasetHasNoFile):
+            if required:
+                raise
+            # Also a WITH name of the query: outside that WITH's scope it is no table.
+            unbound.append(name)
+    return tables, unbound
 
 
 def _resolve(name, user, pinned):
@@ -117,7 +127,7 @@ def as_pipeline(sql, tables):
     or more than one, or the step would not be accepted."""
     if len({table.dataset_id for table in tables}) != 1 or len(tables) != 1:
         return None
-    text = _statement(sql)
+    text = statement_text(sql)
     step = (
         f"WITH {tabular.quote(tables[0].name)} AS (SELECT * FROM input)\nSELECT * FROM (\n{text}\n)"
     )
@@ -126,23 +136,16 @@ def as_pipeline(sql, tables):
     return {"source_dataset_id": tables[0].dataset_id, "steps": [{"op": "sql", "query": step}]}
 
 
-def _statement(sql):
-    text = sql.rstrip()
-    while text.endswith(";"):
-        text = text[:-1].rstrip()
-    return text
-
-
 def run_query(values, user, config, fmt=None, cancelled=None):
     """The answer to ``values`` (``sql``, ``limit``, ``pins``) for ``user``: the first rows
     as JSON, or (``fmt``) the whole result as an :class:`Export`. ``cancelled()`` is asked
     while the query runs: once true, the job is stopped (422 ``Query cancelled``)."""
     started = time.monotonic()
     sql = values["sql"]
-    tables = tables_of(sql, user, values.get("pins") or ())
+    tables, unbound = tables_of(sql, user, values.get("pins") or ())
     db.session.commit()  # nothing is held while DuckDB works
     with _user_turn(user, config):
-        answer = _execute(sql, tables, values.get("limit", 1000), config, fmt, cancelled)
+        answer = _execute(sql, (tables, unbound), values.get("limit", 1000), config, fmt, cancelled)
     if fmt:
         return answer
     answer["elapsed_ms"] = round((time.monotonic() - started) * 1000, 1)
@@ -175,7 +178,8 @@ def _user_turn(user, config):
                 del _running[user.id]
 
 
-def _execute(sql, tables, limit, config, fmt, cancelled):
+def _execute(sql, named, limit, config, fmt, cancelled):
+    tables, unbound = named
     temp = config.get("PIPELINE_TEMP_DIR")
     work = tempfile.mkdtemp(prefix="datahub-query-", dir=temp)
     folder = tempfile.mkdtemp(prefix="datahub-query-out-", dir=temp) if fmt else None
@@ -183,6 +187,7 @@ def _execute(sql, tables, limit, config, fmt, cancelled):
         with contextlib.ExitStack() as stack:
             local = _local_copies(tables, work, stack)
             args = _job_args(sql, tables, local, limit, config, work)
+            args["unbound"] = unbound
             output = os.path.join(folder, "result" + tabular.SUFFIXES[fmt]) if fmt else None
             if output:
                 args.update(output=output, format=fmt)

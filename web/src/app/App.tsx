@@ -15,6 +15,7 @@ import { datasetRoutes } from '../pages/Dataset/routes';
 import { NotFoundPage } from '../pages/NotFound/NotFoundPage';
 import { pipelineRoutes } from '../pages/Pipelines/routes';
 import { SignInPage } from '../pages/SignIn/SignInPage';
+import { sqlRoutes } from '../pages/Sql/routes';
 import { tokenRoutes } from '../pages/Tokens/routes';
 import { webhookRoutes } from '../pages/Webhooks/routes';
 import { LiveUpdates } from './LiveUpdates';
@@ -60,6 +61,7 @@ export const routes: RouteObject[] = [
           ...datasetRoutes,
           ...collectionRoutes,
           ...pipelineRoutes,
+          ...sqlRoutes,
           ...activityRoutes,
           ...tokenRoutes,
           ...webhookRoutes,

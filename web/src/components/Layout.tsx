@@ -8,6 +8,7 @@ const LINKS = [
   { to: '/', label: 'Catalog', end: true },
   { to: '/collections', label: 'Collections' },
   { to: '/pipelines', label: 'Pipelines' },
+  { to: '/sql', label: 'SQL' },
   { to: '/activity', label: 'Activity' },
   { to: '/tokens', label: 'Tokens' },
   { to: '/webhooks', label: 'Webhooks' },

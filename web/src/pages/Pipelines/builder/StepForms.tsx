@@ -4,9 +4,9 @@ import type { ReactNode } from 'react';
 
 import { asApiError } from '../../../api/errors';
 import { Field } from '../../../components/Field';
+import { SqlEditor } from '../../../components/sqlEditor/SqlEditor';
 import { DatasetPicker } from './DatasetPicker';
 import type { AggregateDraft, StepDraft } from './draft';
-import { SqlEditor } from './SqlEditor';
 
 export interface StepFormProps {
   draft: StepDraft;

@@ -125,6 +125,16 @@ export function emptyPipeline(): PipelineDraft {
   };
 }
 
+/** A pipeline's source and steps proposed elsewhere (the SQL console's query of one dataset). */
+export interface ProposedPipeline {
+  source_dataset_id: number;
+  steps: Step[];
+}
+
+export function draftFromProposal(proposal: ProposedPipeline): PipelineDraft {
+  return { ...emptyPipeline(), sourceDatasetId: proposal.source_dataset_id, steps: proposal.steps.map(stepFromApi) };
+}
+
 export function browserTimeZone(): string {
   try {
     return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';

@@ -1,4 +1,5 @@
-/** The sql step's editor: CodeMirror 6, whose code loads only when a sql step is shown. */
+/** The SQL editor (a pipeline's sql step, the SQL console): CodeMirror 6, whose code loads
+ *  only when an editor is shown. */
 import { lazy, Suspense } from 'react';
 
 import type { CodeEditorProps } from './CodeEditor';
