@@ -95,8 +95,8 @@ def datahub(server, tmp_path):
         "DATAHUB_PASSWORD": server.admin_password(),
     }
 
-    def run(*args):
-        return runner.invoke(main, list(args), env=env, catch_exceptions=False)
+    def run(*args, input=None):
+        return runner.invoke(main, list(args), env=env, input=input, catch_exceptions=False)
 
     assert run("login").exit_code == 0
     return run

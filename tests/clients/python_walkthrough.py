@@ -39,6 +39,7 @@ from datahub_openapi_client.api.datasets import (
     upload_dataset_file,
 )
 from datahub_openapi_client.api.groups import create_group
+from datahub_openapi_client.api.query import query
 from datahub_openapi_client.models import (
     Dataset,
     DatasetCreate,
@@ -52,9 +53,12 @@ from datahub_openapi_client.models import (
     Permission,
     PersonalTokenCreate,
     PersonalTokenCreateScopesItem,
+    Query,
+    QueryResult,
     Token,
     UploadDatasetFileFilesBody,
     ValidationItem,
+    VersionPin,
     Visibility,
 )
 from datahub_openapi_client.types import File
@@ -163,6 +167,20 @@ def main(base_url, email, password):
     assert [item.id for item in page.items] == [dataset.id]
     assert page.items[0].capabilities.write and page.items[0].capabilities.manage
     assert page.items[0].file.content_type == "text/csv"
+
+    step("the SQL console: one SELECT over the dataset by its name, pinned to version 1")
+    pins = [VersionPin(dataset_id=dataset.id, version=1)]
+    sql = f'SELECT city, temp FROM "{name}" ORDER BY temp'
+    response = query.sync_detailed(client=client, body=Query(sql=sql, limit=1, pins=pins))
+    assert response.status_code == 200, response.content
+    result = response.parsed
+    assert isinstance(result, QueryResult) and result.truncated
+    assert [column.name for column in result.columns] == ["city", "temp"]
+    assert result.rows == [["Tromsø", -3]]
+    assert [(read.dataset_id, read.version) for read in result.inputs] == [(dataset.id, 1)]
+    response = query.sync_detailed(client=client, body=Query(sql="SELECT * FROM no_such_table"))
+    assert response.status_code == 422
+    assert response.parsed.detail == "Dataset not found: no_such_table"
 
     step("a 404's detail, read from the generated error model")
     response = get_dataset.sync_detailed(10**9, client=client)

@@ -24,11 +24,12 @@ import {
   listDatasets,
   login,
   logout,
+  query,
   refreshToken,
   updateDataset,
   uploadDatasetFile,
 } from './generated';
-import type { Dataset, DatasetPage, Token, ValidationItem } from './generated';
+import type { Dataset, DatasetPage, QueryResult, Token, ValidationItem } from './generated';
 
 function commandLine(): [string, string, string] {
   const [baseUrl, email, password] = process.argv.slice(2);
@@ -148,6 +149,27 @@ async function main(): Promise<void> {
   check(page.total === 1 && page.items[0]?.id === dataset.id, 'the dataset is listed');
   check(page.items[0]?.file?.content_type === 'text/csv', 'with its file');
   check(page.items[0]?.capabilities.manage === true, 'which its owner manages');
+
+  step('the SQL console: one SELECT over the dataset by its name, and its CSV export');
+  const sql = `SELECT city, temp FROM "${name}" ORDER BY temp`;
+  const queried = await query({ client, body: { sql, limit: 1 } });
+  check(queried.response.status === 200, `query: ${JSON.stringify(queried.error)}`);
+  const result: QueryResult = present(queried.data, 'a result');
+  check(result.columns.map((column) => column.name).join() === 'city,temp', 'its columns');
+  check(JSON.stringify(result.rows) === '[["Tromsø",-3]]' && result.truncated, 'the first row');
+  check(result.inputs[0]?.dataset_id === dataset.id && result.inputs[0]?.version === 1,
+    `the version read: ${JSON.stringify(result.inputs)}`);
+  const exported = await query({
+    client, body: { sql }, query: { format: 'csv' }, parseAs: 'text',
+  });
+  // Typed as the JSON answer (the 200's first media type); parsed as text, it is the file.
+  const csv: unknown = exported.data;
+  check(exported.response.status === 200 && csv === 'city,temp\nTromsø,-3\nBergen,7\n',
+    `the whole result as CSV: ${JSON.stringify(csv)}`);
+  const unknown = await query({ client, body: { sql: 'SELECT * FROM no_such_table' } });
+  check(unknown.response.status === 422
+    && present(unknown.error, 'an error').detail === 'Dataset not found: no_such_table',
+    `an unknown table: ${JSON.stringify(unknown.error)}`);
 
   step("a 404's detail, read from the typed error");
   const missing = await getDataset({ client, path: { dataset_id: 1_000_000_000 } });

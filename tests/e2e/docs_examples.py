@@ -21,6 +21,7 @@ WALKTHROUGH = (
     "guides/python.rst",
     "guides/search.rst",
     "guides/understand.rst",
+    "guides/query.rst",  # makes a read token DATAHUB_TOKEN: the last
 )
 RUNNABLE = ("bash", "python")
 DOCUMENTED_URL = "http://127.0.0.1:8000"

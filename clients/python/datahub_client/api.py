@@ -15,6 +15,7 @@ from datahub_client.access import AccessMixin
 from datahub_client.errors import AuthenticationError, DatahubError, UnreachableError, error_for
 from datahub_client.events import EventsMixin
 from datahub_client.profiles import ProfilesMixin
+from datahub_client.query import QueryMixin
 from datahub_client.resources import ResourcesMixin
 from datahub_client.search import SearchMixin
 from datahub_client.versions import VersionsMixin
@@ -84,7 +85,15 @@ def _closed_unanswered(error):
     )
 
 
-class Client(ResourcesMixin, VersionsMixin, ProfilesMixin, AccessMixin, EventsMixin, SearchMixin):
+class Client(
+    ResourcesMixin,
+    VersionsMixin,
+    ProfilesMixin,
+    AccessMixin,
+    EventsMixin,
+    SearchMixin,
+    QueryMixin,
+):
     """One session with the service. Thread-safe; concurrent 401s share one refresh.
 
     ``token`` (a personal access token, ``dhp_...``) instead of a login: sent as the

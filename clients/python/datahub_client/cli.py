@@ -13,6 +13,7 @@
     datahub datasets share 1 --group analysts --permission read
     datahub datasets visibility 1 internal          # every user may read it
     datahub pipelines preview 1 --steps steps.json  # what steps make of dataset 1
+    datahub query 'SELECT * FROM "Oslo weather"'    # SQL over datasets (-o out.parquet)
     datahub --json datasets list
 
 Between runs only the refresh cookie (or the personal access token of ``login --token``)
@@ -35,6 +36,7 @@ from datahub_client.cli_events import events, pipelines_trigger, webhooks
 from datahub_client.cli_lineage import datasets_lineage
 from datahub_client.cli_previews import datasets_preview, pipelines_preview
 from datahub_client.cli_profiles import PROFILE_COMMANDS
+from datahub_client.cli_query import query
 from datahub_client.cli_search import search
 from datahub_client.cli_versions import VERSION_COMMANDS
 
@@ -74,6 +76,7 @@ cli.add_command(users)
 cli.add_command(events)  # cli_events.py
 cli.add_command(webhooks)
 cli.add_command(search)  # cli_search.py
+cli.add_command(query)  # cli_query.py
 
 
 # -- datasets -----------------------------------------------------------------------------

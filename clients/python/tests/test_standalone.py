@@ -1,4 +1,5 @@
-"""The client is a distribution of its own: it needs neither the server nor Flask."""
+"""The client is a distribution of its own: it needs neither the server nor Flask, and
+imports pandas, pyarrow or Polars only when a DataFrame is asked for (its extras)."""
 
 import re
 import subprocess
@@ -10,7 +11,8 @@ def test_importing_the_client_and_the_command_loads_no_server_code():
     code = (
         "import sys, datahub_client, datahub_client.cli; "
         "print(sorted({m.split('.')[0] for m in sys.modules} & "
-        "{'datahub', 'flask', 'werkzeug', 'sqlalchemy', 'gunicorn'}))"
+        "{'datahub', 'flask', 'werkzeug', 'sqlalchemy', 'gunicorn', 'pandas', 'polars', "
+        "'pyarrow'}))"
     )
     result = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
