@@ -47,7 +47,7 @@ def test_rows_inputs_and_pins(client, weather):
     client.dataset_upload(dataset_id, io.BytesIO(THIRD), filename="weather.csv")
     count = f"SELECT count(*) AS n FROM {table}"
     assert client.query(count)["rows"] == [[1]]  # the current version: 3
-    assert client.query(count, pins=result["inputs"])["rows"] == [[3]]  # the inputs again
+    assert client.query(count, pins=result["pins"])["rows"] == [[3]]  # the inputs again
     assert client.query(count, pins={dataset_id: 1})["rows"] == [[2]]
     assert client.query(count, pins=[(dataset_id, 2)])["inputs"][0]["version"] == 2
     at_one = client.query(f'SELECT count(*) FROM {table[:-1]}@1"')

@@ -3,7 +3,7 @@ into ``Client``.
 
     result = client.query('SELECT * FROM "Oslo weather" WHERE temp < 0', limit=100)
     result["columns"], result["rows"], result["truncated"], result["inputs"]
-    frame = client.query_frame('SELECT * FROM "Oslo weather"', pins=result["inputs"])
+    frame = client.query_frame('SELECT * FROM "Oslo weather"', pins=result["pins"])
     client.query_export('SELECT * FROM "Oslo weather"', "cold.parquet")
     frame = client.dataset_read(7, version=2, engine="polars")
 
@@ -27,8 +27,8 @@ SUFFIXES = {".csv": "csv", ".parquet": "parquet", ".jsonl": "jsonl", ".ndjson": 
 
 
 def pins_body(pins):
-    """The body's ``pins`` from ``{"dataset_id", "version"}`` dicts (a result's ``inputs``
-    will do), ``(dataset_id, version)`` pairs or a dict ``{dataset_id: version}``."""
+    """The body's ``pins`` from ``{"dataset_id", "version"}`` dicts (a result's ``pins``),
+    ``(dataset_id, version)`` pairs or a dict ``{dataset_id: version}``."""
     if pins is None:
         return None
     if isinstance(pins, dict):
@@ -53,9 +53,9 @@ class QueryMixin:
     def query(self, sql, *, limit=None, pins=None):
         """Run one read-only SELECT over the datasets the caller may read (by name, at
         their current version, ``"name@3"`` for version 3, or as ``pins`` say): ``{"columns":
-        [{"name", "type"}], "rows", "truncated", "elapsed_ms", "inputs", "pipeline"}``, the
-        first ``limit`` rows (the service's default 1,000; at most 10,000). Sending a
-        result's ``inputs`` back as ``pins`` reads the same versions again."""
+        [{"name", "type"}], "rows", "truncated", "elapsed_ms", "inputs", "pins",
+        "pipeline"}``, the first ``limit`` rows (the service's default 1,000; at most
+        10,000). Sending a result's ``pins`` back reads the same versions again."""
         return self._json("POST", f"{API}/query", json_body=_query_body(sql, limit, pins))
 
     def query_export(self, sql, destination, *, format=None, pins=None, overwrite=True):
