@@ -74,10 +74,17 @@ def fork():
             return None
         try:
             return server.fork()
+        except NotForked as exc:  # it lives but could not fork (no memory, no pid left)
+            log.warning("the job fork server could not fork (%s): spawning the job", exc)
+            return None
         except OSError as exc:
             log.warning("the job fork server failed (%s): starting it again", exc)
             _forget(server)
     return None
+
+
+class NotForked(OSError):
+    """The fork server answered, but with no process."""
 
 
 def running_server():
@@ -152,11 +159,13 @@ class ForkServer:
             with self._lock:
                 socket.send_fds(self.control, [b"J"], given)
             ready, _, _ = select.select([ours], [], [], ANSWER_SECONDS)
-            data, fds, _, _ = socket.recv_fds(ours, PID.size, 1) if ready else (b"", [], 0, 0)
+            if not ready:
+                raise OSError("no answer from the fork server")
+            data, fds, _, _ = socket.recv_fds(ours, PID.size, 1)
             if len(data) != PID.size:
                 for fd in fds:
                     os.close(fd)
-                raise OSError("no answer from the fork server")
+                raise NotForked("no process") if self.alive() else OSError("it died")
         except BaseException:
             ours.close()
             for fd in kept:

@@ -87,7 +87,13 @@ def _reap(running):
 def _fork_one(jobs, fds, running, own):
     stdin, stdout, stderr, status_fd = fds
     status = socket.socket(fileno=status_fd)
-    pid = os.fork()
+    try:
+        pid = os.fork()
+    except OSError:  # no memory or no pid left: its end of file tells the asking side
+        for fd in (stdin, stdout, stderr):
+            os.close(fd)
+        status.close()
+        return
     if pid == 0:
         _become_job(jobs, (stdin, stdout, stderr), [status, *running.values()], own)
     for fd in (stdin, stdout, stderr):
