@@ -5,8 +5,9 @@ process watching it, not by DuckDB's settings alone.
 One job, one process: :class:`ProcessPool` keeps ``spares`` processes started ahead (each
 has imported DuckDB and waits for its job on stdin), hands one to :func:`run_job` and
 starts the next: forked by this process's fork server (forkserver.py, zygote.py), which
-has imported the jobs' modules once, or spawned as a new interpreter where it cannot run. Three bounds hold its memory: where the host allows, a memory cgroup of
-its own limited to ``memory + margin`` (the kernel kills it there; cgroups.py); this
+has imported the jobs' modules once, or spawned as a new interpreter where it cannot run.
+Three bounds hold its memory: where the host allows, a memory cgroup of its own limited
+to ``memory + margin`` (the kernel kills it there; cgroups.py); this
 side's watch of its resident memory every ``POLL_SECONDS``, which kills it at that bound
 too; and its own address-space limit (``RLIMIT_AS``), a generous backstop. The watch
 also kills it at the deadline, when an output file grows past its bound, or when
