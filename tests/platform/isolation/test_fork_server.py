@@ -54,6 +54,11 @@ def descriptors_of(pid):
     return sorted(found)
 
 
+@pytest.fixture(autouse=True)
+def fork_server_on(monkeypatch):
+    monkeypatch.delenv("DATAHUB_JOB_FORK_SERVER", raising=False)
+
+
 @pytest.fixture
 def pool():
     pool = RecordingPool(spares=1)
