@@ -1,5 +1,9 @@
 """The program of an isolated process (``python -m datahub.app.jobs``, started by
-datahub.platform.isolation): the jobs it can run, imported before its job arrives."""
+datahub.platform.isolation): the jobs it can run, imported before its job arrives. With
+``--fork-server FD`` it is the fork server, which forks one such process per job
+(datahub.platform.isolation.zygote)."""
+
+import sys
 
 from datahub.datasets.checks.job import checks_job
 from datahub.datasets.diff_query import diff_job
@@ -23,4 +27,9 @@ JOBS = {
 }
 
 if __name__ == "__main__":
-    serve(JOBS)
+    if sys.argv[1:2] == ["--fork-server"]:
+        from datahub.platform.isolation.zygote import serve_forks
+
+        serve_forks(JOBS, int(sys.argv[2]))
+    else:
+        serve(JOBS)

@@ -4,8 +4,10 @@ process watching it, not by DuckDB's settings alone.
 
 One job, one process: :class:`ProcessPool` keeps ``spares`` processes started ahead (each
 has imported DuckDB and waits for its job on stdin), hands one to :func:`run_job` and
-starts the next. Three bounds hold its memory: where the host allows, a memory cgroup of
-its own limited to ``memory + margin`` (the kernel kills it there; cgroups.py); this
+starts the next: forked by this process's fork server (forkserver.py, zygote.py), which
+has imported the jobs' modules once, or spawned as a new interpreter where it cannot run.
+Three bounds hold its memory: where the host allows, a memory cgroup of its own limited
+to ``memory + margin`` (the kernel kills it there; cgroups.py); this
 side's watch of its resident memory every ``POLL_SECONDS``, which kills it at that bound
 too; and its own address-space limit (``RLIMIT_AS``), a generous backstop. The watch
 also kills it at the deadline, when an output file grows past its bound, or when
@@ -17,6 +19,7 @@ import json
 import logging
 import os
 import re
+import select
 import signal
 import subprocess
 import sys
@@ -24,7 +27,7 @@ import threading
 import time
 from dataclasses import dataclass
 
-from datahub.platform.isolation import cgroups
+from datahub.platform.isolation import cgroups, forkserver
 
 log = logging.getLogger("datahub.isolation")
 
@@ -104,27 +107,23 @@ class Limits:
         return 2 * self.memory + ADDRESS_SPACE_EXTRA
 
 
-def _package_root():
-    """The folder that holds the ``datahub`` package (this file is datahub/platform/isolation/)."""
-    here = os.path.abspath(__file__)
-    for _ in range(4):
-        here = os.path.dirname(here)
-    return here
-
-
 def start_process():
-    """A new child that imports its jobs' modules and waits for one job on stdin."""
-    env = dict(os.environ)
-    # The datahub this process runs, whatever the child's current directory is.
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (_package_root(), env.get("PYTHONPATH")) if p)
-    env.setdefault("MALLOC_ARENA_MAX", "2")  # fewer 64 MiB reservations per thread
-    env["DATAHUB_ISOLATION_PARENT"] = str(os.getpid())
+    """A new job process that has imported its jobs' modules and waits for one job on
+    stdin: forked by this process's fork server (forkserver.py), or, where none can run,
+    a new interpreter."""
+    process = forkserver.fork()
+    return process if process is not None else spawn_process()
+
+
+def spawn_process():
+    """A job process of a new interpreter (``python -m datahub.app.jobs``): the way
+    without a fork server."""
     return subprocess.Popen(
         [sys.executable, "-m", "datahub.app.jobs"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        env=env,
+        env=forkserver.environment(),
         close_fds=True,
     )
 
@@ -136,14 +135,17 @@ class ProcessPool:
         self.spares = max(0, int(spares))
         self._lock = threading.Lock()
         self._ready = []
+        self._pid = os.getpid()
 
     def take(self):
         with self._lock:
+            if self._pid != os.getpid():  # forked: those spares are the parent's
+                self._ready, self._pid = [], os.getpid()
             while self._ready:
                 process = self._ready.pop()
                 if process.poll() is None:
                     break
-                process.wait()
+                stop_process(process)
             else:
                 process = None
             if process is None:
@@ -155,6 +157,8 @@ class ProcessPool:
     def close(self):
         with self._lock:
             ready, self._ready = self._ready, []
+            if self._pid != os.getpid():
+                return
         for process in ready:
             stop_process(process)
 
@@ -210,26 +214,22 @@ def run_job(pool, job, args, limits, check=None):
     ).encode("utf-8")
     process = pool.take()
     deadline = None if limits.seconds is None else time.monotonic() + limits.seconds
-    killed = None
     _running.add(process.pid)
     cgroup = cgroups.attach(process.pid, limits.resident_cap)
+    output = _Output(process)
     try:
-        try:  # the child reads its job before it does anything else
-            process.stdin.write(request)
+        try:  # one line; its stdin stays open while it runs: its end would end the job
+            process.stdin.write(request + b"\n")
+            process.stdin.flush()
         except BrokenPipeError:
             pass  # it died before reading it: its exit status says why
-        finally:
-            try:
-                process.stdin.close()
-            except BrokenPipeError:
-                pass
-            process.stdin = None  # communicate() below then only reads
         while True:
-            try:
-                out, err = process.communicate(timeout=POLL_SECONDS)
-                break
-            except subprocess.TimeoutExpired:
-                pass
+            if output.read(POLL_SECONDS):  # both pipes at their end: it is exiting
+                try:
+                    process.wait(timeout=POLL_SECONDS)
+                    break
+                except subprocess.TimeoutExpired:
+                    pass
             killed = _reason_to_kill(process, limits, deadline)
             if killed is None and check is not None:
                 try:
@@ -241,11 +241,42 @@ def run_job(pool, job, args, limits, check=None):
                 stop_process(process)
                 raise JobKilled(killed)
     finally:
-        if process.poll() is None:
-            stop_process(process)
+        stop_process(process)  # if it still runs; its pipes closed
         _running.discard(process.pid)
         cgroups.remove(cgroup)
-    return _outcome(process, out, err)
+    return _outcome(process, output.out, output.err)
+
+
+class _Output:
+    """What a job process writes to its stdout and stderr, read as it comes."""
+
+    def __init__(self, process):
+        self._out, self._err = process.stdout.fileno(), process.stderr.fileno()
+        self._chunks = {self._out: [], self._err: []}
+        self._open = set(self._chunks)
+        self._poll = select.poll()
+        for fd in self._open:
+            self._poll.register(fd, select.POLLIN)
+
+    def read(self, timeout):
+        """Read what came within ``timeout`` seconds; whether both pipes are at their end."""
+        if self._open:
+            for fd, _ in self._poll.poll(timeout * 1000):
+                chunk = os.read(fd, 65536)
+                if chunk:
+                    self._chunks[fd].append(chunk)
+                else:
+                    self._open.discard(fd)
+                    self._poll.unregister(fd)
+        return not self._open
+
+    @property
+    def out(self):
+        return b"".join(self._chunks[self._out])
+
+    @property
+    def err(self):
+        return b"".join(self._chunks[self._err])
 
 
 def _reason_to_kill(process, limits, deadline):

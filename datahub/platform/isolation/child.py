@@ -1,14 +1,17 @@
-"""The isolated process's side: :func:`serve` waits for one request on stdin, limits its
-own address space, runs the job it names and writes ``{"ok": true, "result": ...}`` or
-``{"ok": false, "kind": ..., "message": ...}`` to stdout. It exits as soon as the process
-that started it is gone. The program that calls it with the jobs is datahub.app.jobs."""
+"""The isolated process's side: :func:`serve` waits for one request (a line of JSON) on
+stdin, limits its own address space, runs the job it names and writes ``{"ok": true,
+"result": ...}`` or ``{"ok": false, "kind": ..., "message": ...}`` to stdout. The asking
+process keeps stdin open until the job is over: its end of file (the asking process gone)
+or its parent's end (the fork server, or the asking process where it was spawned) makes
+the job exit at once. The program that calls it with the jobs is datahub.app.jobs, in a
+process of its own or forked by its fork server (zygote.py)."""
 
 import json
 import os
 import resource
+import select
 import sys
 import threading
-import time
 import traceback
 
 import duckdb
@@ -18,9 +21,19 @@ from datahub.platform.isolation import JobError
 NICENESS = 10  # added to the job's scheduling priority (lower priority)
 
 
-def _exit_with_parent(parent):
+WATCH_SECONDS = 0.25
+
+
+def _exit_with_asker(parent):
+    """Exit when stdin ends (the asking process is gone) or the parent is gone."""
     while True:
-        time.sleep(0.25)
+        readable, _, _ = select.select([0], [], [], WATCH_SECONDS)
+        if readable:
+            try:
+                if not os.read(0, 4096):
+                    os._exit(1)
+            except OSError:
+                os._exit(1)
         if os.getppid() != parent:
             os._exit(1)
 
@@ -31,15 +44,17 @@ def _answer(payload):
     sys.stdout.buffer.flush()
 
 
-def serve(jobs):
-    """Run one job of ``jobs`` (name → function of its arguments), then exit."""
-    parent = int(os.environ.get("DATAHUB_ISOLATION_PARENT") or os.getppid())
-    threading.Thread(target=_exit_with_parent, args=(parent,), daemon=True).start()
+def serve(jobs, parent=None):
+    """Run one job of ``jobs`` (name → function of its arguments), then exit. ``parent``:
+    the process whose end ends this one (by default the one that started it)."""
+    if parent is None:
+        parent = int(os.environ.get("DATAHUB_ISOLATION_PARENT") or os.getppid())
     # DuckDB's first database in a process costs twice a later one's: pay it while spare.
     duckdb.connect(":memory:").close()
-    raw = sys.stdin.buffer.read()
-    if not raw:  # a spare its pool let go of
+    raw = sys.stdin.buffer.readline()
+    if not raw.strip():  # a spare its pool let go of (or whose asking process is gone)
         return
+    threading.Thread(target=_exit_with_asker, args=(parent,), daemon=True).start()
     request = json.loads(raw)
     limit = int(request["address_space"])
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
