@@ -95,11 +95,11 @@ def large(service, path, args):
     return ratio
 
 
-def clients_of(service, count):
+def clients_of(service, count, prefix):
     """``count`` logged-in clients, each a user of its own (a user's queries are bounded)."""
     clients = []
     for number in range(count):
-        email = f"query{number}@example.com"
+        email = f"{prefix}{number}@example.com"
         service.client.json(
             "POST",
             "/api/v1/users/",
@@ -114,7 +114,7 @@ def clients_of(service, count):
 
 
 def small(service, args):
-    clients = clients_of(service, 4)
+    clients = clients_of(service, 4, "query")
     for client in clients:
         through_api(client, SMALL)
     samples, lock = [], threading.Lock()
@@ -147,15 +147,17 @@ def hostile(service, args):
     probe.phase = "attack"
     outcomes, stop = [], threading.Event()
 
-    def attacker(sql):
-        client = Client(service.port)
-        client.headers.update(service.client.headers)
+    def attacker(sql, client):
         while not stop.is_set():
             started = time.perf_counter()
             status, body = client.request("POST", "/api/v1/query", {"sql": sql}, timeout=120)
             outcomes.append((sql, status, body[:60], time.perf_counter() - started))
 
-    attackers = [threading.Thread(target=attacker, args=(sql,)) for sql in BOMBS.values()]
+    users = clients_of(service, len(BOMBS), "attacker")
+    attackers = [
+        threading.Thread(target=attacker, args=(sql, client))
+        for sql, client in zip(BOMBS.values(), users, strict=True)
+    ]
     for thread in attackers:
         thread.start()
     time.sleep(args.attack_seconds)

@@ -129,30 +129,39 @@ def spawn_process():
 
 
 class ProcessPool:
-    """Processes started ahead of their jobs; each serves one job and exits."""
+    """Processes started ahead of their jobs; each serves one job and exits. With ``cap``
+    (the resident bytes its jobs may use), each spare is put in its memory cgroup as it is
+    started (cgroups.py), not when its job arrives: making a cgroup takes milliseconds."""
 
-    def __init__(self, spares=1):
+    def __init__(self, spares=1, cap=None):
         self.spares = max(0, int(spares))
+        self.cap = cap
         self._lock = threading.Lock()
         self._ready = []
         self._pid = os.getpid()
 
     def take(self):
+        """A process for a job: a spare, or a new one. :meth:`refill` starts the next."""
         with self._lock:
             if self._pid != os.getpid():  # forked: those spares are the parent's
                 self._ready, self._pid = [], os.getpid()
             while self._ready:
                 process = self._ready.pop()
                 if process.poll() is None:
-                    break
-                stop_process(process)
-            else:
-                process = None
-            if process is None:
-                process = start_process()
+                    return process
+                _stop_spare(process)
+        return start_process()
+
+    def refill(self):
+        """Start spares until there are ``spares`` (once a job has been handed its own)."""
+        with self._lock:
+            if self._pid != os.getpid():
+                return
             while len(self._ready) < self.spares:
-                self._ready.append(start_process())
-            return process
+                process = start_process()
+                if self.cap is not None:
+                    process.datahub_cgroup = (cgroups.attach(process.pid, self.cap), self.cap)
+                self._ready.append(process)
 
     def close(self):
         with self._lock:
@@ -160,7 +169,23 @@ class ProcessPool:
             if self._pid != os.getpid():
                 return
         for process in ready:
-            stop_process(process)
+            _stop_spare(process)
+
+
+def _stop_spare(process):
+    stop_process(process)
+    cgroups.remove(getattr(process, "datahub_cgroup", (None, None))[0])
+
+
+def _cgroup_of(process, cap):
+    """The job's memory cgroup limited to ``cap``: the one its spare was put in, or a new
+    one (a spare prepared for another cap leaves its own, removed)."""
+    prepared, prepared_cap = getattr(process, "datahub_cgroup", (None, None))
+    if prepared is not None and prepared_cap == cap:
+        return prepared
+    cgroup = cgroups.attach(process.pid, cap)
+    cgroups.remove(prepared)
+    return cgroup
 
 
 def stop_process(process):
@@ -215,7 +240,7 @@ def run_job(pool, job, args, limits, check=None):
     process = pool.take()
     deadline = None if limits.seconds is None else time.monotonic() + limits.seconds
     _running.add(process.pid)
-    cgroup = cgroups.attach(process.pid, limits.resident_cap)
+    cgroup = _cgroup_of(process, limits.resident_cap)
     output = _Output(process)
     try:
         try:  # one line; its stdin stays open while it runs: its end would end the job
@@ -223,6 +248,7 @@ def run_job(pool, job, args, limits, check=None):
             process.stdin.flush()
         except BrokenPipeError:
             pass  # it died before reading it: its exit status says why
+        pool.refill()  # while the job starts
         while True:
             if output.read(POLL_SECONDS):  # both pipes at their end: it is exiting
                 try:

@@ -49,8 +49,6 @@ def serve(jobs, parent=None):
     the process whose end ends this one (by default the one that started it)."""
     if parent is None:
         parent = int(os.environ.get("DATAHUB_ISOLATION_PARENT") or os.getppid())
-    # DuckDB's first database in a process costs twice a later one's: pay it while spare.
-    duckdb.connect(":memory:").close()
     raw = sys.stdin.buffer.readline()
     if not raw.strip():  # a spare its pool let go of (or whose asking process is gone)
         return

@@ -21,8 +21,11 @@ class Turns:
         with self._lock:
             state = self._state.get(os.getpid())
             if state is None:
+                cap = isolation.parse_size(config["PIPELINE_MEMORY_LIMIT"]) + isolation.parse_size(
+                    config["PIPELINE_MEMORY_MARGIN"]
+                )
                 state = (
-                    isolation.ProcessPool(spares=1),
+                    isolation.ProcessPool(spares=1, cap=cap),
                     threading.BoundedSemaphore(int(config[self.setting])),
                 )
                 self._state.clear()
