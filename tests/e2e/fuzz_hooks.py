@@ -160,6 +160,8 @@ CONTRACT_422_TYPES = {
         "value_error.trigger",
     },
     "/api/v1/webhooks": {"value_error.url.refused"},
+    # A console query whose text is not one SELECT (no schema knows SQL).
+    "/api/v1/query": {"value_error.sql"},
     "/api/v1/datasets/{dataset_id}/grants": {"value_error.principal_not_found"},
     "/api/v1/collections/{collection_id}/grants": {"value_error.principal_not_found"},
     "/api/v1/pipelines/{pipeline_id}/grants": {"value_error.principal_not_found"},

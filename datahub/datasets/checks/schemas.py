@@ -32,12 +32,24 @@ def _column(**kwargs):
     return label_field(Length(min=1, max=MAX_NAME), "A column of the version", **kwargs)
 
 
-MAX_BOUND_TEXT = 100  # characters of a date or time given as a range's bound
+MAX_BOUND_TEXT = 100  # characters of a text value (a range's bound, an accepted value)
 NUMBER_OR_TEXT = [
     {"type": "number"},
     {"type": "string", "maxLength": MAX_BOUND_TEXT, "pattern": NO_NUL_PATTERN},
 ]
 ANY_TEXT = {"pattern": NO_NUL_PATTERN}
+
+
+def _long_text(value):
+    """The messages for a text value longer than the document allows, or None (NUL is
+    refused in every JSON string: datahub.web.api)."""
+    if not isinstance(value, str):
+        return None
+    try:
+        Length(max=MAX_BOUND_TEXT)(value)
+    except ValidationError as exc:
+        return exc.messages
+    return None
 
 
 def _scalar(description):
@@ -97,6 +109,9 @@ class AcceptedValuesCheck(_Check):
                     {position: [ErrorMessage("a string, number or boolean", "type_error")]},
                     "values",
                 )
+            problem = _long_text(value)
+            if problem:
+                raise ValidationError({position: problem}, "values")
 
 
 class RangeCheck(_Check):
@@ -118,11 +133,9 @@ class RangeCheck(_Check):
                 isinstance(value, bool) or not isinstance(value, (str, int, float))
             ):
                 raise ValidationError(ErrorMessage("a number or a date", "type_error"), key)
-            if isinstance(value, str):
-                try:  # text as the document says: at most 100 characters (NUL: api.py)
-                    Length(max=MAX_BOUND_TEXT)(value)
-                except ValidationError as exc:
-                    raise ValidationError(exc.messages, key) from None
+            problem = _long_text(value)
+            if problem:
+                raise ValidationError(problem, key)
 
 
 class RegexCheck(_Check):

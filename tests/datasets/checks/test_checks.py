@@ -102,6 +102,11 @@ def test_checks_are_set_whole_and_read_by_readers(client, actors):  # noqa: F811
             "give min or max",
         ),  # value_error.bounds
         (
+            {"name": "x", "type": "accepted_values", "column": "a", "values": ["a", "0" * 101]},
+            ["values", 1],
+            "ensure this value has at most 100 characters",
+        ),
+        (
             {"name": "x", "type": "range", "column": "a", "max": "0" * 101},
             ["max"],
             "ensure this value has at most 100 characters",
