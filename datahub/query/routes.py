@@ -78,10 +78,10 @@ class Query(MethodView):
             values,
             current_user,
             current_app.config,
-            fmt=args["format"],
+            fmt=args.get("format"),
             cancelled=lambda: client_gone(environ),
         )
-        if args["format"] is None:
+        if args.get("format") is None:
             return answer
         response = send_file(
             answer.path,

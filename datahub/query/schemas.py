@@ -61,7 +61,6 @@ class QuerySchema(Schema):
 class QueryArgsSchema(Schema):
     format = fields.String(
         validate=OneOf(FORMATS),
-        load_default=None,
         metadata={
             "description": "Answer the whole result as a file in this format instead of "
             "JSON rows (at most QUERY_MAX_BYTES, else 422: never a cut file)"

@@ -5595,7 +5595,7 @@ export type QueryData = {
         /**
          * Answer the whole result as a file in this format instead of JSON rows (at most QUERY_MAX_BYTES, else 422: never a cut file)
          */
-        format?: 'csv' | 'parquet' | 'jsonl' | null;
+        format?: 'csv' | 'parquet' | 'jsonl';
     };
     url: '/api/v1/query/';
 };
