@@ -246,7 +246,7 @@ def run_celery_worker(app, concurrency=None, loglevel="INFO", also=()):
     )
     sweeper.start()  # at once: failing stale runs needs no broker
     # The search index's values of datasets' new versions (datahub.search.values).
-    values.Indexer(app, sweeper.stop).start()
+    values.in_background(app, sweeper.stop).start()
     # Schemas and profiles of new versions (datahub.datasets.profiles.profiler).
     profiler.in_background(app, sweeper.stop).start()
     # The checks of versions made pending (datahub.datasets.checks.auditor).

@@ -5,7 +5,7 @@ from flask import current_app
 from datahub.datasets.schemas import PreviewColumnSchema
 from datahub.datasets.sql_field import ConsoleQuery
 from datahub.datasets.tabular import FORMATS
-from datahub.pipelines.steps import ANY_TEXT, MAX_QUERY
+from datahub.pipelines.steps import ANY_TEXT, MAX_QUERY, SqlStep
 from datahub.platform.database import MAX_ID
 from datahub.web.validation import Length, OneOf, Range, Schema, fields
 
@@ -74,14 +74,9 @@ class QueryInputSchema(Schema):
     version = fields.Integer(required=True, metadata={"description": "The version read"})
 
 
-class ProposedSqlStepSchema(Schema):
-    op = fields.String(required=True, metadata={"enum": ["sql"]})
-    query = fields.String(required=True)
-
-
 class QueryPipelineSchema(Schema):
     source_dataset_id = fields.Integer(required=True)
-    steps = fields.List(fields.Nested(ProposedSqlStepSchema), required=True)
+    steps = fields.List(fields.Nested(SqlStep), required=True)
 
 
 class QueryResultSchema(Schema):

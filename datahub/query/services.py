@@ -147,7 +147,7 @@ def run_query(values, user, config, fmt=None, cancelled=None):
     tables, unbound = tables_of(sql, user, values.get("pins") or ())
     db.session.commit()  # nothing is held while DuckDB works
     with _user_turn(user, config):
-        answer = _execute(sql, (tables, unbound), values.get("limit", 1000), config, fmt, cancelled)
+        answer = _execute(sql, tables, unbound, values.get("limit", 1000), config, fmt, cancelled)
     if fmt:
         return answer
     answer["elapsed_ms"] = round((time.monotonic() - started) * 1000, 1)
@@ -188,16 +188,14 @@ def _user_turn(user, config):
                 del _running[user.id]
 
 
-def _execute(sql, named, limit, config, fmt, cancelled):
-    tables, unbound = named
+def _execute(sql, tables, unbound, limit, config, fmt, cancelled):
     temp = config.get("PIPELINE_TEMP_DIR")
     work = tempfile.mkdtemp(prefix="datahub-query-", dir=temp)
     folder = tempfile.mkdtemp(prefix="datahub-query-out-", dir=temp) if fmt else None
     try:
         with contextlib.ExitStack() as stack:
             local = _local_copies(tables, work, stack)
-            args = _job_args(sql, tables, local, limit, config, work)
-            args["unbound"] = unbound
+            args = _job_args(sql, tables, unbound, local, limit, config, work)
             output = os.path.join(folder, "result" + tabular.SUFFIXES[fmt]) if fmt else None
             if output:
                 args.update(output=output, format=fmt)
@@ -227,12 +225,13 @@ def _local_copies(tables, work, stack):
 _GONE = "Query failed: a dataset's file is gone from storage; run the query again"
 
 
-def _job_args(sql, tables, local, limit, config, work):
+def _job_args(sql, tables, unbound, local, limit, config, work):
     spill = os.path.join(work, "spill")
     os.mkdir(spill)
     return {
         "sql": sql,
         "tables": {table.name: local[table.file_key] for table in tables},
+        "unbound": list(unbound),
         "names": {
             local[table.file_key]: f"{table.dataset_name}@{table.version}" for table in tables
         },

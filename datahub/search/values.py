@@ -21,7 +21,7 @@ import sqlalchemy as sa
 
 from datahub.app.extensions import db
 from datahub.datasets.models import Dataset
-from datahub.datasets.stored_jobs import FileMissing, own_pool, run_stored_job
+from datahub.datasets.stored_jobs import Every, FileMissing, own_pool, quietly, run_stored_job
 from datahub.platform import isolation
 from datahub.platform.errors import InsufficientStorage, StorageUnavailable
 from datahub.search.models import SearchDocument
@@ -204,37 +204,18 @@ def record(dataset_id, version, columns, force=False):
     return bool(result.rowcount)
 
 
-class Indexer:
+def in_background(app, stop):
     """A thread that calls :func:`index_pending` every ``SEARCH_VALUES_SECONDS`` until
-    ``stop`` is set (a Celery worker process: datahub.pipelines.tasks). Trouble is
-    logged and the next round tries again."""
-
-    def __init__(self, app, stop):
-        self.app, self.stop = app, stop
-        self.every = max(0.1, float(app.config["SEARCH_VALUES_SECONDS"]))
-        self.thread = threading.Thread(target=self._loop, daemon=True, name="search-values")
-
-    def start(self):
-        self.thread.start()
-        return self
-
-    def _loop(self):
-        pool = isolation.ProcessPool(spares=0)
-        try:
-            while not self.stop.wait(self.every):
-                index_pending_quietly(self.app, pool=pool, shutdown=self.stop)
-        finally:
-            pool.close()
+    ``stop`` is set (a Celery worker process: datahub.pipelines.tasks). Trouble is logged
+    and the next round tries again."""
+    return Every(
+        app.config["SEARCH_VALUES_SECONDS"],
+        lambda pool, shutdown: index_pending_quietly(app, pool=pool, shutdown=shutdown),
+        stop,
+        "search-values",
+    )
 
 
 def index_pending_quietly(app, **kwargs):
     """:func:`index_pending`, its failure logged in one line (the next round retries)."""
-    try:
-        return index_pending(app, **kwargs)
-    except Exception as exc:  # noqa: BLE001  (the database may be down: the next round)
-        log.warning(
-            "search values: failed, trying again later: %s: %s",
-            type(exc).__name__,
-            str(exc).splitlines()[0] if str(exc) else "",
-        )
-        return 0
+    return quietly(lambda: index_pending(app, **kwargs), "search values", log)

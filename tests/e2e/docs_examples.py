@@ -7,7 +7,11 @@ address is replaced by the test server's. A block may be named (``:name:``) so t
 can run it alone.
 """
 
+import os
 import re
+import subprocess
+import sys
+from pathlib import Path
 
 from tests.e2e.conftest import ROOT
 
@@ -88,3 +92,25 @@ def script(url, blocks):
 
 def walkthrough_script(url):
     return script(url, walkthrough_blocks())
+
+
+def run_bash(text, work, home, password):
+    """Run the bash script ``text`` in ``work`` as a reader of the docs would: the venv's
+    ``datahub`` command on PATH, ``home`` as HOME, ``$PYTHON`` and ``$DATAHUB_PASSWORD`` set,
+    and the client this test imports (also a checkout named on PYTHONPATH)."""
+    venv_bin = str(Path(sys.executable).parent)  # where the `datahub` command is installed
+    return subprocess.run(
+        ["bash", "-c", text],
+        cwd=work,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+        env={
+            "PATH": f"{venv_bin}:/usr/bin:/bin:/usr/local/bin",
+            "HOME": str(home),
+            "PYTHON": sys.executable,
+            "DATAHUB_PASSWORD": password,
+            **{name: os.environ[name] for name in ("PYTHONPATH",) if name in os.environ},
+        },
+    )

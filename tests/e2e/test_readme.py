@@ -3,7 +3,6 @@ the guides for curl, the ``datahub`` command and Python), run in order as writte
 the real curl, the ``datahub`` command, the Python client) against a real gunicorn, so that
 the documentation cannot drift from the service (tests/e2e/docs_examples.py)."""
 
-import os
 import re
 import shutil
 import subprocess
@@ -18,6 +17,7 @@ from tests.e2e.docs_examples import (
     code_blocks,
     named_block,
     pages,
+    run_bash,
     script,
     walkthrough_blocks,
     walkthrough_script,
@@ -64,24 +64,9 @@ def test_walkthrough_examples_run(app, gunicorn_server, tmp_path):
     home.mkdir()
     work = tmp_path / "work"
     work.mkdir()
-    venv_bin = str(Path(sys.executable).parent)  # where the `datahub` command is installed
-    assert Path(venv_bin, "datahub").exists()
-    result = subprocess.run(
-        ["bash", "-c", walkthrough_script(gunicorn_server.url)],
-        cwd=work,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        stdin=subprocess.DEVNULL,
-        env={
-            "PATH": f"{venv_bin}:/usr/bin:/bin:/usr/local/bin",
-            "HOME": str(home),
-            "PYTHON": sys.executable,
-            "DATAHUB_PASSWORD": gunicorn_server.admin_password(),
-            # The command and the python blocks import the client this test imports,
-            # also when that is a checkout named on PYTHONPATH.
-            **{name: os.environ[name] for name in ("PYTHONPATH",) if name in os.environ},
-        },
+    assert Path(sys.executable).with_name("datahub").exists()
+    result = run_bash(
+        walkthrough_script(gunicorn_server.url), work, home, gunicorn_server.admin_password()
     )
     output = result.stdout
     assert result.returncode == 0, output + result.stderr

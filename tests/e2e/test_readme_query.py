@@ -4,18 +4,14 @@ after the quickstart's login against a real gunicorn: the SQL console with curl,
 version's file over HTTP with a read-only personal access token. And what the guide says
 of the libraries that do not send the token by themselves."""
 
-import os
 import shutil
-import subprocess
-import sys
-from pathlib import Path
 
 import duckdb
 import fsspec
 import polars
 import pytest
 
-from tests.e2e.docs_examples import named_block, script
+from tests.e2e.docs_examples import named_block, run_bash, script
 
 pytestmark = pytest.mark.e2e
 
@@ -29,23 +25,9 @@ BLOCKS = (
 
 
 def run_guide(server, work):
-    venv_bin = str(Path(sys.executable).parent)  # where the `datahub` command is installed
     blocks = [(language, name, named_block(name)) for language, name in BLOCKS]
-    return subprocess.run(
-        ["bash", "-c", script(server.url, blocks) + 'echo "$READINGS $DATAHUB_TOKEN"\n'],
-        cwd=work,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        stdin=subprocess.DEVNULL,
-        env={
-            "PATH": f"{venv_bin}:/usr/bin:/bin:/usr/local/bin",
-            "HOME": str(work),
-            "PYTHON": sys.executable,
-            "DATAHUB_PASSWORD": server.admin_password(),
-            **{name: os.environ[name] for name in ("PYTHONPATH",) if name in os.environ},
-        },
-    )
+    text = script(server.url, blocks) + 'echo "$READINGS $DATAHUB_TOKEN"\n'
+    return run_bash(text, work, work, server.admin_password())
 
 
 def test_the_query_guide_runs(gunicorn_server, tmp_path):

@@ -451,7 +451,9 @@ def job_args(app, files, sql, with_table=True, export=False):
     tables = [services.Table("people", 1, "people", 1, key)] if with_table else []
     shutil.rmtree(files["work"], ignore_errors=True)
     os.makedirs(files["work"])
-    args = services._job_args(sql, tables, {key: files["source"]}, 10, app.config, files["work"])
+    args = services._job_args(
+        sql, tables, [], {key: files["source"]}, 10, app.config, files["work"]
+    )
     if export:
         os.makedirs(os.path.dirname(files["out"]), exist_ok=True)
         args.update(output=files["out"], format="csv")

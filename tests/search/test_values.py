@@ -166,7 +166,7 @@ def test_a_celery_worker_indexes_values_in_a_thread(app, with_file):
     dataset = with_file(CITIES)
     app.config["SEARCH_VALUES_SECONDS"] = 0.1
     stop = threading.Event()
-    indexer = values.Indexer(app, stop).start()
+    indexer = values.in_background(app, stop).start()
     try:
         deadline = time.monotonic() + 30
         while document(app, dataset["id"])["values_version"] is None:

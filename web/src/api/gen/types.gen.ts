@@ -662,14 +662,9 @@ export type QueryResult = {
     truncated: boolean;
 };
 
-export type ProposedSqlStep = {
-    op: 'sql';
-    query: string;
-};
-
 export type QueryPipeline = {
     source_dataset_id: number;
-    steps: Array<ProposedSqlStep>;
+    steps: Array<SqlStep>;
 };
 
 export type QueryInput = {
