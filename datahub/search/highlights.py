@@ -33,6 +33,9 @@ class Matcher:
             self.stems.add(stem(word))
             if prefix:
                 self.prefixes.append(word)
+        # A matching word starts with the stem of a query word (a stem is a prefix of its
+        # word, and a query prefix starts with its stem): a text without any is skipped.
+        self.heads = tuple(self.stems)
 
     def __bool__(self):
         return bool(self.exact)
@@ -41,7 +44,7 @@ class Matcher:
         found = self._seen.get(word)
         if found is None:
             folded = fold(word)
-            found = self._seen[word] = (
+            found = self._seen[word] = folded.startswith(self.heads) and (
                 folded in self.exact
                 or stem(folded) in self.stems
                 or any(folded.startswith(prefix) for prefix in self.prefixes)
@@ -51,17 +54,24 @@ class Matcher:
 
 def marked(text, matcher, excerpt=None):
     """``text`` HTML-escaped with matches in ``<mark>``; None when nothing matched. With
-    ``excerpt`` characters, only a window of that size around the first match."""
-    spans = [m.span() for m in WORD.finditer(text) if matcher.matches(m.group())]
+    ``excerpt`` characters, only a window of that size around the first match (the words
+    after it are not looked at)."""
+    if not _may_match(text, matcher.heads):
+        return None
+    spans, start, end = [], 0, len(text)
+    for word in WORD.finditer(text):
+        if word.start() >= end:
+            break
+        if matcher.matches(word.group()):
+            if not spans and excerpt is not None and len(text) > excerpt:
+                start = max(0, word.start() - excerpt // 3)
+                end = min(len(text), start + excerpt)
+            spans.append(word.span())
     if not spans:
         return None
-    start, end = 0, len(text)
-    if excerpt is not None and len(text) > excerpt:
-        start = max(0, spans[0][0] - excerpt // 3)
-        end = min(len(text), start + excerpt)
     out, position = [], start
     for first, last in spans:
-        if first < start or last > end:
+        if last > end:
             continue
         out += [
             html.escape(text[position:first]),
@@ -74,6 +84,17 @@ def marked(text, matcher, excerpt=None):
     prefix = "…" if start > 0 else ""
     suffix = "…" if end < len(text) else ""
     return prefix + "".join(out) + suffix
+
+
+def _may_match(text, heads):
+    """False when no word of ``text`` can match: an ASCII text (lowercased, as folded)
+    holds none of the query's stems."""
+    if not heads:
+        return False
+    if not text.isascii():
+        return True
+    lowered = text.lower()
+    return any(head in lowered for head in heads)
 
 
 def highlights(matcher, name, description, readme):

@@ -89,6 +89,28 @@ def test_highlights_are_escaped_text_with_marks(client, actors):
     assert len(item["description"]) == 300 and item["description"].endswith("…")
 
 
+def test_readme_highlights_fold_accents_stem_and_keep_the_window(client, actors):
+    headers = actors["editor"].headers
+    readme = (
+        "Counts from Tromsø harbour. "
+        + "filler " * 80
+        + "Ferries counted at TROMSO quay. "
+        + "filler " * 80
+        + "The last tromsø count."
+    )
+    create_dataset(client, headers, "Harbour traffic", readme=readme)
+    item = search(client, headers, q="tromso")["items"][0]
+    excerpt = item["highlights"]["readme"]
+    # The window starts at the first match; a match past its end is not marked.
+    assert excerpt.startswith("Counts from <mark>Tromsø</mark> harbour.")
+    assert excerpt.endswith("…") and "TROMSO" not in excerpt and "last" not in excerpt
+    item = search(client, headers, q="counting")["items"][0]  # a word of the same stem
+    assert item["highlights"]["readme"].startswith("<mark>Counts</mark> from Tromsø")
+    item = search(client, headers, q="harbour")["items"][0]
+    assert item["highlights"]["name"] == "<mark>Harbour</mark> traffic"
+    assert "readme" in item["highlights"] and "description" not in item["highlights"]
+
+
 def test_an_item_has_every_field(client, actors, catalog):
     editor = actors["editor"]
     assert (
