@@ -11,8 +11,8 @@
    ``/search/suggest``; targets p95 ≤ 30 ms and ≤ 15 ms. The catalog is inserted in bulk
    with ``SEARCH_INDEX_ON_WRITE`` off, its column values written into
    ``search_documents`` directly (as the worker's scan would), then ``flask search
-   reindex`` is timed: target ≤ 60 s. On PostgreSQL the rewritten table is then vacuumed
-   and analyzed (as autovacuum would) before the queries.
+   reindex`` is timed: target ≤ 60 s. On PostgreSQL the tables are then vacuumed and
+   analyzed (as autovacuum would) before the queries.
 2. **writes**: ``POST /api/v1/datasets/`` and the upload of a small CSV on a server with
    the index written in each change's transaction against one with
    ``SEARCH_INDEX_ON_WRITE`` off, one request on each in turn; target ≤ 1.05×.
