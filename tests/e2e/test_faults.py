@@ -12,7 +12,9 @@ The tests share one cluster and run in file order, on one pytest-xdist worker.
 """
 
 import hashlib
+import os
 import re
+import signal
 import time
 
 import pytest
@@ -20,10 +22,12 @@ import requests
 import sqlalchemy as sa
 
 from tests.e2e import cluster as topology
-from tests.e2e.cluster_api import through_nginx, wait_for_run
+from tests.e2e.cluster_api import make_pipeline, through_nginx, wait_for_run
 from tests.e2e.fault_load import SteadyLoad, wait_while
 from tests.e2e.fault_parts import OwnPostgres, OwnRedis
 from tests.e2e.tcp_proxy import TcpProxy
+from tests.events.webhook_helpers import start_receiver
+from tests.processes import stop
 
 pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("faults")]
 
@@ -215,3 +219,97 @@ def test_redis_stopped_for_30_seconds(faults_cluster, admin, own_redis, database
     print(figures)
     assert all(falls >= 1 for falls, _ in figures.values()), figures
     assert all(now == 0 for _, now in figures.values()), figures
+
+
+def test_the_s3_endpoint_cut_for_30_seconds(faults_cluster, admin, s3_proxy, database, s3_server):
+    load, recovery = under_fault(faults_cluster, admin, s3_proxy.down, s3_proxy.up, 30, "S3")
+    # Uploads and downloads need the files; nothing else does.
+    check(load, recovery, admin, database, s3_server, "S3 cut 30 s", allowed_503={"file"})
+    assert load.tally.count({503}, ops={"file"}) > 0  # the fault was seen
+
+
+def test_postgresql_restarted(faults_cluster, admin, own_postgres, database, s3_server):
+    load, recovery = under_fault(
+        faults_cluster, admin, own_postgres.stop, own_postgres.start, 3, "PostgreSQL"
+    )
+    everything = {"read", "write", "file", "run", "login"}
+    check(load, recovery, admin, database, s3_server, "PostgreSQL restarted", everything)
+    assert load.tally.count({503}) > 0  # the fault was seen
+
+
+def test_the_worker_killed_mid_run(faults_cluster, admin, database, s3_server):
+    heavy = make_pipeline(admin, rows=300_000)
+    killed = {}
+
+    def kill_mid_run():
+        run = admin.call("POST", f"/pipelines/{heavy}/runs").json()
+        assert wait_while(
+            lambda: (
+                admin.call("GET", f"/pipelines/{heavy}/runs/{run['id']}").json()["status"]
+                == "queued"
+            ),
+            timeout=30,
+            every=0.02,
+        )
+        os.killpg(faults_cluster.worker.process.pid, signal.SIGKILL)
+        faults_cluster.worker.process.wait()
+        killed["run"] = run["id"]
+
+    load, recovery = under_fault(
+        faults_cluster, admin, kill_mid_run, faults_cluster.worker.start, 1, "worker"
+    )
+    check(load, recovery, admin, database, s3_server, "worker killed mid-run")
+    # The run it was executing failed (its heartbeat stopped), and was never run again.
+    run = wait_for_run(admin, heavy, killed["run"])
+    assert run["status"] == "failed", run
+    # A run started now is executed by the new worker.
+    started = admin.call("POST", f"/pipelines/{heavy}/runs")
+    assert started.status_code == 201, started.text
+    assert wait_for_run(admin, heavy, started.json()["id"])["status"] == "succeeded"
+
+
+def test_a_webhook_receiver_down_for_a_minute(faults_cluster, admin, database, s3_server, tmp_path):
+    receiver = start_receiver(tmp_path / "receiver")
+    port = int(receiver.url.split(":")[2].split("/")[0])
+    proxy = TcpProxy("127.0.0.1", port)
+    proxy.up()
+    url = receiver.url.replace(f":{port}/", f":{proxy.port}/")
+    made = admin.call("POST", "/webhooks/", json={"url": url})
+    assert made.status_code == 201, made.text
+    webhook = made.json()
+    receiver.use_secret(webhook["secret"])
+    back = {}
+
+    def restore():
+        proxy.up()
+        back["at"] = time.monotonic()
+
+    try:
+        load, recovery = under_fault(faults_cluster, admin, proxy.down, restore, 60, "receiver")
+        check(load, recovery, admin, database, s3_server, "receiver down 60 s")
+
+        def waiting():
+            with database.connect() as conn:
+                return conn.scalar(
+                    sa.text(
+                        "SELECT count(*) FROM webhook_deliveries "
+                        "WHERE webhook_id = :id AND status <> 'succeeded'"
+                    ),
+                    {"id": webhook["id"]},
+                )
+
+        assert wait_while(lambda: waiting() > 0, timeout=60), waiting()
+        print(f"receiver: every message delivered {time.monotonic() - back['at']:.1f} s after")
+        state = admin.call("GET", f"/webhooks/{webhook['id']}").json()
+        assert state["active"] is True, state
+        with database.connect() as conn:
+            sent = set(
+                conn.scalars(
+                    sa.text("SELECT id FROM webhook_deliveries WHERE webhook_id = :id"),
+                    {"id": webhook["id"]},
+                )
+            )
+        assert {f"msg_{n}" for n in sent} <= {m["id"] for m in receiver.received()}
+    finally:
+        proxy.down()
+        stop(receiver.process)
