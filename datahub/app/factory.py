@@ -212,12 +212,14 @@ def register_commands(app):
 
 def register_request_hooks(app):
     from datahub.datasets import usage
+    from datahub.platform import audit
     from datahub.web import metrics
     from datahub.web.bodies import bound_request_body, settle_unread_body
     from datahub.web.logs import configure_logging
-    from datahub.web.request_ids import RequestIds
+    from datahub.web.request_ids import RequestIds, audit_origin
 
     app.wsgi_app = RequestIds(app.wsgi_app)
+    audit.read_origin_from(audit_origin)
     app.before_request(bound_request_body)  # first: before a byte of any body is read
     app.after_request(settle_unread_body)
     configure_logging(app)

@@ -1,7 +1,6 @@
 """The events feature's errors."""
 
-from datahub.platform.errors import InvalidValues, NotFound, Throttled
-from datahub.web.validation.fields import ErrorMessage
+from datahub.platform.errors import ErrorMessage, InvalidValues, NotFound, Throttled
 
 
 class WebhookNotFound(NotFound):

@@ -23,9 +23,9 @@ import sqlalchemy as sa
 
 from datahub.app.extensions import db
 from datahub.identity.models import PersonalAccessToken, User
+from datahub.platform.audit import audit
 from datahub.platform.database import utcnow
 from datahub.platform.errors import NotFound
-from datahub.web.audit import audit
 from datahub.web.errors import Forbidden
 
 PREFIX = "dhp_"

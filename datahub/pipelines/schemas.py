@@ -11,6 +11,7 @@ from datahub.pipelines import schedules
 from datahub.pipelines.models import STATUSES
 from datahub.pipelines.steps import step_field
 from datahub.platform.database import MAX_ID
+from datahub.platform.errors import ErrorMessage
 from datahub.resources.schemas import CapabilitiesField, visibility_field
 from datahub.web.listing import ListArgsSchema, NamedListArgsSchema, page_schema
 from datahub.web.validation import (
@@ -24,7 +25,7 @@ from datahub.web.validation import (
     strip_name,
     text_field,
 )
-from datahub.web.validation.fields import NOT_A_DICT, ErrorMessage
+from datahub.web.validation.fields import NOT_A_DICT
 
 MAX_STEPS = 100  # PIPELINE_MAX_STEPS' default, which the OpenAPI document states
 STEP_DOC = {

@@ -3,13 +3,13 @@
 
 from marshmallow import validate
 
+from datahub.platform.errors import ErrorMessage
 from datahub.resources.access import VISIBILITIES
 from datahub.resources.capabilities import capabilities_of
 from datahub.resources.grant_models import PERMISSIONS
 from datahub.web.listing import ListArgsSchema, page_schema
 from datahub.web.openapi import named_enum
 from datahub.web.validation import OneOf, Schema, fields
-from datahub.web.validation.fields import ErrorMessage
 
 VISIBILITY = named_enum(
     "Visibility",

@@ -23,7 +23,7 @@ from flask import request
 
 import datahub.platform.ratelimit_store  # noqa: F401  (registers the sqlite:/// rate-limit storage)
 from datahub.app.flask_app import request_context
-from datahub.web.audit import audit
+from datahub.platform.audit import audit
 
 log = logging.getLogger(__name__)
 

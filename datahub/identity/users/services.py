@@ -17,9 +17,9 @@ from datahub.identity.users.errors import (
     UserOwnsResources,
 )
 from datahub.identity.users.schemas import NewUserSchema, PasswordSchema
+from datahub.platform.audit import audit
 from datahub.platform.database import contains_pattern
 from datahub.platform.errors import InvalidValues
-from datahub.web.audit import audit
 
 
 def _keep_an_admin(user):
