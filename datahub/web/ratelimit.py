@@ -59,7 +59,8 @@ class Limiter(flask_limiter.Limiter):
     apps_bound = 0
 
     def init_app(self, app):
-        self.fast_path = bool(app.config["RATELIMIT_FAST_PATH"])
+        # Without Flask's request context (datahub.app.flask_app): public API only.
+        self.fast_path = bool(app.config["RATELIMIT_FAST_PATH"]) and request_context is not None
         if self.apps_bound:
             self.enabled = True
             self._strategy = None

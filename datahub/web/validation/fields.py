@@ -51,11 +51,10 @@ FIELD_ERRORS = {
     ma_fields.Email: {
         "invalid": ErrorMessage("value is not a valid email address", "value_error.email")
     },
-    ma_fields._TemporalField: {
-        "invalid": DATETIME,
-        "invalid_awareness": DATETIME,
-        "format": DATETIME,
-    },
+    # Each of marshmallow's public date and time fields (their common base is private).
+    ma_fields.DateTime: {"invalid": DATETIME, "invalid_awareness": DATETIME, "format": DATETIME},
+    ma_fields.Date: {"invalid": DATETIME, "invalid_awareness": DATETIME, "format": DATETIME},
+    ma_fields.Time: {"invalid": DATETIME, "invalid_awareness": DATETIME, "format": DATETIME},
     ma_fields.Nested: {"type": NOT_A_DICT},
 }
 
