@@ -318,14 +318,14 @@ def test_services_models_and_workers_import_nothing_of_the_web_layer():
 def test_the_web_rule_sees_each_kind():
     edges = {
         "datahub.datasets.services": {"datahub.web.audit"},
-        "datahub.events.webhook_models": {"datahub.web"},
+        "datahub.events.webhooks.models": {"datahub.web"},
         "datahub.pipelines.worker": {"datahub.web.metrics"},
         "datahub.pipelines.routes": {"datahub.web.api"},
         "datahub.identity.models": {"datahub.platform.audit"},
     }
     assert web_imports(edges) == [
         "datahub.datasets.services -> datahub.web.audit",
-        "datahub.events.webhook_models -> datahub.web",
+        "datahub.events.webhooks.models -> datahub.web",
         "datahub.pipelines.worker -> datahub.web.metrics",
     ]
 

@@ -152,7 +152,7 @@ def register_blueprints(app):
     from datahub.docs import blp as docs_blp
     from datahub.docs import serve_docs_with_slash
     from datahub.events.routes import blp as events_blp
-    from datahub.events.webhook_routes import blp as webhooks_blp
+    from datahub.events.webhooks.routes import blp as webhooks_blp
     from datahub.identity.auth import token_routes  # noqa: F401 (its routes are on auth_blp)
     from datahub.identity.auth.oidc_routes import blp as oidc_blp
     from datahub.identity.auth.routes import blp as auth_blp
