@@ -272,8 +272,6 @@ def test_the_bottom_imports_nothing_of_ours(module):
 # run import nothing of the web layer, even where their layer is above it: what they share
 # with the web (the audit log, error messages, counters) is the platform's.
 KNOWS_NO_WEB_NAMES = ("services", "models")  # a module so named, or named ``*_models``
-# Services modules of another name (a sub-feature's in a family of files).
-SERVICES_MODULES = ("datahub.resources.grants",)
 # The modules the workers run (pipeline runs, checks, profiles, the search values, webhook
 # deliveries), which answer no request.
 WORKER_MODULES = (
@@ -294,11 +292,7 @@ WORKER_MODULES = (
 
 def knows_no_web(module):
     last = module.rpartition(".")[2]
-    return (
-        last in KNOWS_NO_WEB_NAMES
-        or last.endswith("_models")
-        or module in SERVICES_MODULES + WORKER_MODULES
-    )
+    return last in KNOWS_NO_WEB_NAMES or last.endswith("_models") or module in WORKER_MODULES
 
 
 def web_imports(edges):
@@ -331,7 +325,7 @@ def test_the_web_rule_sees_each_kind():
 
 
 def test_the_named_modules_exist():
-    assert [name for name in SERVICES_MODULES + WORKER_MODULES if name not in modules()] == []
+    assert [name for name in WORKER_MODULES if name not in modules()] == []
 
 
 # Below the web layer nothing knows HTTP: the platform, and what features can do (their

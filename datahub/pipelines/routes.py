@@ -10,7 +10,7 @@ from datahub.identity import permissions
 from datahub.identity.guard import authenticate, current_user
 from datahub.pipelines import previews, schemas, services
 from datahub.pipelines.models import Pipeline
-from datahub.resources.grant_routes import add_grant_routes
+from datahub.resources.grants.routes import add_grant_routes
 from datahub.resources.views import (
     apply_change,
     changeable,

@@ -13,7 +13,7 @@ from datahub.identity import permissions
 from datahub.identity.guard import current_user
 from datahub.resources import access
 from datahub.resources.capabilities import know_page
-from datahub.resources.grants import note_visibility
+from datahub.resources.grants.services import note_visibility
 from datahub.web.errors import Forbidden
 from datahub.web.listing import paginate
 

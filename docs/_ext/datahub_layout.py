@@ -172,9 +172,8 @@ class LayerRulesDirective(SphinxDirective):
             f"* Nothing of {literals(test.HTTP)} is imported by {literals(test.KNOWS_NO_HTTP)} "
             f"(nor by their modules); exceptions: {allowed_http}.",
             "* Nothing of ``datahub.web`` is imported by the modules named "
-            f"{literals(test.KNOWS_NO_WEB_NAMES)} or ``*_models``, whatever their layer, by "
-            f"the services modules {literals(test.SERVICES_MODULES)} or by the modules the "
-            f"workers run: {literals(test.WORKER_MODULES)}.",
+            f"{literals(test.KNOWS_NO_WEB_NAMES)} or ``*_models``, whatever their layer, nor "
+            f"by the modules the workers run: {literals(test.WORKER_MODULES)}.",
             "* The bottom modules import nothing of ours but what this says: "
             + "; ".join(
                 f"``{module}``: {literals(allowed)}" for module, allowed in test.BOTTOM.items()
