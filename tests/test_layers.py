@@ -73,6 +73,8 @@ LAYERS = {
     "datahub.identity.users": 4,
     "datahub.identity.groups": 4,
     "datahub.identity.auth": 5,
+    # On the auth blueprint (/auth/tokens), beside the login routes.
+    "datahub.identity.personal_tokens.routes": 5,
     "datahub.app": 6,
     "datahub": 6,
 }

@@ -29,7 +29,7 @@ from datahub.identity.guard import (
     session_required,
 )
 from datahub.identity.models import AuthSession
-from datahub.identity.personal_tokens import PREFIX as PAT_PREFIX
+from datahub.identity.personal_tokens.services import PREFIX as PAT_PREFIX
 from datahub.identity.token_loaders import verified_refresh
 from datahub.identity.users import services as user_services
 from datahub.identity.users.schemas import UserSchema
