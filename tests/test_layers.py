@@ -281,7 +281,7 @@ WORKER_MODULES = (
     "datahub.pipelines.supervisor",
     "datahub.pipelines.tasks",
     "datahub.pipelines.execute",
-    "datahub.pipelines.lineage_events",
+    "datahub.pipelines.lineage.openlineage",
     "datahub.datasets.checks.auditor",
     "datahub.datasets.profiles.profiler",
     "datahub.search.values",

@@ -160,7 +160,7 @@ def register_blueprints(app):
     from datahub.identity.users.directory_routes import blp as user_directory_blp
     from datahub.identity.users.routes import blp as users_blp
     from datahub.ops import blp as ops_blp
-    from datahub.pipelines.lineage_routes import blp as lineage_blp
+    from datahub.pipelines.lineage.routes import blp as lineage_blp
     from datahub.pipelines.routes import blp as pipelines_blp
     from datahub.pipelines.schemas import register_trigger_schemas
     from datahub.pipelines.steps import register_openapi_schemas

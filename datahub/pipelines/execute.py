@@ -28,9 +28,9 @@ from datahub.datasets.event_data import record_dataset
 from datahub.datasets.models import Dataset, DatasetVersion, VersionRead
 from datahub.datasets.services import NewFile, add_stored_version, discard, drop_duplicate
 from datahub.identity.models import User
-from datahub.pipelines import lineage_events
 from datahub.pipelines.engine import PipelineError
 from datahub.pipelines.event_data import record_run, record_run_by_id
+from datahub.pipelines.lineage import openlineage as lineage_events
 from datahub.pipelines.models import Pipeline, Run
 from datahub.pipelines.plans import fingerprint, plan_run, reusable
 from datahub.platform import isolation

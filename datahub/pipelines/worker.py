@@ -31,9 +31,9 @@ from datahub.datasets.profiles import profiler
 from datahub.datasets.usage import prune_usage
 from datahub.datasets.versions import prune_versions
 from datahub.events.retention import prune_events
-from datahub.pipelines import lineage_events
 from datahub.pipelines.event_data import record_run_by_id
 from datahub.pipelines.execute import RunStopped, execute_run
+from datahub.pipelines.lineage import openlineage as lineage_events
 from datahub.pipelines.models import Pipeline, Run
 from datahub.platform import isolation, metrics, wakeups
 from datahub.platform.database import utcnow
