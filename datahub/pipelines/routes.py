@@ -11,7 +11,7 @@ from datahub.identity.guard import authenticate, current_user
 from datahub.pipelines import previews, schemas, services
 from datahub.pipelines.models import Pipeline
 from datahub.resources.grants.routes import add_grant_routes
-from datahub.resources.views import (
+from datahub.resources.rights import (
     apply_change,
     changeable,
     changes_row,

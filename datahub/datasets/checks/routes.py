@@ -11,7 +11,7 @@ from datahub.datasets.version_routes import NOT_FOUND, changeable_version, reada
 from datahub.datasets.versions import make_current
 from datahub.identity.guard import current_user
 from datahub.platform.audit import audit
-from datahub.resources.views import changes_row, manageable, readable
+from datahub.resources.rights import changes_row, manageable, readable
 from datahub.web.openapi import BEARER, JSON_BODY_ERRORS, described, operation
 
 DATASET_NOT_FOUND = (404, "`Dataset not found`")

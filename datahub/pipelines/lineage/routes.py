@@ -8,7 +8,7 @@ from datahub.datasets import services as datasets
 from datahub.datasets import versions
 from datahub.identity.guard import authenticate, current_user
 from datahub.pipelines.lineage import schemas, services
-from datahub.resources.views import readable
+from datahub.resources.rights import readable
 from datahub.web.api import Blueprint
 from datahub.web.openapi import BEARER, operation
 
