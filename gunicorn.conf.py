@@ -109,7 +109,7 @@ def on_exit(server):
 
 
 def prepare_metrics_folder():
-    """prometheus_client's multiprocess mode (datahub/web/metrics.py): every process of this
+    """prometheus_client's multiprocess mode (datahub/platform/metrics.py): every process of this
     server writes its counts to files in PROMETHEUS_MULTIPROC_DIR, which must be set before
     prometheus_client is first imported (create_app imports it), and be empty at start.
     An operator's folder is emptied; otherwise a new temporary one, removed at exit."""

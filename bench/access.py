@@ -104,7 +104,7 @@ def insert_read_grants(grants, owner, now):
     import sqlalchemy as sa
 
     from datahub.app.extensions import db
-    from datahub.resources.grant_models import DatasetGrant
+    from datahub.resources.grants.models import DatasetGrant
 
     rows = []
     for dataset_id, principal in sorted(grants):

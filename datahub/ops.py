@@ -1,5 +1,6 @@
 """Operations: health and readiness probes, and the Prometheus metrics (request ids:
-``datahub.web.request_ids``; the counters: ``datahub.web.metrics``)."""
+``datahub.web.request_ids``; the counters: ``datahub.web.metrics`` and
+``datahub.platform.metrics``)."""
 
 import logging
 
@@ -11,8 +12,9 @@ from datahub.app.extensions import db
 from datahub.datasets.models import DatasetVersion
 from datahub.pipelines.models import Run
 from datahub.platform import fallbacks
-from datahub.web import metrics as counters
+from datahub.platform.metrics import exposition
 from datahub.web.errors import NotFound, ServiceUnavailable
+from datahub.web.metrics import allowed
 
 log = logging.getLogger("datahub.ops")
 blp = Blueprint("ops", __name__)
@@ -46,9 +48,9 @@ def readyz():
 def metrics():
     """Prometheus metrics, for clients in METRICS_ALLOWED_NETWORKS only (not in the OpenAPI
     document); anyone else gets the 404 of an unknown path."""
-    if not counters.allowed(request.remote_addr):
+    if not allowed(request.remote_addr):
         raise NotFound()
-    body, content_type = counters.exposition(database_gauges())
+    body, content_type = exposition(database_gauges())
     return Response(body, content_type=content_type, headers={"Cache-Control": "no-store"})
 
 

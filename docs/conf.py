@@ -18,7 +18,7 @@ author = "the datahub authors"
 copyright = "the datahub authors, MIT licence"
 release = version = _metadata["metadata"]["version"]
 
-extensions = ["datahub_openapi", "datahub_settings"]
+extensions = ["datahub_layout", "datahub_openapi", "datahub_settings"]
 exclude_patterns = ["_build"]
 nitpicky = True  # a :setting: or :ref: that names nothing fails the build
 highlight_language = "none"

@@ -61,7 +61,7 @@ DATABASE_INDEPENDENT = (
     "tests/pipelines/test_cast.py",
     "tests/pipelines/test_damaged_files.py",
     "tests/pipelines/test_engine.py",
-    "tests/pipelines/test_openlineage.py",
+    "tests/pipelines/lineage/test_openlineage.py",
     "tests/pipelines/test_sandbox.py",
     "tests/pipelines/test_sql_check.py",
     "tests/pipelines/test_step_validation.py",

@@ -9,6 +9,7 @@ import subprocess
 import sys
 
 from tests.e2e.conftest import ROOT
+from tests.test_layers import FEATURE_USES, LAYER_NAMES, LAYERS
 
 DOCS = ROOT / "docs"
 
@@ -69,6 +70,17 @@ def test_the_site_builds_with_warnings_as_errors(tmp_path):
     ):
         assert path in api, path
     assert "Any other status:" in api
+    # The layout page, from the layer test's tables: every layer and folder, every feature's
+    # declared uses.
+    layout = (html / "contributing/layout.html").read_text()
+    for number, (title, _) in LAYER_NAMES.items():
+        assert f"Layer {number}: {title}" in layout, title
+    for prefix in LAYERS:
+        assert prefix.replace(".", "/") in layout, prefix
+    assert all(
+        f'<code class="docutils literal notranslate"><span class="pre">{feature}' in layout
+        for feature in FEATURE_USES
+    )
     # The screenshots of the web app are in the site.
     for name in ("sign-in.png", "catalog.png", "dataset-overview.png"):
         assert (html / "_images" / name).exists(), name

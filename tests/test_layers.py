@@ -1,22 +1,10 @@
 """The package's layers point only down, and no import (lazy ones included) closes a circle.
 
-The folders are the layers (docs: contributing/layout), from the bottom:
-
-1. settings and platform: ``datahub/app/config.py``, ``config_checks.py``, ``secrets.py``,
-   ``registry.py`` (what an app keeps one of) and ``datahub/platform/`` (database, storage,
-   rate-limit storage, isolated processes, serving, the domain errors). Knows no request.
-2. web: ``datahub/web/`` (the HTTP contract: errors and their handlers, bodies, validation,
-   the smorest glue, OpenAPI parts), with the extension objects (``app/extensions.py``) and
-   the Flask subclass (``app/flask_app.py``).
-3. identity: ``datahub/identity/`` (users, tokens, sessions, the guard, LDAP and OIDC).
-4. features: ``datahub/resources/`` (what named, owned resources share), datasets,
-   collections, pipelines, quotas, ops, docs, the SPA, and users administration.
-5. auth: the login, refresh and logout routes (``identity/auth/``), on top of the users feature.
-6. the factory, start-up and the isolated processes' program (``app/factory.py``,
-   ``app/bootstrap.py``, ``app/jobs.py``, ``datahub/__init__.py``).
-
-A module's layer is the one of the longest prefix of its path in ``LAYERS``.
-Features may use one another only as ``FEATURE_USES`` lists.
+The folders are the layers. The tables below are the rules, and the layout page of the
+docs (docs/contributing/layout.rst, through docs/_ext/datahub_layout.py) is made from them:
+``LAYER_NAMES`` names and describes each layer, ``LAYERS`` maps each folder or module to
+its layer (a module's layer is the one of the longest prefix of its path there), and
+``FEATURE_USES`` says which features a feature may import.
 """
 
 import ast
@@ -26,6 +14,41 @@ import pytest
 
 PACKAGE = pathlib.Path(__file__).resolve().parents[1] / "datahub"
 
+# Each layer: its name, and what it holds.
+LAYER_NAMES = {
+    1: (
+        "settings and platform",
+        "What serves and stores, knowing no request, user or feature: the settings, what an "
+        "app keeps one of, the database, storage, rate-limit storage, isolated processes, "
+        "serving, the domain errors and their messages, the audit log and the counters of "
+        "what happens off the request path.",
+    ),
+    2: (
+        "web",
+        "The HTTP contract every endpoint shares: its errors and their handlers, bodies, "
+        "validation, the flask-smorest glue and OpenAPI parts, request ids, rate limits, the "
+        "HTTP requests' counters and the logs; with the extension objects and the Flask "
+        "subclass.",
+    ),
+    3: (
+        "identity",
+        "Users, passwords, tokens, sessions, the request guard and ``current_user``, "
+        "permissions, groups, logins (local, LDAP, OpenID Connect) and the auth cache.",
+    ),
+    4: (
+        "features",
+        "What named, owned resources share (``resources``), and the features: datasets, "
+        "collections, pipelines, events and webhooks, search, the SQL console, quotas, "
+        "operations, the docs' links, the web app, and the administration of users and "
+        "groups.",
+    ),
+    5: ("auth", "The login, refresh, logout and token routes, on top of the users feature."),
+    6: (
+        "the app",
+        "The factory, start-up, and the isolated processes' program, which assemble all the "
+        "others.",
+    ),
+}
 LAYERS = {
     "datahub.app.config": 1,
     "datahub.app.config_checks": 1,
@@ -50,17 +73,23 @@ LAYERS = {
     "datahub.identity.users": 4,
     "datahub.identity.groups": 4,
     "datahub.identity.auth": 5,
+    # On the auth blueprint (/auth/tokens), beside the login routes.
+    "datahub.identity.personal_tokens.routes": 5,
     "datahub.app": 6,
     "datahub": 6,
 }
 FEATURES = 4
 # Imports that point up on purpose, each with its reason.
 ALLOWED_UPWARD = set()
-# Which features a feature may import: collections hold datasets, pipelines read them;
-# the three share resources; quotas count datasets and runs, which check them.
+# Which features a feature may import, each with its reason.
 FEATURE_USES = {
+    # A dataset is a named, owned resource; its owner's quota is checked as it grows; its
+    # changes are events.
     "datahub.datasets": {"datahub.resources", "datahub.quotas", "datahub.events"},
+    # A collection is a resource that holds datasets.
     "datahub.collections": {"datahub.datasets", "datahub.resources"},
+    # A pipeline is a resource that reads datasets and writes one; its runs are counted
+    # against a quota and are events.
     "datahub.pipelines": {
         "datahub.datasets",
         "datahub.resources",
@@ -79,8 +108,10 @@ FEATURE_USES = {
     "datahub.query": {"datahub.datasets", "datahub.pipelines", "datahub.resources"},
     # Events are about datasets and pipelines, shown to who may read them.
     "datahub.events": {"datahub.datasets", "datahub.pipelines", "datahub.resources"},
+    # Quotas count datasets' bytes and pipelines' runs.
     "datahub.quotas": {"datahub.datasets", "datahub.pipelines"},
-    "datahub.ops": {"datahub.datasets", "datahub.pipelines"},  # the /metrics gauges
+    # The /metrics gauges read the datasets' and the runs' tables.
+    "datahub.ops": {"datahub.datasets", "datahub.pipelines"},
     # A member is a user; the commands find one by email.
     "datahub.identity.groups": {"datahub.identity.users"},
 }
@@ -132,6 +163,10 @@ def prefix_of(module):
 
 def layer_of(module):
     return LAYERS[prefix_of(module)]
+
+
+def test_every_layer_has_a_name():
+    assert sorted(LAYER_NAMES) == sorted(set(LAYERS.values()))
 
 
 def test_every_folder_and_top_module_has_a_layer():
@@ -197,14 +232,16 @@ def test_no_upward_import():
     assert upward == []
 
 
-def test_the_error_handlers_know_no_server():
-    """The server registers its body readers' errors (datahub.platform.errors.treat_as);
-    the handlers import none of it."""
-    assert not [
-        name
-        for name in graph()["datahub.web.error_handlers"]
-        if name.startswith("datahub.platform.serving")
-    ]
+# Modules that import nothing under a prefix of a lower layer, each with its reason.
+NEVER_IMPORTS = {
+    # The server registers its body readers' errors (datahub.platform.errors.treat_as).
+    ("datahub.web.error_handlers", "datahub.platform.serving"),
+}
+
+
+@pytest.mark.parametrize(("module", "prefix"), sorted(NEVER_IMPORTS))
+def test_what_a_module_never_imports(module, prefix):
+    assert not [name for name in graph()[module] if name == prefix or name.startswith(prefix + ".")]
 
 
 def test_features_use_only_the_features_they_declare():
@@ -219,17 +256,78 @@ def test_features_use_only_the_features_they_declare():
     assert crossing == []
 
 
-@pytest.mark.parametrize(
-    "module",
-    [
-        "datahub.web.errors",
-        "datahub.platform.errors",
-        "datahub.web.validation.fields",
-        "datahub.platform.database",
-    ],
-)
+# The bottom modules, each with what it may import of ours.
+BOTTOM = {
+    "datahub.web.errors": set(),
+    "datahub.platform.errors": set(),
+    "datahub.web.validation.fields": {"datahub.platform.errors"},  # ErrorMessage
+    "datahub.platform.database": set(),
+}
+
+
+@pytest.mark.parametrize("module", sorted(BOTTOM))
 def test_the_bottom_imports_nothing_of_ours(module):
-    assert graph()[module] == set()
+    assert graph()[module] == BOTTOM[module]
+
+
+# What a feature can do (its services), what it stores (its models) and what the workers
+# run import nothing of the web layer, even where their layer is above it: what they share
+# with the web (the audit log, error messages, counters) is the platform's.
+KNOWS_NO_WEB_NAMES = ("services", "models")  # a module so named, or named ``*_models``
+# The modules the workers run (pipeline runs, checks, profiles, the search values, webhook
+# deliveries), which answer no request.
+WORKER_MODULES = (
+    "datahub.pipelines.worker",
+    "datahub.pipelines.supervisor",
+    "datahub.pipelines.tasks",
+    "datahub.pipelines.execute",
+    "datahub.pipelines.lineage.openlineage",
+    "datahub.datasets.checks.auditor",
+    "datahub.datasets.profiles.profiler",
+    "datahub.search.values",
+    "datahub.events.dispatch",
+    "datahub.events.claims",
+    "datahub.events.sending",
+    "datahub.events.retention",
+)
+
+
+def knows_no_web(module):
+    last = module.rpartition(".")[2]
+    return last in KNOWS_NO_WEB_NAMES or last.endswith("_models") or module in WORKER_MODULES
+
+
+def web_imports(edges):
+    return sorted(
+        f"{module} -> {target}"
+        for module, targets in edges.items()
+        if knows_no_web(module)
+        for target in targets
+        if target == "datahub.web" or target.startswith("datahub.web.")
+    )
+
+
+def test_services_models_and_workers_import_nothing_of_the_web_layer():
+    assert web_imports(graph()) == []
+
+
+def test_the_web_rule_sees_each_kind():
+    edges = {
+        "datahub.datasets.services": {"datahub.web.audit"},
+        "datahub.events.webhooks.models": {"datahub.web"},
+        "datahub.pipelines.worker": {"datahub.web.metrics"},
+        "datahub.pipelines.routes": {"datahub.web.api"},
+        "datahub.identity.models": {"datahub.platform.audit"},
+    }
+    assert web_imports(edges) == [
+        "datahub.datasets.services -> datahub.web.audit",
+        "datahub.events.webhooks.models -> datahub.web",
+        "datahub.pipelines.worker -> datahub.web.metrics",
+    ]
+
+
+def test_the_named_modules_exist():
+    assert [name for name in WORKER_MODULES if name not in modules()] == []
 
 
 # Below the web layer nothing knows HTTP: the platform, and what features can do (their
@@ -245,12 +343,7 @@ KNOWS_NO_HTTP = (
 )
 HTTP = ("werkzeug", "datahub.web", "flask.request", "flask.abort")
 # Each with its reason.
-ALLOWED_HTTP = {
-    # The audit log records what a service did, and from which address when a request
-    # asked for it (the same call from the command line says ``via: cli``).
-    ("datahub.identity.users.services", "datahub.web.audit.audit"),
-    ("datahub.identity.groups.services", "datahub.web.audit.audit"),
-}
+ALLOWED_HTTP = set()
 
 
 def http_imports(path):

@@ -60,6 +60,20 @@ def test_the_request_context_is_an_object_with_a_dict(app):
         )
 
 
+def test_without_flask_s_request_context_the_limiter_keeps_to_its_public_api(
+    monkeypatch, base_config
+):
+    """A Flask that has no ``request_ctx``, or deprecates it (3.2): request_context is None,
+    and the fast path stays off whatever RATELIMIT_FAST_PATH says."""
+    from datahub.app.extensions import limiter
+    from datahub.web import ratelimit
+
+    monkeypatch.setattr(ratelimit, "request_context", None)
+    app = create_app({**base_config, "RATELIMIT_FAST_PATH": True})
+    assert limiter.fast_path is False
+    assert app.test_client().get("/healthz").status_code == 200
+
+
 # -- Flask-Limiter (datahub/web/ratelimit.py) -----------------------------------------------
 
 
@@ -207,6 +221,24 @@ def test_the_driver_sql_of_a_statement(dialect, positional):
         "SQLAlchemy's compiled.positional / positiontup",
         "AUTH_LOOKUP_DIRECT_CONNECTIONS",
     )
+
+
+# -- SQLAlchemy (datahub/identity/auth_cache.py) ---------------------------------------------
+
+
+def test_an_update_statement_keeps_the_columns_it_sets():
+    """The auth cache tells a personal access token's last use (which changes no kept
+    answer) from other UPDATEs by the columns in ``statement._values``. No setting: without
+    it every such UPDATE drops the token's kept answers (correct, kept less)."""
+    from datahub.identity.auth_cache import _bookkeeping_only
+    from datahub.identity.models import PersonalAccessToken
+
+    last_use = sa.update(PersonalAccessToken).values(last_used_at=sa.bindparam("minute"))
+    renamed = sa.update(PersonalAccessToken).values(name="other")
+    assert {column.key for column in last_use._values} == {"last_used_at"}, (
+        "SQLAlchemy's UpdateBase._values changed: update auth_cache._bookkeeping_only"
+    )
+    assert _bookkeeping_only(last_use) and not _bookkeeping_only(renamed)
 
 
 # -- flask-smorest and webargs (datahub/web/api.py) ----------------------------------------

@@ -1,11 +1,11 @@
-"""GET /metrics (datahub.web.metrics): request counts by URL rule, run and gauge metrics,
-and who may read them. The gunicorn side (several workers): tests/e2e/test_metrics_gunicorn.py."""
+"""GET /metrics (datahub.web.metrics, datahub.platform.metrics): request counts by URL
+rule, run and gauge metrics, and who may read them. The gunicorn side (several workers): tests/e2e/test_metrics_gunicorn.py."""
 
 import pytest
 
 from datahub import create_app
 from datahub.platform.errors import ConfigurationError
-from datahub.web.metrics import observe_run
+from datahub.platform.metrics import observe_run
 from tests.metrics_samples import label_values, samples, value
 from tests.pipelines.helpers import PEOPLE, create_pipeline, source, start
 

@@ -10,13 +10,9 @@ import marshmallow
 import pytest
 from marshmallow import ValidationError
 
+from datahub.platform.errors import ErrorMessage
 from datahub.web.validation import ByteLength, Length, OneOf, Range, Schema, fields, pydantic_errors
-from datahub.web.validation.fields import (
-    FIELD_ERRORS,
-    SCHEMA_ERRORS,
-    ErrorMessage,
-    error_messages_for,
-)
+from datahub.web.validation.fields import FIELD_ERRORS, SCHEMA_ERRORS, error_messages_for
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -195,7 +195,7 @@ class DefaultConfig:
     QUOTA_QUEUED_RUNS = 5  # runs queued or running over a user's pipelines (429)
 
     # -- Metrics and logs --------------------------------------------------------------
-    # datahub.web.metrics, datahub.web.logs.
+    # datahub.web.metrics, datahub.platform.metrics, datahub.web.logs.
 
     # Who may read ``GET /metrics``: CIDR networks of client addresses as the app sees
     # them, after PROXY_FIX_X_FOR (a JSON list or comma-separated).

@@ -152,15 +152,15 @@ def register_blueprints(app):
     from datahub.docs import blp as docs_blp
     from datahub.docs import serve_docs_with_slash
     from datahub.events.routes import blp as events_blp
-    from datahub.events.webhook_routes import blp as webhooks_blp
-    from datahub.identity.auth import token_routes  # noqa: F401 (its routes are on auth_blp)
+    from datahub.events.webhooks.routes import blp as webhooks_blp
     from datahub.identity.auth.oidc_routes import blp as oidc_blp
     from datahub.identity.auth.routes import blp as auth_blp
     from datahub.identity.groups.routes import blp as groups_blp
+    from datahub.identity.personal_tokens import routes as token_routes  # noqa: F401 (its routes are on auth_blp)
     from datahub.identity.users.directory_routes import blp as user_directory_blp
     from datahub.identity.users.routes import blp as users_blp
     from datahub.ops import blp as ops_blp
-    from datahub.pipelines.lineage_routes import blp as lineage_blp
+    from datahub.pipelines.lineage.routes import blp as lineage_blp
     from datahub.pipelines.routes import blp as pipelines_blp
     from datahub.pipelines.schemas import register_trigger_schemas
     from datahub.pipelines.steps import register_openapi_schemas
@@ -212,12 +212,14 @@ def register_commands(app):
 
 def register_request_hooks(app):
     from datahub.datasets import usage
+    from datahub.platform import audit
     from datahub.web import metrics
     from datahub.web.bodies import bound_request_body, settle_unread_body
     from datahub.web.logs import configure_logging
-    from datahub.web.request_ids import RequestIds
+    from datahub.web.request_ids import RequestIds, audit_origin
 
     app.wsgi_app = RequestIds(app.wsgi_app)
+    audit.read_origin_from(audit_origin)
     app.before_request(bound_request_body)  # first: before a byte of any body is read
     app.after_request(settle_unread_body)
     configure_logging(app)

@@ -3,9 +3,14 @@ that an upgrade shows here (``tests/test_library_shapes.py`` fails when it chang
 :func:`request_context` returns the current ``RequestContext`` through
 ``flask.globals.request_ctx``, for Flask-Limiter's per-request state
 (datahub.web.ratelimit). Off with the limiter's fast path: ``RATELIMIT_FAST_PATH``.
+On a Flask that has no ``request_ctx``, or deprecates it (Flask 3.2 merges the request
+context into the app context), :data:`request_context` is None and the limiter keeps to
+its public API, whatever the setting says.
 
 :class:`NoSessions` uses only the documented ``SessionInterface``.
 """
+
+import warnings
 
 import flask.globals
 from flask import Flask
@@ -44,11 +49,16 @@ class NoSessions(SessionInterface):
         return None
 
 
-# request_context(): the current request's RequestContext itself, not a proxy to it
-# (LocalProxy's own function, called directly: this runs twice on every request). On a
-# Flask without request_ctx this module still imports, so that the setting can turn off
-# its one user.
-try:
-    request_context = flask.globals.request_ctx._get_current_object
-except AttributeError:
-    request_context = None
+def _request_context():
+    """The current request's RequestContext itself, not a proxy to it (LocalProxy's own
+    function, called directly: this runs twice on every request); None where Flask has no
+    ``request_ctx`` or warns that it is deprecated."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)
+        try:
+            return flask.globals.request_ctx._get_current_object
+        except (AttributeError, DeprecationWarning):
+            return None
+
+
+request_context = _request_context()

@@ -6,7 +6,7 @@ from sqlalchemy.orm import Mapped, mapped_column, relationship
 from datahub.app.extensions import db
 from datahub.collections.errors import CollectionNotFound
 from datahub.platform.database import UTCDateTime, utcnow
-from datahub.resources.services import OwnedNamed
+from datahub.resources.models import OwnedNamed
 
 
 class Collection(OwnedNamed, db.Model):

@@ -7,8 +7,8 @@ from datahub.collections import schemas, services
 from datahub.collections.models import Collection
 from datahub.identity import permissions
 from datahub.identity.guard import authenticate, current_user
-from datahub.resources.grant_routes import add_grant_routes
-from datahub.resources.views import (
+from datahub.resources.grants.routes import add_grant_routes
+from datahub.resources.rights import (
     apply_change,
     changeable,
     changes_row,

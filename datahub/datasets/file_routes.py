@@ -17,7 +17,7 @@ from datahub.datasets.openapi import (
 )
 from datahub.datasets.uploads import Upload
 from datahub.identity.guard import current_user
-from datahub.resources.views import changeable, readable
+from datahub.resources.rights import changeable, readable
 from datahub.web.bodies import takes_file
 from datahub.web.openapi import BEARER, operation
 

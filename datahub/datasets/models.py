@@ -6,7 +6,7 @@ from sqlalchemy.orm import Mapped, mapped_column, relationship
 from datahub.app.extensions import db
 from datahub.datasets.errors import DatasetNotFound
 from datahub.platform.database import UTCDateTime
-from datahub.resources.services import OwnedNamed
+from datahub.resources.models import OwnedNamed
 
 
 class Dataset(OwnedNamed, db.Model):

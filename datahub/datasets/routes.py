@@ -10,8 +10,8 @@ from datahub.datasets.models import Dataset
 from datahub.datasets.profiles import services as profiles
 from datahub.identity import permissions
 from datahub.identity.guard import current_user
-from datahub.resources.grant_routes import add_grant_routes
-from datahub.resources.views import apply_change, changes_row, manageable, readable, readable_page
+from datahub.resources.grants.routes import add_grant_routes
+from datahub.resources.rights import apply_change, changes_row, manageable, readable, readable_page
 from datahub.web.openapi import BEARER, JSON_BODY_ERRORS, described, operation
 
 NOT_FOUND = (404, "`Dataset not found`")

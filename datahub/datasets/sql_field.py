@@ -5,8 +5,8 @@ datasets by name (the SQL console's)."""
 from marshmallow import ValidationError
 
 from datahub.datasets.sql_check import check_console_select, check_select
+from datahub.platform.errors import ErrorMessage
 from datahub.web.validation import fields
-from datahub.web.validation.fields import ErrorMessage
 
 
 class SqlQuery(fields.String):

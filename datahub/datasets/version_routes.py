@@ -15,7 +15,7 @@ from datahub.datasets.openapi import (
 )
 from datahub.identity import permissions
 from datahub.identity.guard import current_user
-from datahub.resources.views import changeable, manageable, readable
+from datahub.resources.rights import changeable, manageable, readable
 from datahub.web.listing import ListArgsSchema, paginate
 from datahub.web.openapi import BEARER, JSON_BODY_ERRORS, described, operation
 

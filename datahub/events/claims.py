@@ -20,8 +20,8 @@ from datahub.app.extensions import db
 from datahub.events.models import Event
 from datahub.events.sending import Message, signed_headers
 from datahub.events.services import readable_events
-from datahub.events.webhook_models import Webhook, WebhookDelivery
-from datahub.events.webhooks import PING
+from datahub.events.webhooks.models import Webhook, WebhookDelivery
+from datahub.events.webhooks.services import PING
 from datahub.identity.models import User
 from datahub.platform.database import utcnow
 

@@ -33,7 +33,7 @@ from datahub.events.claims import (
 from datahub.events.models import Event
 from datahub.events.sending import send
 from datahub.events.services import cloud_event
-from datahub.events.webhook_models import EventCursor, Webhook, WebhookDelivery
+from datahub.events.webhooks.models import EventCursor, Webhook, WebhookDelivery
 from datahub.identity.models import User
 from datahub.platform.database import utcnow
 

@@ -1,22 +1,6 @@
-"""The events feature's errors."""
+"""The events feature's errors (the webhooks' are datahub.events.webhooks.errors)."""
 
-from datahub.platform.errors import InvalidValues, NotFound, Throttled
-from datahub.web.validation.fields import ErrorMessage
-
-
-class WebhookNotFound(NotFound):
-    message = "Webhook not found"
-
-
-class DeliveryNotFound(NotFound):
-    message = "Delivery not found"
-
-
-class WebhookUrlRefused(InvalidValues):
-    """A 422 at ``url``: why no delivery may go there (docs: Events, "Webhook addresses")."""
-
-    def __init__(self, reason):
-        super().__init__({"url": [ErrorMessage(f"URL {reason}", "value_error.url.refused")]})
+from datahub.platform.errors import Throttled
 
 
 class TooManyStreams(Throttled):
@@ -25,14 +9,3 @@ class TooManyStreams(Throttled):
 
     message = "Too many open event streams"
     retry_after = 5
-
-
-class TooManyQueuedRequests(Throttled):
-    """429: the owner's pings and redeliveries not yet tried are as many as they may be
-    (``WEBHOOK_QUEUED_REQUESTS``); ``retry_after``: about when one has been tried."""
-
-    message = "Too many queued pings and redeliveries"
-
-    def __init__(self, retry_after):
-        super().__init__()
-        self.retry_after = retry_after

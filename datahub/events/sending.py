@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from standardwebhooks.webhooks import Webhook as Signer
 
-from datahub.events.webhook_urls import UrlRefused, resolve
+from datahub.events.webhooks.urls import UrlRefused, resolve
 
 USER_AGENT = "datahub-webhooks/1"
 

@@ -6,7 +6,7 @@ import sqlalchemy as sa
 from datahub.app.extensions import db
 from datahub.identity.errors import AccountExistsWithOtherProvider
 from datahub.identity.models import User, normalise_email
-from datahub.web.audit import audit
+from datahub.platform.audit import audit
 
 
 def _find(email):

@@ -7,7 +7,7 @@ import sqlalchemy as sa
 
 from datahub.app.extensions import db
 from datahub.identity.group_models import Group, GroupMember, group_name_key
-from datahub.web.audit import audit
+from datahub.platform.audit import audit
 
 MAX_NAME_LENGTH = 255  # no group has a longer name
 

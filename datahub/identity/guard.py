@@ -24,11 +24,12 @@ from werkzeug.local import LocalProxy
 
 from datahub.app.extensions import db
 from datahub.app.registry import per_app
-from datahub.identity import auth_cache, personal_tokens, tokens
+from datahub.identity import auth_cache, tokens
 from datahub.identity.errors import InvalidToken, NotAuthenticated, TokenExpired, TokenRevoked
 from datahub.identity.fifo_cache import FifoCache
 from datahub.identity.models import AuthSession, RevokedAccessToken, User
-from datahub.identity.personal_tokens import PREFIX as PAT_PREFIX
+from datahub.identity.personal_tokens import services as personal_tokens
+from datahub.identity.personal_tokens.services import PREFIX as PAT_PREFIX
 from datahub.platform.database import LookupConnections, driver_sql
 
 KEPT = 4096  # Principals kept per worker

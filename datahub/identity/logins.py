@@ -16,8 +16,8 @@ from datahub.identity.errors import (
 from datahub.identity.group_sync import sync_groups
 from datahub.identity.models import User, normalise_email
 from datahub.identity.passwords import check_password
-from datahub.web.audit import audit
-from datahub.web.metrics import count_login
+from datahub.platform.audit import audit
+from datahub.platform.metrics import count_login
 
 _UNAVAILABLE = frozenset({"directory_unavailable", "provider_unavailable"})
 

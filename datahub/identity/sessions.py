@@ -28,8 +28,8 @@ from datahub.app.extensions import db
 from datahub.identity import tokens
 from datahub.identity.errors import InvalidToken, TokenExpired, TokenRevoked
 from datahub.identity.models import AuthSession, RefreshToken, RevokedAccessToken
+from datahub.platform.audit import audit
 from datahub.platform.database import utcnow
-from datahub.web.audit import audit
 from datahub.web.validation import without_control_characters
 
 

@@ -43,7 +43,7 @@ class AccessClaims:
     not_before: float
     expires_at: float
 
-    is_personal_token = False  # see datahub.identity.personal_tokens.PersonalTokenClaims
+    is_personal_token = False  # see datahub.identity.personal_tokens.services.PersonalTokenClaims
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,7 +1,6 @@
 """The pipelines feature's errors."""
 
-from datahub.platform.errors import Conflict, InvalidValues, NotFound, Unprocessable
-from datahub.web.validation.fields import ErrorMessage
+from datahub.platform.errors import Conflict, ErrorMessage, InvalidValues, NotFound, Unprocessable
 
 
 class PipelineNotFound(NotFound):

@@ -28,9 +28,9 @@ from datahub.datasets.event_data import record_dataset
 from datahub.datasets.models import Dataset, DatasetVersion, VersionRead
 from datahub.datasets.services import NewFile, add_stored_version, discard, drop_duplicate
 from datahub.identity.models import User
-from datahub.pipelines import lineage_events
 from datahub.pipelines.engine import PipelineError
 from datahub.pipelines.event_data import record_run, record_run_by_id
+from datahub.pipelines.lineage import openlineage as lineage_events
 from datahub.pipelines.models import Pipeline, Run
 from datahub.pipelines.plans import fingerprint, plan_run, reusable
 from datahub.platform import isolation
@@ -38,7 +38,7 @@ from datahub.platform.database import utcnow
 from datahub.platform.errors import InsufficientStorage, StorageUnavailable
 from datahub.platform.storage import get_storage
 from datahub.resources import access
-from datahub.resources.services import name_key
+from datahub.resources.services import add_named, name_key
 
 log = logging.getLogger("datahub.pipelines.execute")
 
@@ -350,19 +350,14 @@ def _output_dataset(run, plan):
     if dataset is None:
         with _quota_errors():
             quotas.check_datasets(plan.owner_id)
-        dataset = Dataset(
-            name=output_name,
-            name_key=name_key(output_name),
-            description=f"Output of pipeline {plan.pipeline_name}",
-            owner_id=plan.owner_id,
+        values = {
+            "name": output_name,
+            "description": f"Output of pipeline {plan.pipeline_name}",
             # Derived data is never wider than its sources (docs/guides/access.rst).
-            visibility="private"
-            if plan.private_inputs
-            else current_app.config["DEFAULT_VISIBILITY"],
-            created_at=utcnow(),
-        )
-        dataset.tags = []
-        db.session.add(dataset)
+            "visibility": "private" if plan.private_inputs else None,
+            "tags": [],
+        }
+        dataset = add_named(Dataset, plan.owner_id, values, ("description", "tags"))
         db.session.flush()
         record_dataset("datahub.dataset.created", dataset)
     elif dataset.owner_id != plan.owner_id:

@@ -6,7 +6,7 @@ from sqlalchemy.orm import Mapped, mapped_column, relationship
 from datahub.app.extensions import db
 from datahub.pipelines.errors import PipelineNotFound
 from datahub.platform.database import UTCDateTime, utcnow
-from datahub.resources.services import OwnedNamed
+from datahub.resources.models import OwnedNamed
 
 ACTIVE_STATUSES = ("queued", "running")
 STATUSES = ("queued", "running", "succeeded", "failed", "cancelled")

@@ -10,8 +10,8 @@ from datahub.identity import permissions
 from datahub.identity.guard import authenticate, current_user
 from datahub.pipelines import previews, schemas, services
 from datahub.pipelines.models import Pipeline
-from datahub.resources.grant_routes import add_grant_routes
-from datahub.resources.views import (
+from datahub.resources.grants.routes import add_grant_routes
+from datahub.resources.rights import (
     apply_change,
     changeable,
     changes_row,

@@ -4,6 +4,7 @@ schema by ``op`` so each error keeps its place (``["body", "steps", 0, "value"]`
 from marshmallow import ValidationError, validate
 
 from datahub.datasets.sql_field import SqlQuery
+from datahub.platform.errors import ErrorMessage
 from datahub.web.validation import (
     MAX_LENGTH,
     NO_NUL_PATTERN,
@@ -15,7 +16,6 @@ from datahub.web.validation import (
     StrictBoolean,
     fields,
 )
-from datahub.web.validation.fields import ErrorMessage
 
 # Column names and values are any text; NUL is refused in every JSON string.
 ANY_TEXT = {"pattern": NO_NUL_PATTERN}

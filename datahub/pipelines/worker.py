@@ -31,14 +31,13 @@ from datahub.datasets.profiles import profiler
 from datahub.datasets.usage import prune_usage
 from datahub.datasets.versions import prune_versions
 from datahub.events.retention import prune_events
-from datahub.pipelines import lineage_events
 from datahub.pipelines.event_data import record_run_by_id
 from datahub.pipelines.execute import RunStopped, execute_run
+from datahub.pipelines.lineage import openlineage as lineage_events
 from datahub.pipelines.models import Pipeline, Run
-from datahub.platform import isolation, wakeups
+from datahub.platform import isolation, metrics, wakeups
 from datahub.platform.database import utcnow
 from datahub.search import values
-from datahub.web import metrics
 
 log = logging.getLogger("datahub.pipelines.worker")
 

@@ -1,0 +1,1 @@
+"""The platform: what serves and stores, knowing no request, user or feature."""

@@ -75,9 +75,27 @@ class Unprocessable(DomainError):
     message = "Unprocessable content"
 
 
+class ErrorMessage(str):
+    """pydantic's ``msg`` (the text) and ``type``. A ``str``, so marshmallow keeps it whole
+    in ``error_messages``, through ``ValidationError`` and in its error dicts;
+    :meth:`format` (which marshmallow and its validators call) keeps the ``type``."""
+
+    def __new__(cls, msg, type_):
+        message = super().__new__(cls, msg)
+        message.type = type_
+        return message
+
+    def __getnewargs__(self):  # copy.deepcopy: schemas copy their declared fields
+        return str(self), self.type
+
+    def format(self, *args, **kwargs):
+        return ErrorMessage(str.format(self, *args, **kwargs), self.type)
+
+
 class InvalidValues(DomainError):
     """Values given that cannot be used, as marshmallow reports them: ``messages`` maps
-    each field (nested for nested fields and list positions) to its messages."""
+    each field (nested for nested fields and list positions) to its messages
+    (:class:`ErrorMessage` s)."""
 
     message = "Validation error"
 

@@ -20,7 +20,7 @@ import sqlalchemy as sa
 from datahub.app.extensions import db
 from datahub.identity.group_models import GroupMember
 from datahub.identity.permissions import READ_ROLES
-from datahub.resources.grant_models import GRANT_MODELS
+from datahub.resources.grants.models import GRANT_MODELS
 from datahub.web.listing import kept_count, kept_count_query
 
 VISIBILITIES = ("private", "internal")

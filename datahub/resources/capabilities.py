@@ -9,7 +9,7 @@ is known at once (:func:`know_page`): its grants are read in one query, not one 
 from flask import g
 
 from datahub.identity.guard import current_claims, current_user
-from datahub.identity.personal_tokens import allows_changes
+from datahub.identity.personal_tokens.services import allows_changes
 from datahub.resources import access
 
 

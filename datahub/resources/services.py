@@ -4,42 +4,11 @@ filters, and how they are created and changed."""
 
 import sqlalchemy as sa
 from flask import current_app, g, has_request_context
-from sqlalchemy.orm import Mapped, declared_attr, mapped_column
 
 from datahub.app.extensions import db
-from datahub.platform.database import UTCDateTime, contains_pattern, utcnow, valid_id
+from datahub.platform.database import contains_pattern, utcnow, valid_id
 from datahub.platform.errors import NameTaken
 from datahub.resources.access import as_if_unreadable, filter_readable
-
-
-class OwnedNamed:
-    """The columns of a named, owned, timestamped resource."""
-
-    id: Mapped[int] = mapped_column(sa.Integer, primary_key=True)
-    name: Mapped[str] = mapped_column(sa.String(255))
-    # ``name_key(name)``; lower() can lengthen a few characters (İ → i̇), hence 510.
-    name_key: Mapped[str] = mapped_column(sa.String(510), unique=True)
-    description: Mapped[str] = mapped_column(sa.Text, default="")
-    owner_id: Mapped[str] = mapped_column(sa.ForeignKey("users.id", ondelete="RESTRICT"))
-    # "private" (owner, grantees, admins) or "internal" (every active user):
-    # datahub.resources.access, docs/guides/access.rst.
-    # (No Python default: rows inserted without one take the database's.)
-    visibility: Mapped[str] = mapped_column(sa.String(16), server_default="internal")
-    created_at: Mapped[object] = mapped_column(UTCDateTime, default=utcnow)
-    updated_at: Mapped[object] = mapped_column(UTCDateTime, default=utcnow)
-
-    @declared_attr.directive
-    def __table_args__(cls):
-        # Pages are ordered by id: (owner_id, id) serves ``?owner=`` pages without a sort.
-        # Ids are never given again once deleted, on SQLite too (AUTOINCREMENT: migration
-        # 0008; PostgreSQL's sequences never reuse one).
-        return (
-            sa.Index(f"ix_{cls.__tablename__}_owner_id_id", "owner_id", "id"),
-            # ``?sort=created_at`` and ``updated_at`` pages (``ordered``), either way.
-            sa.Index(f"ix_{cls.__tablename__}_created_at_id", "created_at", "id"),
-            sa.Index(f"ix_{cls.__tablename__}_updated_at_id", "updated_at", "id"),
-            {"sqlite_autoincrement": True},
-        )
 
 
 def name_key(name):
@@ -137,20 +106,28 @@ def create_named(model, owner, values, fields, check=None, otherwise=None, recor
     refuse_taken_name(model, values["name"])
     if check is not None:
         check(values)
+    row = add_named(model, owner.id, values, fields)
+    if record is not None:
+        record(row)
+    commit_named(model, row.name, otherwise=otherwise)
+    return row
+
+
+def add_named(model, owner_id, values, fields):
+    """A new ``model`` row as :func:`create_named` makes it, added to the session in the
+    caller's transaction, which commits it (a run's output dataset, with the run's
+    version): the name is not checked first, the unique index has the last word."""
     now = utcnow()
     row = model(
         name=values["name"],
         name_key=name_key(values["name"]),
-        owner_id=owner.id,
+        owner_id=owner_id,
         visibility=values.get("visibility") or current_app.config["DEFAULT_VISIBILITY"],
         created_at=now,
         updated_at=now,
     )
     _set_fields(row, values, fields)
     db.session.add(row)
-    if record is not None:
-        record(row)
-    commit_named(model, row.name, otherwise=otherwise)
     return row
 
 

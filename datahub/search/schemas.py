@@ -3,12 +3,12 @@
 from marshmallow import post_load, validate
 
 from datahub.datasets.tabular import FORMATS
+from datahub.platform.errors import ErrorMessage
 from datahub.resources.schemas import visibility_field
 from datahub.search.models import KINDS
 from datahub.search.query import MAX_QUERY_CHARS
 from datahub.web.listing import ListArgsSchema
 from datahub.web.validation import Length, OneOf, Range, Schema, fields, label_field
-from datahub.web.validation.fields import ErrorMessage
 
 SORTS = ("relevance", "-updated_at", "name", "popular")
 MAX_SUGGEST_CHARS = 100

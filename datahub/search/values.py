@@ -22,10 +22,9 @@ import sqlalchemy as sa
 from datahub.app.extensions import db
 from datahub.datasets.models import Dataset
 from datahub.datasets.stored_jobs import Every, FileMissing, own_pool, quietly, run_stored_job
-from datahub.platform import isolation
+from datahub.platform import isolation, metrics
 from datahub.platform.errors import InsufficientStorage, StorageUnavailable
 from datahub.search.models import SearchDocument
-from datahub.web import metrics
 
 log = logging.getLogger("datahub.search.values")
 

@@ -1,0 +1,1 @@
+"""The web layer: the HTTP contract every endpoint shares."""

@@ -85,7 +85,7 @@ def json_handler():
 def configure_logging(app):
     """Apply ``LOG_FORMAT`` to the ``datahub`` loggers (and to the root logger, when nothing
     else configured it). Undone by a text-mode app built later in the same process."""
-    from datahub.web.audit import configure_audit_log
+    from datahub.platform.audit import configure_audit_log
 
     json_lines = app.config["LOG_FORMAT"] == "json"
     service, root = logging.getLogger("datahub"), logging.getLogger()

@@ -32,7 +32,7 @@ from flask import request
 import datahub.platform.ratelimit_store  # noqa: F401  (registers the sqlite:/// rate-limit storage)
 from datahub.app.flask_app import request_context
 from datahub.platform import fallbacks
-from datahub.web.audit import audit
+from datahub.platform.audit import audit
 
 log = logging.getLogger(__name__)
 
@@ -70,7 +70,8 @@ class Limiter(flask_limiter.Limiter):
     _store_lost = False
 
     def init_app(self, app):
-        self.fast_path = bool(app.config["RATELIMIT_FAST_PATH"])
+        # Without Flask's request context (datahub.app.flask_app): public API only.
+        self.fast_path = bool(app.config["RATELIMIT_FAST_PATH"]) and request_context is not None
         self.store_recheck_seconds = float(app.config["RATELIMIT_STORE_RECHECK_SECONDS"])
         if self.apps_bound:
             self.enabled = True

@@ -20,6 +20,14 @@ def current_request_id():
     return request.environ.get(REQUEST_ID_KEY) if has_request_context() else None
 
 
+def audit_origin():
+    """Where an audit event comes from (datahub.platform.audit): the client's address and
+    this request's id; None outside a request."""
+    if not has_request_context():
+        return None
+    return {"client_address": request.remote_addr, "request_id": current_request_id()}
+
+
 class RequestIds:
     """WSGI middleware: every request gets an id, the client's ``X-Request-ID`` when it is
     well-formed (nginx passes its own) or a new one, for the logs and the audit log; every

@@ -12,7 +12,7 @@ import sqlalchemy as sa
 
 from datahub.app.extensions import db
 from datahub.events import dispatch
-from datahub.events.webhook_models import Webhook
+from datahub.events.webhooks.models import Webhook
 from datahub.pipelines import triggers
 from datahub.pipelines.models import Run
 from tests import processes

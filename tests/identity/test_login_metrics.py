@@ -1,4 +1,4 @@
-"""datahub_logins_total{provider,result} (datahub.web.metrics) for local, LDAP (a real slapd)
+"""datahub_logins_total{provider,result} (datahub.platform.metrics) for local, LDAP (a real slapd)
 and OpenID Connect (a real provider process) logins, read from GET /metrics."""
 
 import pytest

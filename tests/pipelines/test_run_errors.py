@@ -8,7 +8,7 @@ import json
 import pytest
 
 from tests.pipelines.helpers import PIPELINES, create_pipeline, run_now, source
-from tests.pipelines.test_openlineage import receiver  # noqa: F401  (a fixture)
+from tests.pipelines.lineage.test_openlineage import receiver  # noqa: F401  (a fixture)
 
 SECRET = "SECRET-7f3a9"
 TEXT = f'secret,pattern,doc\r\n{SECRET},{SECRET}(,"{{{SECRET}"\r\n'

@@ -10,8 +10,8 @@ from datahub.datasets.checks import schemas, services
 from datahub.datasets.version_routes import NOT_FOUND, changeable_version, readable_version
 from datahub.datasets.versions import make_current
 from datahub.identity.guard import current_user
-from datahub.resources.views import changes_row, manageable, readable
-from datahub.web.audit import audit
+from datahub.platform.audit import audit
+from datahub.resources.rights import changes_row, manageable, readable
 from datahub.web.openapi import BEARER, JSON_BODY_ERRORS, described, operation
 
 DATASET_NOT_FOUND = (404, "`Dataset not found`")

@@ -5,6 +5,7 @@ import re
 from marshmallow import ValidationError, validates_schema
 
 from datahub.datasets.sql_field import SqlQuery
+from datahub.platform.errors import ErrorMessage
 from datahub.web.validation import (
     NO_NUL_PATTERN,
     ChosenBy,
@@ -15,7 +16,6 @@ from datahub.web.validation import (
     fields,
     label_field,
 )
-from datahub.web.validation.fields import ErrorMessage
 
 MAX_CHECKS = 100
 MAX_NAME = 255

@@ -1,7 +1,6 @@
 """What describing columns is refused for."""
 
-from datahub.platform.errors import InvalidValues
-from datahub.web.validation.fields import ErrorMessage
+from datahub.platform.errors import ErrorMessage, InvalidValues
 
 
 class UnknownColumns(InvalidValues):

@@ -9,7 +9,7 @@ from datahub.datasets.blueprint import blp
 from datahub.datasets.columns import schemas
 from datahub.datasets.columns import services as columns
 from datahub.datasets.openapi import PREVIEW_UNPROCESSABLE, STORAGE_UNAVAILABLE
-from datahub.resources.views import changes_row, readable
+from datahub.resources.rights import changes_row, readable
 from datahub.web.openapi import BEARER, JSON_BODY_ERRORS, described, operation
 
 NOT_FOUND = (404, "`Dataset not found`")

@@ -21,10 +21,9 @@ from datahub.app.extensions import db
 from datahub.datasets.models import DatasetVersion
 from datahub.datasets.profiles.models import ContentProfile
 from datahub.datasets.stored_jobs import Every, FileMissing, own_pool, quietly, run_stored_job
-from datahub.platform import isolation
+from datahub.platform import isolation, metrics
 from datahub.platform.database import utcnow
 from datahub.platform.errors import InsufficientStorage, StorageUnavailable
-from datahub.web import metrics
 
 log = logging.getLogger("datahub.profiles")
 

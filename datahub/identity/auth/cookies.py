@@ -5,7 +5,7 @@ from flask import after_this_request, current_app
 
 from datahub.app.extensions import db
 from datahub.identity import sessions
-from datahub.web.audit import audit
+from datahub.platform.audit import audit
 
 NO_STORE = {"Cache-Control": "no-store", "Pragma": "no-cache"}
 

@@ -6,8 +6,8 @@ from datahub.app.extensions import client_address, limiter
 from datahub.identity import ldap
 from datahub.identity.guard import current_claims
 from datahub.identity.models import normalise_email
+from datahub.platform.metrics import count_login
 from datahub.web.bodies import json_body
-from datahub.web.metrics import count_login
 
 
 def _login_email():

@@ -29,13 +29,13 @@ from datahub.identity.guard import (
     session_required,
 )
 from datahub.identity.models import AuthSession
-from datahub.identity.personal_tokens import PREFIX as PAT_PREFIX
+from datahub.identity.personal_tokens.services import PREFIX as PAT_PREFIX
 from datahub.identity.token_loaders import verified_refresh
 from datahub.identity.users import services as user_services
 from datahub.identity.users.schemas import UserSchema
+from datahub.platform.audit import audit
 from datahub.platform.database import utcnow
 from datahub.web.api import Blueprint
-from datahub.web.audit import audit
 from datahub.web.errors import Forbidden
 from datahub.web.openapi import (
     BEARER,

@@ -9,9 +9,9 @@ from datahub.identity.groups.errors import GroupNotFound, MembersKeptBySource
 from datahub.identity.groups.schemas import GroupCreateSchema
 from datahub.identity.models import User
 from datahub.identity.users.errors import UserNotFound
+from datahub.platform.audit import audit
 from datahub.platform.database import contains_pattern, valid_id
 from datahub.platform.errors import InvalidValues, NameTaken
-from datahub.web.audit import audit
 
 
 def _load(schema, data):

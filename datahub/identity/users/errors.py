@@ -1,7 +1,6 @@
 """The users feature's errors (domain errors, which know no HTTP)."""
 
-from datahub.platform.errors import Conflict, InvalidValues, NameTaken, NotFound
-from datahub.web.validation.fields import ErrorMessage
+from datahub.platform.errors import Conflict, ErrorMessage, InvalidValues, NameTaken, NotFound
 
 
 class UserNotFound(NotFound):

@@ -3,11 +3,12 @@
 from flask import url_for
 from flask.views import MethodView
 
-from datahub.identity import permissions, personal_tokens
+from datahub.identity import permissions
 from datahub.identity.guard import authenticate, current_user, require_session
+from datahub.identity.personal_tokens import services as personal_tokens
+from datahub.identity.personal_tokens.schemas import PersonalTokenPageSchema
 from datahub.identity.users import services
 from datahub.identity.users.schemas import NewUserSchema, UserSchema, UserUpdateSchema
-from datahub.identity.users.token_schemas import PersonalTokenPageSchema
 from datahub.web.api import Blueprint
 from datahub.web.listing import ListArgsSchema, page_schema, paginate
 from datahub.web.openapi import BEARER, JSON_BODY_ERRORS, operation

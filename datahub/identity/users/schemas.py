@@ -4,6 +4,7 @@ from marshmallow import ValidationError, post_load, pre_load
 
 from datahub.identity.models import PROVIDERS, ROLES, normalise_email
 from datahub.identity.passwords import MAX_PASSWORD_BYTES, MIN_PASSWORD_BYTES
+from datahub.platform.errors import ErrorMessage
 from datahub.web.listing import MAX_OFFSET
 from datahub.web.openapi import named_enum
 from datahub.web.validation import (
@@ -17,7 +18,6 @@ from datahub.web.validation import (
     fields,
     label_field,
 )
-from datahub.web.validation.fields import ErrorMessage
 
 ROLE = named_enum(
     "Role",

@@ -7,7 +7,7 @@ from datahub.app.extensions import db
 from datahub.identity.errors import PasswordManagedByProvider
 from datahub.identity.models import User, normalise_email
 from datahub.identity.passwords import check_password, hash_password
-from datahub.identity.personal_tokens import revoke_all_tokens
+from datahub.identity.personal_tokens.services import revoke_all_tokens
 from datahub.identity.sessions import end_all_sessions
 from datahub.identity.users.errors import (
     EmailAlreadyExists,
@@ -17,9 +17,9 @@ from datahub.identity.users.errors import (
     UserOwnsResources,
 )
 from datahub.identity.users.schemas import NewUserSchema, PasswordSchema
+from datahub.platform.audit import audit
 from datahub.platform.database import contains_pattern
 from datahub.platform.errors import InvalidValues
-from datahub.web.audit import audit
 
 
 def _keep_an_admin(user):

@@ -1,6 +1,6 @@
 """Marshmallow → pydantic-v1 error shape (DESIGN.md "Errors"): the base :class:`Schema`,
 the validators, and :func:`pydantic_errors`. Every message is an
-:class:`~datahub.web.validation.fields.ErrorMessage` carrying pydantic's ``msg`` and ``type``, so the
+:class:`~datahub.platform.errors.ErrorMessage` carrying pydantic's ``msg`` and ``type``, so the
 mapping reads which error it is and never parses marshmallow's English."""
 
 import re
@@ -8,14 +8,9 @@ import re
 import marshmallow
 from marshmallow import ValidationError, validate
 
+from datahub.platform.errors import ErrorMessage
 from datahub.web.validation import fields
-from datahub.web.validation.fields import (
-    NOT_A_DICT,
-    NOT_A_STRING,
-    REQUIRED,
-    SCHEMA_ERRORS,
-    ErrorMessage,
-)
+from datahub.web.validation.fields import NOT_A_DICT, NOT_A_STRING, REQUIRED, SCHEMA_ERRORS
 
 # webargs location → the first element of ``loc``.
 LOCATIONS = {

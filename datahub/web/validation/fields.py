@@ -1,5 +1,5 @@
 """marshmallow's fields, with every error message replaced by pydantic v1's (DESIGN.md
-"Errors"): an :class:`ErrorMessage` is pydantic's ``msg`` and carries its ``type``, so the
+"Errors"): an ``ErrorMessage`` (datahub.platform.errors) is pydantic's ``msg`` and carries its ``type``, so the
 422 mapping reads which error it is instead of parsing marshmallow's English.
 
 ``FIELD_ERRORS`` is keyed on marshmallow's identity for an error: the field class and the
@@ -9,23 +9,7 @@ fields from here (``from datahub import fields``), never from marshmallow.
 
 from marshmallow import fields as ma_fields
 
-
-class ErrorMessage(str):
-    """pydantic's ``msg`` (the text) and ``type``. A ``str``, so marshmallow keeps it whole
-    in ``error_messages``, through ``ValidationError`` and in its error dicts;
-    :meth:`format` (which marshmallow and its validators call) keeps the ``type``."""
-
-    def __new__(cls, msg, type_):
-        message = super().__new__(cls, msg)
-        message.type = type_
-        return message
-
-    def __getnewargs__(self):  # copy.deepcopy: schemas copy their declared fields
-        return str(self), self.type
-
-    def format(self, *args, **kwargs):
-        return ErrorMessage(str.format(self, *args, **kwargs), self.type)
-
+from datahub.platform.errors import ErrorMessage
 
 REQUIRED = ErrorMessage("field required", "value_error.missing")
 NOT_NULL = ErrorMessage("none is not an allowed value", "type_error.none.not_allowed")
@@ -67,11 +51,10 @@ FIELD_ERRORS = {
     ma_fields.Email: {
         "invalid": ErrorMessage("value is not a valid email address", "value_error.email")
     },
-    ma_fields._TemporalField: {
-        "invalid": DATETIME,
-        "invalid_awareness": DATETIME,
-        "format": DATETIME,
-    },
+    # Each of marshmallow's public date and time fields (their common base is private).
+    ma_fields.DateTime: {"invalid": DATETIME, "invalid_awareness": DATETIME, "format": DATETIME},
+    ma_fields.Date: {"invalid": DATETIME, "invalid_awareness": DATETIME, "format": DATETIME},
+    ma_fields.Time: {"invalid": DATETIME, "invalid_awareness": DATETIME, "format": DATETIME},
     ma_fields.Nested: {"type": NOT_A_DICT},
 }
 

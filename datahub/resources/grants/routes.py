@@ -8,8 +8,9 @@ from flask.views import MethodView
 
 from datahub.identity import permissions
 from datahub.identity.guard import current_user
-from datahub.resources import grants, schemas
-from datahub.resources.views import manageable
+from datahub.resources.grants import schemas
+from datahub.resources.grants import services as grants
+from datahub.resources.rights import manageable
 from datahub.web.listing import paginate
 from datahub.web.openapi import BEARER, JSON_BODY_ERRORS, described, operation
 

@@ -1,6 +1,6 @@
-"""What the views of named, owned resources (datasets, collections, pipelines) share: the
-caller's rights on a row (datahub.resources.access), and a change checked before its
-body is read. Each feature's ``routes.py`` states its own endpoints and calls these by
+"""The caller's rights on a named, owned resource's row (a dataset, collection or
+pipeline), as their views check them (datahub.resources.access): readable, changeable,
+manageable, and a change checked before its body is read. Each feature's ``routes.py`` states its own endpoints and calls these by
 name.
 
 What the caller may not read is the row's own 404 (``Dataset not found``...): its
@@ -13,7 +13,7 @@ from datahub.identity import permissions
 from datahub.identity.guard import current_user
 from datahub.resources import access
 from datahub.resources.capabilities import know_page
-from datahub.resources.grants import note_visibility
+from datahub.resources.grants.services import note_visibility
 from datahub.web.errors import Forbidden
 from datahub.web.listing import paginate
 

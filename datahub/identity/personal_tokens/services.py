@@ -23,10 +23,10 @@ import sqlalchemy as sa
 
 from datahub.app.extensions import db
 from datahub.identity.models import PersonalAccessToken, User
+from datahub.identity.personal_tokens.errors import TokenNotFound
+from datahub.platform.audit import audit
 from datahub.platform.database import utcnow
-from datahub.platform.errors import NotFound
-from datahub.web.audit import audit
-from datahub.web.errors import Forbidden
+from datahub.platform.errors import Refused
 
 PREFIX = "dhp_"
 READ, WRITE = "read", "write"
@@ -36,10 +36,6 @@ READ_METHODS = frozenset({"GET", "HEAD"})  # a read token: GET and HEAD only...
 # store nothing.
 READ_ONLY_POSTS = frozenset({"pipelines.PipelinePreview", "query.Query"})
 log = logging.getLogger(__name__)
-
-
-class TokenNotFound(NotFound):
-    message = "Token not found"
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +58,7 @@ def hash_token(text):
 def require_session(claims):
     """403 unless the request came with a login's access token (not a personal one)."""
     if claims.is_personal_token:
-        raise Forbidden()
+        raise Refused()
 
 
 def check_scope(claims, method, endpoint=None):
@@ -72,7 +68,7 @@ def check_scope(claims, method, endpoint=None):
         return
     if method == "POST" and endpoint in READ_ONLY_POSTS:
         return
-    raise Forbidden()
+    raise Refused()
 
 
 def allows_changes(claims):

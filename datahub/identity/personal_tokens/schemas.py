@@ -2,10 +2,10 @@
 
 from marshmallow import ValidationError, post_load, validate
 
-from datahub.identity.personal_tokens import READ, WRITE
+from datahub.identity.personal_tokens.services import READ, WRITE
+from datahub.platform.errors import ErrorMessage
 from datahub.web.listing import page_schema
 from datahub.web.validation import OneOf, Range, Schema, fields, name_field, strip_name
-from datahub.web.validation.fields import ErrorMessage
 
 MAX_DAYS = 365
 SCOPES_DESCRIPTION = (

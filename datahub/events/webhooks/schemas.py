@@ -3,7 +3,7 @@
 
 from datahub.events.outbox import TYPES
 from datahub.events.schemas import EVENT_TYPE
-from datahub.events.webhook_models import DELIVERY_STATUSES
+from datahub.events.webhooks.models import DELIVERY_STATUSES
 from datahub.platform.database import MAX_ID
 from datahub.web.listing import page_schema
 from datahub.web.validation import Length, OneOf, Range, Schema, StrictBoolean, fields, label_field

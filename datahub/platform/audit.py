@@ -1,29 +1,41 @@
-"""The audit log: one JSON object per line on the ``datahub.web.audit`` logger.
+"""The audit log: one JSON object per line on the ``datahub.audit`` logger.
 
 Events carry who (user id, email), from where (client address, request id) and what
 happened. Never a password, a token or a token's jti: a log reader must not be able to
 replay a session from it.
+
+Where an event comes from is the web layer's to say, as it knows the request: it names a
+function with :func:`read_origin_from` (datahub.web.request_ids.audit_origin, which gives
+the client's address and the request id during a request). Until it does, and whenever
+that function answers None, an event comes ``via: cli``.
 """
 
 import json
 import logging
 import sys
 
-from flask import has_request_context, request
-
 from datahub.platform.database import isoformat, utcnow
-from datahub.web.request_ids import current_request_id
 
 log = logging.getLogger("datahub.audit")
 
 
+def _no_origin():
+    return None
+
+
+_origin = _no_origin
+
+
+def read_origin_from(function):
+    """``function()``: the fields that say where an event comes from, or None outside a
+    request."""
+    global _origin
+    _origin = function
+
+
 def audit(event, **fields):
     record = {"ts": isoformat(utcnow()), "event": event}
-    if has_request_context():
-        record["client_address"] = request.remote_addr
-        record["request_id"] = current_request_id()
-    else:
-        record["via"] = "cli"
+    record.update(_origin() or {"via": "cli"})
     record.update({key: value for key, value in fields.items() if value is not None})
     # As JSON lines (LOG_FORMAT=json, datahub.web.logs) the fields are the line's own keys.
     log.info(

@@ -10,7 +10,7 @@ from tests.identity.auth.test_auth_cache import (  # noqa: F401 (fixtures)
     redis_url,
     shared_channel,
 )
-from tests.identity.test_personal_tokens_cache import INVALID, ME, two_hosts  # noqa: F401
+from tests.identity.personal_tokens.test_cache import INVALID, ME, two_hosts  # noqa: F401
 
 
 def test_a_reactivated_owners_token_stays_refused_on_every_host(two_hosts):

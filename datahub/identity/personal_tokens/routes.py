@@ -3,10 +3,10 @@
 from flask import url_for
 from flask.views import MethodView
 
-from datahub.identity import personal_tokens
 from datahub.identity.auth.routes import blp
 from datahub.identity.guard import auth_required, current_user, session_required
-from datahub.identity.users.token_schemas import (
+from datahub.identity.personal_tokens import services as personal_tokens
+from datahub.identity.personal_tokens.schemas import (
     NewPersonalTokenSchema,
     PersonalTokenCreateSchema,
     PersonalTokenPageSchema,

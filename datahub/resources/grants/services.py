@@ -7,11 +7,10 @@ import sqlalchemy as sa
 from datahub.app.extensions import db
 from datahub.identity.group_models import Group
 from datahub.identity.models import User, normalise_email
+from datahub.platform.audit import audit
 from datahub.platform.database import utcnow, valid_id
-from datahub.platform.errors import Conflict, InvalidValues, NotFound
+from datahub.platform.errors import Conflict, ErrorMessage, InvalidValues, NotFound
 from datahub.resources.access import grants_of
-from datahub.web.audit import audit
-from datahub.web.validation.fields import ErrorMessage
 
 
 class GrantNotFound(NotFound):

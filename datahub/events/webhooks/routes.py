@@ -4,8 +4,8 @@ and admins, each for themselves)."""
 from flask import url_for
 from flask.views import MethodView
 
-from datahub.events import webhook_schemas as schemas
-from datahub.events import webhooks
+from datahub.events.webhooks import schemas
+from datahub.events.webhooks import services as webhooks
 from datahub.identity import permissions
 from datahub.identity.guard import authenticate, current_user
 from datahub.web.api import Blueprint

@@ -7,8 +7,8 @@ from flask.views import MethodView
 from datahub.datasets import services as datasets
 from datahub.datasets import versions
 from datahub.identity.guard import authenticate, current_user
-from datahub.pipelines import lineage, schemas
-from datahub.resources.views import readable
+from datahub.pipelines.lineage import schemas, services
+from datahub.resources.rights import readable
 from datahub.web.api import Blueprint
 from datahub.web.openapi import BEARER, operation
 
@@ -48,6 +48,6 @@ class DatasetLineage(MethodView):
         if number is None:
             return {"nodes": [], "edges": []}
         versions.get_version(dataset.id, number)  # 404 Version not found
-        return lineage.lineage(
+        return services.lineage(
             dataset.id, number, args["direction"], args["depth"], viewer=current_user
         )

@@ -11,14 +11,14 @@ from flask import current_app
 from datahub.app.extensions import db
 from datahub.datasets.errors import DatasetNotFound
 from datahub.datasets.models import Dataset
-from datahub.events.errors import (
+from datahub.events.webhooks.errors import (
     DeliveryNotFound,
     TooManyQueuedRequests,
     WebhookNotFound,
     WebhookUrlRefused,
 )
-from datahub.events.webhook_models import Webhook, WebhookDelivery
-from datahub.events.webhook_urls import UrlRefused, resolve
+from datahub.events.webhooks.models import Webhook, WebhookDelivery
+from datahub.events.webhooks.urls import UrlRefused, resolve
 from datahub.identity.models import User
 from datahub.platform.database import isoformat, utcnow, valid_id
 from datahub.resources.access import readable_ids
