@@ -12,8 +12,10 @@ import signal
 import subprocess
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
+import pytest
 import redis
 
 from tests import workers
@@ -211,3 +213,17 @@ class Cluster:
             "\n".join(f"--- host {h.name}\n{h.log()[-4000:]}" for h in self.hosts)
             + f"\n--- worker\n{self.worker.log()[-4000:]}"
         )
+
+
+@contextmanager
+def running(cluster):
+    """``cluster`` started (the test fails, saying why, when it cannot start), then
+    stopped."""
+    try:
+        cluster.start()
+    except RuntimeError as exc:
+        pytest.fail(str(exc))
+    try:
+        yield cluster
+    finally:
+        cluster.stop()

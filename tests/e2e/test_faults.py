@@ -62,7 +62,7 @@ def s3_proxy(s3_server):
 
 @pytest.fixture(scope="module")
 def faults_cluster(tmp_path_factory, own_redis, own_postgres, s3_proxy):
-    running = topology.Cluster(
+    cluster = topology.Cluster(
         tmp_path_factory.mktemp("faults-cluster"),
         f"http://127.0.0.1:{s3_proxy.port}",
         database_url=own_postgres.url,
@@ -77,12 +77,8 @@ def faults_cluster(tmp_path_factory, own_redis, own_postgres, s3_proxy):
             "DATAHUB_PIPELINE_STALE_AFTER_SECONDS": "3",
         },
     )
-    try:
-        running.start()
-    except RuntimeError as exc:
-        pytest.fail(str(exc))
-    yield running
-    running.stop()
+    with topology.running(cluster) as up:
+        yield up
 
 
 @pytest.fixture(scope="module")
