@@ -118,8 +118,10 @@ def test_killing_the_worker_mid_delivery_loses_nothing(server, tmp_path):
         30,
         "the message was not delivered again",
     )
+    # At least once: the receiver may also finish the first attempt it was holding (its
+    # answer went to the killed worker), so the message may be there twice, never another.
     answered = [m for m in receiver.received() if m["status"] == 204]
-    assert [m["id"] for m in answered] == [f"msg_{delivery['id']}"]
+    assert {m["id"] for m in answered} == {f"msg_{delivery['id']}"}
     assert answered[0]["event"]["type"] == "datahub.dataset.created" and answered[0]["verified"]
     processes.stop(receiver.process)
 
