@@ -4,13 +4,16 @@ are documented after these: ``file_routes``)."""
 from flask import url_for
 from flask.views import MethodView
 
-from datahub.datasets import schemas, services, usage
+from datahub.datasets import file_routes, schemas, services, usage, version_routes
 from datahub.datasets.blueprint import blp
+from datahub.datasets.checks import routes as check_routes
+from datahub.datasets.columns import routes as column_routes
 from datahub.datasets.models import Dataset
+from datahub.datasets.profiles import routes as profile_routes
 from datahub.datasets.profiles import services as profiles
 from datahub.identity import permissions
 from datahub.identity.guard import current_user
-from datahub.resources.grants.routes import add_grant_routes
+from datahub.resources.grants.routes import grant_views
 from datahub.resources.rights import apply_change, changes_row, manageable, readable, readable_page
 from datahub.web.openapi import BEARER, JSON_BODY_ERRORS, described, operation
 
@@ -94,10 +97,65 @@ class DatasetById(MethodView):
         services.delete_dataset(manageable(services.get_dataset(dataset_id, for_update=True)))
 
 
-add_grant_routes(blp, services.get_dataset, "dataset_id", "dataset", "Dataset")
+DatasetGrants, DatasetGrant = grant_views(blp, services.get_dataset, "dataset_id", "dataset")
+blp.add_url_rule("/<id:dataset_id>/grants", "DatasetGrants", DatasetGrants, strict_slashes=False)
+blp.add_url_rule("/<id:dataset_id>/grants/<id:grant_id>", "DatasetGrant", DatasetGrant)
 
-
-from datahub.datasets import file_routes, version_routes  # noqa: E402, F401  (documented after the above)
-from datahub.datasets.checks import routes as check_routes  # noqa: E402, F401
-from datahub.datasets.columns import routes as column_routes  # noqa: E402, F401
-from datahub.datasets.profiles import routes as profile_routes  # noqa: E402, F401
+# The views of the modules beside this one, on the same blueprint (documented after the
+# above, in this order).
+blp.add_url_rule("/<id:dataset_id>/file", "DatasetFile", file_routes.DatasetFile)
+blp.add_url_rule("/<id:dataset_id>/preview", "DatasetPreview", file_routes.DatasetPreview)
+blp.add_url_rule(
+    "/<id:dataset_id>/versions",
+    "DatasetVersions",
+    version_routes.DatasetVersions,
+    strict_slashes=False,
+)
+blp.add_url_rule(
+    "/<id:dataset_id>/versions/<id:version>",
+    "DatasetVersionById",
+    version_routes.DatasetVersionById,
+)
+blp.add_url_rule(
+    "/<id:dataset_id>/versions/<id:version>/file",
+    "DatasetVersionFile",
+    version_routes.DatasetVersionFile,
+)
+blp.add_url_rule(
+    "/<id:dataset_id>/versions/<id:version>/preview",
+    "DatasetVersionPreview",
+    version_routes.DatasetVersionPreview,
+)
+blp.add_url_rule(
+    "/<id:dataset_id>/versions/<id:version>/restore",
+    "DatasetVersionRestore",
+    version_routes.DatasetVersionRestore,
+)
+blp.add_url_rule("/<id:dataset_id>/diff", "DatasetDiff", version_routes.DatasetDiff)
+blp.add_url_rule("/<id:dataset_id>/checks", "DatasetChecks", check_routes.DatasetChecks)
+blp.add_url_rule(
+    "/<id:dataset_id>/versions/<id:version>/checks",
+    "DatasetVersionChecks",
+    check_routes.DatasetVersionChecks,
+)
+blp.add_url_rule(
+    "/<id:dataset_id>/versions/<id:version>/publish",
+    "DatasetVersionPublish",
+    check_routes.DatasetVersionPublish,
+)
+blp.add_url_rule("/<id:dataset_id>/columns", "DatasetColumns", column_routes.DatasetColumns)
+blp.add_url_rule(
+    "/<id:dataset_id>/versions/<id:version>/schema",
+    "DatasetVersionSchema",
+    profile_routes.DatasetVersionSchema,
+)
+blp.add_url_rule(
+    "/<id:dataset_id>/versions/<id:version>/profile",
+    "DatasetVersionProfile",
+    profile_routes.DatasetVersionProfile,
+)
+blp.add_url_rule(
+    "/<id:dataset_id>/versions/<id:version>/datapackage.json",
+    "DatasetVersionDataPackage",
+    profile_routes.DatasetVersionDataPackage,
+)
