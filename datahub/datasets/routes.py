@@ -101,61 +101,28 @@ DatasetGrants, DatasetGrant = grant_views(blp, services.get_dataset, "dataset_id
 blp.add_url_rule("/<id:dataset_id>/grants", "DatasetGrants", DatasetGrants, strict_slashes=False)
 blp.add_url_rule("/<id:dataset_id>/grants/<id:grant_id>", "DatasetGrant", DatasetGrant)
 
-# The views of the modules beside this one, on the same blueprint (documented after the
-# above, in this order).
-blp.add_url_rule("/<id:dataset_id>/file", "DatasetFile", file_routes.DatasetFile)
-blp.add_url_rule("/<id:dataset_id>/preview", "DatasetPreview", file_routes.DatasetPreview)
-blp.add_url_rule(
-    "/<id:dataset_id>/versions",
-    "DatasetVersions",
-    version_routes.DatasetVersions,
-    strict_slashes=False,
+# The views of the modules beside this one, on the same blueprint, each under its class's
+# name (documented after the above, in this order).
+VIEWS = (
+    ("/<id:dataset_id>/file", file_routes.DatasetFile, {}),
+    ("/<id:dataset_id>/preview", file_routes.DatasetPreview, {}),
+    ("/<id:dataset_id>/versions", version_routes.DatasetVersions, {"strict_slashes": False}),
+    ("/<id:dataset_id>/versions/<id:version>", version_routes.DatasetVersionById, {}),
+    ("/<id:dataset_id>/versions/<id:version>/file", version_routes.DatasetVersionFile, {}),
+    ("/<id:dataset_id>/versions/<id:version>/preview", version_routes.DatasetVersionPreview, {}),
+    ("/<id:dataset_id>/versions/<id:version>/restore", version_routes.DatasetVersionRestore, {}),
+    ("/<id:dataset_id>/diff", version_routes.DatasetDiff, {}),
+    ("/<id:dataset_id>/checks", check_routes.DatasetChecks, {}),
+    ("/<id:dataset_id>/versions/<id:version>/checks", check_routes.DatasetVersionChecks, {}),
+    ("/<id:dataset_id>/versions/<id:version>/publish", check_routes.DatasetVersionPublish, {}),
+    ("/<id:dataset_id>/columns", column_routes.DatasetColumns, {}),
+    ("/<id:dataset_id>/versions/<id:version>/schema", profile_routes.DatasetVersionSchema, {}),
+    ("/<id:dataset_id>/versions/<id:version>/profile", profile_routes.DatasetVersionProfile, {}),
+    (
+        "/<id:dataset_id>/versions/<id:version>/datapackage.json",
+        profile_routes.DatasetVersionDataPackage,
+        {},
+    ),
 )
-blp.add_url_rule(
-    "/<id:dataset_id>/versions/<id:version>",
-    "DatasetVersionById",
-    version_routes.DatasetVersionById,
-)
-blp.add_url_rule(
-    "/<id:dataset_id>/versions/<id:version>/file",
-    "DatasetVersionFile",
-    version_routes.DatasetVersionFile,
-)
-blp.add_url_rule(
-    "/<id:dataset_id>/versions/<id:version>/preview",
-    "DatasetVersionPreview",
-    version_routes.DatasetVersionPreview,
-)
-blp.add_url_rule(
-    "/<id:dataset_id>/versions/<id:version>/restore",
-    "DatasetVersionRestore",
-    version_routes.DatasetVersionRestore,
-)
-blp.add_url_rule("/<id:dataset_id>/diff", "DatasetDiff", version_routes.DatasetDiff)
-blp.add_url_rule("/<id:dataset_id>/checks", "DatasetChecks", check_routes.DatasetChecks)
-blp.add_url_rule(
-    "/<id:dataset_id>/versions/<id:version>/checks",
-    "DatasetVersionChecks",
-    check_routes.DatasetVersionChecks,
-)
-blp.add_url_rule(
-    "/<id:dataset_id>/versions/<id:version>/publish",
-    "DatasetVersionPublish",
-    check_routes.DatasetVersionPublish,
-)
-blp.add_url_rule("/<id:dataset_id>/columns", "DatasetColumns", column_routes.DatasetColumns)
-blp.add_url_rule(
-    "/<id:dataset_id>/versions/<id:version>/schema",
-    "DatasetVersionSchema",
-    profile_routes.DatasetVersionSchema,
-)
-blp.add_url_rule(
-    "/<id:dataset_id>/versions/<id:version>/profile",
-    "DatasetVersionProfile",
-    profile_routes.DatasetVersionProfile,
-)
-blp.add_url_rule(
-    "/<id:dataset_id>/versions/<id:version>/datapackage.json",
-    "DatasetVersionDataPackage",
-    profile_routes.DatasetVersionDataPackage,
-)
+for rule, view, options in VIEWS:
+    blp.add_url_rule(rule, view.__name__, view, **options)
