@@ -5,12 +5,13 @@
 import logging
 
 import sqlalchemy as sa
-from flask import Blueprint, Response, request
+from flask import Blueprint, Response, current_app, request
 from prometheus_client.core import GaugeMetricFamily
 
 from datahub.app.extensions import db
 from datahub.datasets.models import DatasetVersion
 from datahub.pipelines.models import Run
+from datahub.platform import fallbacks
 from datahub.platform.metrics import exposition
 from datahub.web.errors import NotFound, ServiceUnavailable
 from datahub.web.metrics import allowed
@@ -27,13 +28,20 @@ def healthz():
 
 @blp.get("/readyz")
 def readyz():
-    """The service can answer requests: the database is reachable."""
+    """The service can answer requests: the database is reachable. Also says, for this
+    process, whether the rate limits are counted in the shared store (``ok``) or in its
+    own memory (``local``), and, with the auth cache on, whether it is used (``ok``) or
+    every request queries (``querying``): both still answer, so both are ready."""
     try:
         db.session.execute(sa.text("SELECT 1"))
     except sa.exc.SQLAlchemyError as exc:
         db.session.rollback()
         raise ServiceUnavailable("Database unavailable") from exc
-    return {"status": "ok", "database": "ok"}
+    ready = {"status": "ok", "database": "ok"}
+    ready["rate_limits"] = "local" if fallbacks.on_fallback("rate_limits") else "ok"
+    if current_app.config.get("AUTH_CACHE_REDIS_URL"):
+        ready["auth_cache"] = "querying" if fallbacks.on_fallback("auth_cache") else "ok"
+    return ready
 
 
 @blp.get("/metrics")

@@ -31,7 +31,7 @@ TEST_SECRET = "test-secret-" + "x" * 40
 # files, each step operator and cast, the sql step's checks and sandbox, previews and
 # diffs), the steps' request validation, and the 422 mapping's independence of
 # marshmallow's English. The cluster (tests/e2e/cluster.py) runs on PostgreSQL in either
-# pass. With DATAHUB_TEST_SKIP_DATABASE_INDEPENDENT=1 they are deselected: CI's second pass
+# pass, and the fault tests' on a PostgreSQL server of their own. With DATAHUB_TEST_SKIP_DATABASE_INDEPENDENT=1 they are deselected: CI's second pass
 # (on PostgreSQL) does so to stay within its time budget, the first pass having run them.
 DATABASE_INDEPENDENT = (
     "clients/python/tests/",
@@ -41,6 +41,7 @@ DATABASE_INDEPENDENT = (
     "tests/e2e/test_contract_fuzz.py",
     "tests/e2e/test_docs_javascript.py",
     "tests/e2e/test_docs_offline.py",
+    "tests/e2e/test_faults.py",
     "tests/e2e/test_gunicorn_curl.py",
     "tests/e2e/test_metrics_gunicorn.py",
     "tests/e2e/test_nginx.py",

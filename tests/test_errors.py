@@ -226,7 +226,7 @@ def test_health_and_readiness(client):
     assert client.get("/healthz").get_json() == {"status": "ok"}
     response = client.get("/readyz")
     assert response.status_code == 200
-    assert response.get_json() == {"status": "ok", "database": "ok"}
+    assert response.get_json() == {"status": "ok", "database": "ok", "rate_limits": "ok"}
 
 
 def test_readiness_reports_an_unreachable_database(base_config):

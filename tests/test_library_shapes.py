@@ -150,6 +150,18 @@ def test_the_settings_a_rebinding_resets():
     )
 
 
+def test_the_flag_of_a_lost_store_is_set_and_read_where_the_watch_expects():
+    """datahub.web.ratelimit watches ``_storage_dead`` (a property of its subclass) to log,
+    count and end the fall back to memory. No setting: if Flask-Limiter stops using the
+    flag, the watch sees nothing and the library's own checks (up to 32 s apart) remain."""
+    from datahub.app.extensions import limiter
+
+    assert "_storage_dead" in names_used(flask_limiter.Limiter._check_request_limit)
+    assert "_storage_dead" in names_used(flask_limiter.Limiter.limiter.fget)
+    assert "_storage" in names_used(flask_limiter.Limiter.storage.fget)
+    assert isinstance(inspect.getattr_static(type(limiter), "_storage_dead"), property)
+
+
 # -- SQLAlchemy and the DB-API (datahub/platform/database.py) ------------------------------------
 
 

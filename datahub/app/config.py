@@ -84,6 +84,12 @@ class DefaultConfig:
     # Flask-Limiter's strategy; the moving window allows no double burst at a window's edge.
     RATELIMIT_STRATEGY = "moving-window"
     RATELIMIT_IN_MEMORY_FALLBACK_ENABLED = True  # store unreachable → per-worker counts, not 500s
+    # While counting in memory, how often (seconds) each process asks the store whether it
+    # is back.
+    RATELIMIT_STORE_RECHECK_SECONDS = 1.0
+    # A Redis store's wait for connecting and for each answer (seconds): a hung store costs
+    # a request this much, then the limiter counts in memory.
+    RATELIMIT_STORE_TIMEOUT_SECONDS = 0.5
     # Login attempts per account; a successful login starts the account's count again, so
     # only failures in a row lock it out.
     RATE_LIMIT_LOGIN_PER_EMAIL = "5/minute;20/hour"

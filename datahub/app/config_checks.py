@@ -198,6 +198,12 @@ def finish_config(config, instance_path):
         config["RATELIMIT_STORAGE_URI"] = storage_uri(
             os.path.join(instance_path, "ratelimits.sqlite")
         )
+    if config["RATELIMIT_STORAGE_URI"].startswith(("redis://", "rediss://")):
+        timeout = float(config["RATELIMIT_STORE_TIMEOUT_SECONDS"])
+        options = dict(config.get("RATELIMIT_STORAGE_OPTIONS") or {})
+        options.setdefault("socket_timeout", timeout)
+        options.setdefault("socket_connect_timeout", timeout)
+        config["RATELIMIT_STORAGE_OPTIONS"] = options
 
     config["JWT_ACCESS_TOKEN_EXPIRES"] = as_timedelta(config["JWT_ACCESS_TOKEN_EXPIRES"])
     config["JWT_REFRESH_TOKEN_EXPIRES"] = as_timedelta(config["JWT_REFRESH_TOKEN_EXPIRES"])

@@ -68,15 +68,27 @@ def _on_its_way(now):
     )
 
 
+def _resting(now):
+    """The webhook's last attempt failed less than the first retry delay ago: while its
+    receiver fails, it is tried once per that delay (a failed attempt counts once towards
+    turning it off, however many messages wait)."""
+    rest = timedelta(seconds=float(current_app.config["WEBHOOK_RETRY_SECONDS"][0]))
+    other = aliased(WebhookDelivery)
+    return sa.and_(
+        Webhook.failures > 0,
+        sa.exists().where(other.webhook_id == Webhook.id, other.last_attempt_at > now - rest),
+    )
+
+
 def due_webhooks():
-    """The webhooks with messages to send now and none on their way, the one with the
-    oldest message first (an off webhook: only for its pings)."""
+    """The webhooks with messages to send now, none on their way and not resting, the
+    one with the oldest message first (an off webhook: only for its pings)."""
     now = utcnow()
     sendable = sa.or_(Webhook.active.is_(True), WebhookDelivery.event_type == PING)
     rows = db.session.execute(
         sa.select(WebhookDelivery.webhook_id, Webhook.owner_id, Webhook.active)
         .join(Webhook, Webhook.id == WebhookDelivery.webhook_id)
-        .where(_claimable(now), sendable, ~_on_its_way(now))
+        .where(_claimable(now), sendable, ~_on_its_way(now), ~_resting(now))
         .group_by(WebhookDelivery.webhook_id, Webhook.owner_id, Webhook.active)
         .order_by(sa.func.min(WebhookDelivery.id))
     ).all()
@@ -177,6 +189,8 @@ def record(config, outcomes, unsent=()):
         webhook = webhooks.get(outcome.webhook_id)
         if webhook is None or delivery is None or delivery.status != "sending":
             continue  # deleted meanwhile, or redelivered: its new claim decides
+        if webhook.failures and outcome.error is None and not outcome.broken:
+            _receiver_back(webhook, now)
         _apply(config, webhook, delivery, outcome, now)
     for delivery_id in unsent:
         delivery = deliveries.get(delivery_id)
@@ -208,6 +222,21 @@ def _apply(config, webhook, delivery, outcome, now):
         limit = int(config["WEBHOOK_MAX_FAILURES"])
         if webhook.active and webhook.failures >= limit:
             turn_off(webhook, f"{limit} deliveries in a row failed")
+
+
+def _receiver_back(webhook, now):
+    """A receiver that failed answers again: the messages that failed meanwhile are due
+    now, rather than at their next retry (up to an hour away)."""
+    db.session.execute(
+        sa.update(WebhookDelivery)
+        .where(
+            WebhookDelivery.webhook_id == webhook.id,
+            WebhookDelivery.status == "pending",
+            WebhookDelivery.next_attempt_at > now,
+        )
+        .values(next_attempt_at=now)
+        .execution_options(synchronize_session=False)
+    )
 
 
 def _broken(webhook, delivery, why):

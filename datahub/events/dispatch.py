@@ -188,14 +188,16 @@ def run_jobs(app, jobs, failures):
 def deliver(app, due, failures):
     """Claim, sign, send and record a batch of ``due``'s webhook's messages; how many
     were sent. Attempts start only within one ``WEBHOOK_TIMEOUT_SECONDS`` of the first
-    (the claims' lease is three); the rest are given back untried."""
+    (the claims' lease is three), and stop at the first that fails (the receiver is down,
+    or refusing: the rest would fail alike, each counting towards turning it off); the
+    rest are given back untried."""
     messages = failures.run(app, "claiming", lambda: prepare(claim(due))) or []
     if not messages:
         return 0
     timeout = float(app.config["WEBHOOK_TIMEOUT_SECONDS"])
     started, outcomes = time.monotonic(), []
     for message in messages:
-        if outcomes and time.monotonic() - started >= timeout:
+        if outcomes and (outcomes[-1].error or time.monotonic() - started >= timeout):
             break
         outcomes.append(send(app.config, message))
     unsent = [message.delivery_id for message in messages[len(outcomes) :]]

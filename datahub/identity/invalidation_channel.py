@@ -26,6 +26,7 @@ import time
 import weakref
 from urllib.parse import unquote, urlsplit
 
+from datahub.platform import fallbacks
 from datahub.platform.errors import ConfigurationError
 
 log = logging.getLogger(__name__)
@@ -132,6 +133,7 @@ class RedisChannel:
             return
         except (OSError, ChannelError, ValueError) as exc:
             log.warning("auth cache: invalidation channel lost (%s); lookups query", exc)
+            fallbacks.fell_back("auth_cache", f"invalidation channel lost: {exc}")
             self._close()
 
     def _handle_frames(self):
@@ -146,6 +148,7 @@ class RedisChannel:
             elif kind == b"subscribe":
                 self.on_reset()  # anything published before this was missed
                 self.subscribed, self.proven_at = True, time.monotonic()
+                fallbacks.recovered("auth_cache")
             elif kind == b"pong":
                 self.proven_at = time.monotonic()
             elif kind != "OK":  # AUTH's answer
@@ -208,6 +211,8 @@ class RedisChannel:
                 log.warning(
                     "auth cache: cannot subscribe to %s (%s); lookups query", self.channel, exc
                 )
+                if not self.stopping.is_set():
+                    fallbacks.fell_back("auth_cache", f"cannot subscribe: {exc}")
             with self.lock:
                 if self.sock is not None:
                     self._close()

@@ -13,9 +13,17 @@ shows here; ``tests/test_library_shapes.py`` fails when one of them changes):
   ``_in_memory_fallback_enabled`` from the first app it was bound to; they are reset when
   it is bound to another. Only a process that builds several apps does that (the tests);
   a deployed worker builds one, so no setting: it never runs.
+* **The store's loss.** ``_storage_dead`` (Flask-Limiter's flag: counting in memory
+  because the store failed) is watched, to log and count the fall back and the return
+  (datahub.platform.fallbacks), and cleared as soon as the store answers a check, made
+  every ``RATELIMIT_STORE_RECHECK_SECONDS`` by a thread while it is lost (Flask-Limiter
+  checks only when a limit is checked, waiting 1, 2, 4 ... up to 32 s between checks,
+  during which each process of each host counts alone).
 """
 
 import logging
+import threading
+import time
 from types import MappingProxyType
 
 import flask_limiter
@@ -23,6 +31,7 @@ from flask import request
 
 import datahub.platform.ratelimit_store  # noqa: F401  (registers the sqlite:/// rate-limit storage)
 from datahub.app.flask_app import request_context
+from datahub.platform import fallbacks
 from datahub.platform.audit import audit
 
 log = logging.getLogger(__name__)
@@ -57,10 +66,13 @@ class Limiter(flask_limiter.Limiter):
 
     fast_path = False  # until bound to an app
     apps_bound = 0
+    store_recheck_seconds = 1.0
+    _store_lost = False
 
     def init_app(self, app):
         # Without Flask's request context (datahub.app.flask_app): public API only.
         self.fast_path = bool(app.config["RATELIMIT_FAST_PATH"]) and request_context is not None
+        self.store_recheck_seconds = float(app.config["RATELIMIT_STORE_RECHECK_SECONDS"])
         if self.apps_bound:
             self.enabled = True
             self._strategy = None
@@ -98,6 +110,34 @@ class Limiter(flask_limiter.Limiter):
                 request_limit.limiter.clear(request_limit.limit, *request_limit.request_args)
             except Exception as exc:  # Redis or SQLite errors: the login itself stands
                 log.warning("rate limits: the counts of %s were not cleared (%s)", key, exc)
+
+    @property
+    def _storage_dead(self):
+        return self._store_lost
+
+    @_storage_dead.setter
+    def _storage_dead(self, dead):
+        # Set by Flask-Limiter when the store fails (it then counts in memory); cleared when
+        # the store answers a check again: Flask-Limiter's own, or the watcher's.
+        dead = bool(dead)
+        was, self._store_lost = self._store_lost, dead
+        if dead and not was:
+            fallbacks.fell_back("rate_limits", "the rate-limit store cannot be reached")
+            threading.Thread(target=self._watch_store, name="rate-limit-store", daemon=True).start()
+        elif was and not dead:
+            fallbacks.recovered("rate_limits")
+
+    def _watch_store(self):
+        """While the store is lost, ask it every ``store_recheck_seconds`` whether it is
+        back (whatever the traffic), and count in it again as soon as it is."""
+        while self._store_lost:
+            time.sleep(self.store_recheck_seconds)
+            try:
+                answered = self._storage is not None and self._storage.check()
+            except Exception:  # noqa: BLE001  (any store's error: still lost)
+                answered = False
+            if answered and self._store_lost:
+                self._storage_dead = False
 
     def _has_request_wide_limits(self):
         manager = self.limit_manager

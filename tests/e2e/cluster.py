@@ -12,8 +12,10 @@ import signal
 import subprocess
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
+import pytest
 import redis
 
 from tests import workers
@@ -117,11 +119,25 @@ class CeleryWorker:
 
 
 class Cluster:
-    def __init__(self, folder, s3_endpoint):
+    """``database_url``, ``redis_url`` (the broker and the auth cache's channel) and
+    ``rate_limit_url``: a test's own servers instead of the machine's shared ones (the
+    fault tests stop them); ``env``: settings of every host and the worker."""
+
+    def __init__(
+        self,
+        folder,
+        s3_endpoint,
+        *,
+        database_url=None,
+        redis_url=None,
+        rate_limit_url=None,
+        env=None,
+    ):
         self.folder = Path(folder)
-        self.database_url = server_database_url()
-        self.redis_url = workers.redis_url(0)  # the broker (the channel has its own name)
-        self.rate_limit_url = workers.redis_url(1)  # the counts, which a test may empty
+        self.database_url = database_url or server_database_url()
+        # The broker (the channel has its own name), and the counts, which a test may empty.
+        self.redis_url = redis_url or workers.redis_url(0)
+        self.rate_limit_url = rate_limit_url or workers.redis_url(1)
         redis.Redis.from_url(self.redis_url).flushdb()  # fails loudly when Redis is down
         self.forget_rate_limits()
         self.s3_endpoint = s3_endpoint
@@ -147,6 +163,7 @@ class Cluster:
             "DATAHUB_AUTH_CACHE_CHANNEL": workers.channel("datahub-test-cluster"),
             "DATAHUB_CELERY_BROKER_URL": self.redis_url,
             "DATAHUB_PIPELINE_STALE_AFTER_SECONDS": "10",
+            **(env or {}),
         }
         self.hosts = [Host(name, self.folder / f"host-{name}", self.env) for name in "ab"]
         self.worker = CeleryWorker(self.folder / "worker", self.env)
@@ -196,3 +213,17 @@ class Cluster:
             "\n".join(f"--- host {h.name}\n{h.log()[-4000:]}" for h in self.hosts)
             + f"\n--- worker\n{self.worker.log()[-4000:]}"
         )
+
+
+@contextmanager
+def running(cluster):
+    """``cluster`` started (the test fails, saying why, when it cannot start), then
+    stopped."""
+    try:
+        cluster.start()
+    except RuntimeError as exc:
+        pytest.fail(str(exc))
+    try:
+        yield cluster
+    finally:
+        cluster.stop()

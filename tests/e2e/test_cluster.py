@@ -38,13 +38,10 @@ def s3_bucket(s3_server):
 
 @pytest.fixture(scope="module")
 def the_cluster(tmp_path_factory, s3_server, s3_bucket):
-    running = topology.Cluster(tmp_path_factory.mktemp("cluster"), s3_server.url)
-    try:
-        running.start()
-    except RuntimeError as exc:
-        pytest.fail(str(exc))
-    yield running
-    running.stop()
+    with topology.running(
+        topology.Cluster(tmp_path_factory.mktemp("cluster"), s3_server.url)
+    ) as up:
+        yield up
 
 
 @pytest.fixture(scope="module")

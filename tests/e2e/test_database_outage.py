@@ -96,6 +96,8 @@ def test_database_outage_and_recovery(gunicorn_server, proxy):
             "application/json",
             {"detail": "Service unavailable"},
         )
+    for _ in range(3):  # six unanswered logins in all: more than the account's 5 a minute
+        assert call(f"{base}/api/v1/auth/login", "POST", credentials)[0] == 503
     assert call(f"{base}/healthz")[0] == 200  # the process itself is fine
 
     proxy.up()
@@ -105,5 +107,6 @@ def test_database_outage_and_recovery(gunicorn_server, proxy):
         time.sleep(0.2)
     for _ in range(4):
         assert call(f"{base}/api/v1/auth/me", token=token)[0] == 200
+    # Logins the service could not answer were no attempts on the account.
     assert call(f"{base}/api/v1/auth/login", "POST", credentials)[0] == 200
     assert "Traceback" not in gunicorn_server.log()  # logged as one line, not a crash

@@ -157,7 +157,7 @@ def test_a_webhook_whose_filter_breaks_the_hand_out_is_turned_off_alone(
         db.session.remove()
 
 
-def test_pings_and_redeliveries_are_capped_per_owner(app, client, actors, receiver):
+def test_pings_and_redeliveries_are_capped_per_owner(app, client, actors, receiver, tmp_path):
     editor, other = actors["editor"].headers, actors["other_editor"].headers
     webhook = create_webhook(client, editor, receiver)
     create_dataset(client, editor, "sent")
@@ -172,7 +172,8 @@ def test_pings_and_redeliveries_are_capped_per_owner(app, client, actors, receiv
         refused = client.post(url, headers=editor)
         assert (refused.status_code, refused.get_json()) == (429, TOO_MANY)
         assert refused.headers["Retry-After"] == "5"
-    theirs = create_webhook(client, other, receiver)  # another owner's room is their own
+    their_receiver = start_receiver(tmp_path / "theirs")
+    theirs = create_webhook(client, other, their_receiver)  # another owner's room is their own
     assert client.post(f"{WEBHOOKS}{theirs['id']}/ping", headers=other).status_code == 202
 
     assert dispatch.run_once(app) == 6  # tried: room again

@@ -74,6 +74,16 @@ def forget_email_attempts():
     limiter.forget_counts(f"email:{_login_email()}")
 
 
+def forget_unanswered_attempt(response):
+    """After a login (``after_this_request``): one the service could not answer (503,
+    its database or directory down) was no attempt on the account, whose count starts
+    again as after a success. Otherwise a minute's outage would lock out everyone who
+    tried five times meanwhile."""
+    if response.status_code == 503:
+        forget_email_attempts()
+    return response
+
+
 refresh_per_address = limiter.limit(
     _config_limit("RATE_LIMIT_REFRESH_PER_ADDRESS"),
     scope="address",

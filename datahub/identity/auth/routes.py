@@ -4,7 +4,7 @@ import functools
 import json
 
 import sqlalchemy as sa
-from flask import current_app, request
+from flask import after_this_request, current_app, request
 from flask.views import MethodView
 
 from datahub import quotas
@@ -116,6 +116,7 @@ class Login(MethodView):
         directory. Answers an access token for ``Authorization: Bearer``, and sets the
         refresh token in an HttpOnly cookie for ``/auth/refresh``. Rate-limited per email
         and per client address (429): failed logins, and far more successful ones."""
+        after_this_request(limits.forget_unanswered_attempt)
         user = logins.authenticate(credentials["email"], credentials["password"])
         body = _token_body(cookies.start_login(user))
         limits.forget_email_attempts()
