@@ -156,7 +156,6 @@ def register_blueprints(app):
     from datahub.identity.auth.oidc_routes import blp as oidc_blp
     from datahub.identity.auth.routes import blp as auth_blp
     from datahub.identity.groups.routes import blp as groups_blp
-    from datahub.identity.personal_tokens import routes as token_routes  # noqa: F401 (its routes are on auth_blp)
     from datahub.identity.users.directory_routes import blp as user_directory_blp
     from datahub.identity.users.routes import blp as users_blp
     from datahub.ops import blp as ops_blp

@@ -7,7 +7,7 @@ from datahub.collections import schemas, services
 from datahub.collections.models import Collection
 from datahub.identity import permissions
 from datahub.identity.guard import authenticate, current_user
-from datahub.resources.grants.routes import add_grant_routes
+from datahub.resources.grants.routes import grant_views
 from datahub.resources.rights import (
     apply_change,
     changeable,
@@ -151,4 +151,10 @@ class CollectionMember(MethodView):
         return services.remove_dataset(collection, dataset_id, current_user)
 
 
-add_grant_routes(blp, services.get_collection, "collection_id", "collection", "Collection")
+CollectionGrants, CollectionGrant = grant_views(
+    blp, services.get_collection, "collection_id", "collection"
+)
+blp.add_url_rule(
+    "/<id:collection_id>/grants", "CollectionGrants", CollectionGrants, strict_slashes=False
+)
+blp.add_url_rule("/<id:collection_id>/grants/<id:grant_id>", "CollectionGrant", CollectionGrant)

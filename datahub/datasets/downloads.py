@@ -70,8 +70,6 @@ def file_response(download):
     if media_type_error(mimetype or "") is not None:
         mimetype = DEFAULT_CONTENT_TYPE
     download_name = clean_filename(download.filename, download.fallback_name)
-    storage = get_storage()
-    config = current_app.config
     etag, modified = download.sha256, download.modified
     # Preconditions first (RFC 9110 13.2.2). A 412 or 304 needs neither the storage nor
     # a redirect: the row has the ETag and date (and a 304 still works while S3 is down).
@@ -79,19 +77,12 @@ def file_response(download):
     if status == 412:
         raise PreconditionFailed()
     unchanged = status == 304
-    if config["STORAGE_PRESIGNED_DOWNLOADS"] and not unchanged:
-        url = storage.presigned_url(
-            download.key,
-            config["STORAGE_PRESIGNED_EXPIRES"],
-            content_type=mimetype,
-            content_disposition=attachment_disposition(download_name),
-        )
-        if url is not None:
-            response = redirect(url, 302)
-            response.headers["Cache-Control"] = "no-store"  # the URL expires
+    if not unchanged:
+        response = _presigned_redirect(download, mimetype, download_name)
+        if response is not None:
             return response
     try:
-        handle = io.BytesIO() if unchanged else storage.open(download.key)
+        handle = io.BytesIO() if unchanged else get_storage().open(download.key)
     except FileNotFoundError:
         raise FileNotFound() from None
     response = send_file(
@@ -106,6 +97,32 @@ def file_response(download):
     # The stored type unchanged: send_file would add "; charset=utf-8" to a text/* one.
     response.content_type = mimetype
     response.content_length = download.size
+    return _ranged(response, handle, download, unchanged)
+
+
+def _presigned_redirect(download, mimetype, download_name):
+    """A 302 to a presigned URL of the file (``STORAGE_PRESIGNED_DOWNLOADS``), or None
+    where there is none (the setting off, or a storage without them)."""
+    config = current_app.config
+    if not config["STORAGE_PRESIGNED_DOWNLOADS"]:
+        return None
+    url = get_storage().presigned_url(
+        download.key,
+        config["STORAGE_PRESIGNED_EXPIRES"],
+        content_type=mimetype,
+        content_disposition=attachment_disposition(download_name),
+    )
+    if url is None:
+        return None
+    response = redirect(url, 302)
+    response.headers["Cache-Control"] = "no-store"  # the URL expires
+    return response
+
+
+def _ranged(response, handle, download, unchanged):
+    """``response`` (the file in ``handle``) as the request's preconditions and ``Range``
+    make it: 304, 206 for one range, or 200."""
+    etag, modified = download.sha256, download.modified
     environ = conditional.range_environ(request, etag, modified)
     if unchanged:
         environ.pop("HTTP_RANGE", None)

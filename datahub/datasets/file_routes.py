@@ -22,7 +22,6 @@ from datahub.web.bodies import takes_file
 from datahub.web.openapi import BEARER, operation
 
 
-@blp.route("/<id:dataset_id>/file")
 class DatasetFile(MethodView):
     @takes_file
     @operation(
@@ -111,7 +110,6 @@ class DatasetFile(MethodView):
         )
 
 
-@blp.route("/<id:dataset_id>/preview")
 class DatasetPreview(MethodView):
     @operation(
         blp,

@@ -4,13 +4,16 @@ are documented after these: ``file_routes``)."""
 from flask import url_for
 from flask.views import MethodView
 
-from datahub.datasets import schemas, services, usage
+from datahub.datasets import file_routes, schemas, services, usage, version_routes
 from datahub.datasets.blueprint import blp
+from datahub.datasets.checks import routes as check_routes
+from datahub.datasets.columns import routes as column_routes
 from datahub.datasets.models import Dataset
+from datahub.datasets.profiles import routes as profile_routes
 from datahub.datasets.profiles import services as profiles
 from datahub.identity import permissions
 from datahub.identity.guard import current_user
-from datahub.resources.grants.routes import add_grant_routes
+from datahub.resources.grants.routes import grant_views
 from datahub.resources.rights import apply_change, changes_row, manageable, readable, readable_page
 from datahub.web.openapi import BEARER, JSON_BODY_ERRORS, described, operation
 
@@ -94,10 +97,32 @@ class DatasetById(MethodView):
         services.delete_dataset(manageable(services.get_dataset(dataset_id, for_update=True)))
 
 
-add_grant_routes(blp, services.get_dataset, "dataset_id", "dataset", "Dataset")
+DatasetGrants, DatasetGrant = grant_views(blp, services.get_dataset, "dataset_id", "dataset")
+blp.add_url_rule("/<id:dataset_id>/grants", "DatasetGrants", DatasetGrants, strict_slashes=False)
+blp.add_url_rule("/<id:dataset_id>/grants/<id:grant_id>", "DatasetGrant", DatasetGrant)
 
-
-from datahub.datasets import file_routes, version_routes  # noqa: E402, F401  (documented after the above)
-from datahub.datasets.checks import routes as check_routes  # noqa: E402, F401
-from datahub.datasets.columns import routes as column_routes  # noqa: E402, F401
-from datahub.datasets.profiles import routes as profile_routes  # noqa: E402, F401
+# The views of the modules beside this one, on the same blueprint, each under its class's
+# name (documented after the above, in this order).
+VIEWS = (
+    ("/<id:dataset_id>/file", file_routes.DatasetFile, {}),
+    ("/<id:dataset_id>/preview", file_routes.DatasetPreview, {}),
+    ("/<id:dataset_id>/versions", version_routes.DatasetVersions, {"strict_slashes": False}),
+    ("/<id:dataset_id>/versions/<id:version>", version_routes.DatasetVersionById, {}),
+    ("/<id:dataset_id>/versions/<id:version>/file", version_routes.DatasetVersionFile, {}),
+    ("/<id:dataset_id>/versions/<id:version>/preview", version_routes.DatasetVersionPreview, {}),
+    ("/<id:dataset_id>/versions/<id:version>/restore", version_routes.DatasetVersionRestore, {}),
+    ("/<id:dataset_id>/diff", version_routes.DatasetDiff, {}),
+    ("/<id:dataset_id>/checks", check_routes.DatasetChecks, {}),
+    ("/<id:dataset_id>/versions/<id:version>/checks", check_routes.DatasetVersionChecks, {}),
+    ("/<id:dataset_id>/versions/<id:version>/publish", check_routes.DatasetVersionPublish, {}),
+    ("/<id:dataset_id>/columns", column_routes.DatasetColumns, {}),
+    ("/<id:dataset_id>/versions/<id:version>/schema", profile_routes.DatasetVersionSchema, {}),
+    ("/<id:dataset_id>/versions/<id:version>/profile", profile_routes.DatasetVersionProfile, {}),
+    (
+        "/<id:dataset_id>/versions/<id:version>/datapackage.json",
+        profile_routes.DatasetVersionDataPackage,
+        {},
+    ),
+)
+for rule, view, options in VIEWS:
+    blp.add_url_rule(rule, view.__name__, view, **options)

@@ -35,7 +35,6 @@ def changeable_version(dataset_id, number, for_update=False, check=changeable):
     return dataset, versions.get_version(dataset.id, number)
 
 
-@blp.route("/<id:dataset_id>/versions", strict_slashes=False)
 class DatasetVersions(MethodView):
     @operation(
         blp, "list_dataset_versions", 401, 403, (404, "`Dataset not found`"), 422, security=BEARER
@@ -48,7 +47,6 @@ class DatasetVersions(MethodView):
         return paginate(versions.versions_query(dataset_id), args)
 
 
-@blp.route("/<id:dataset_id>/versions/<id:version>")
 class DatasetVersionById(MethodView):
     @operation(blp, "get_dataset_version", 401, 403, NOT_FOUND, 422, security=BEARER)
     @blp.response(200, schemas.VersionSchema)
@@ -97,7 +95,6 @@ class DatasetVersionById(MethodView):
         versions.delete_version(dataset, row, force=args["force"])
 
 
-@blp.route("/<id:dataset_id>/versions/<id:version>/file")
 class DatasetVersionFile(MethodView):
     @operation(
         blp,
@@ -123,7 +120,6 @@ class DatasetVersionFile(MethodView):
         return downloads.file_response(downloads.Download.of_version(row))
 
 
-@blp.route("/<id:dataset_id>/versions/<id:version>/preview")
 class DatasetVersionPreview(MethodView):
     @operation(
         blp,
@@ -147,7 +143,6 @@ class DatasetVersionPreview(MethodView):
         )
 
 
-@blp.route("/<id:dataset_id>/versions/<id:version>/restore")
 class DatasetVersionRestore(MethodView):
     @operation(blp, "restore_dataset_version", 401, 403, NOT_FOUND, 422, security=BEARER)
     @blp.arguments(schemas.VersionMessageArgsSchema, location="query")
@@ -167,7 +162,6 @@ class DatasetVersionRestore(MethodView):
         return restored, 201, {"Location": location}
 
 
-@blp.route("/<id:dataset_id>/diff")
 class DatasetDiff(MethodView):
     @operation(
         blp,

@@ -182,32 +182,37 @@ def _identity(instance):
     return str(sa.inspect(instance).identity[0])
 
 
+# Each kept model: its names' prefix, and the columns whose change alters no kept answer.
+_KEPT_MODELS = (
+    (User, "u", frozenset()),
+    (AuthSession, "s", _SESSION_BOOKKEEPING),
+    (PersonalAccessToken, "p", _TOKEN_BOOKKEEPING),
+)
+
+
+def _kept_model(instance):
+    """(prefix, bookkeeping columns) of ``instance``'s model, or (None, None)."""
+    for model, prefix, bookkeeping in _KEPT_MODELS:
+        if isinstance(instance, model):
+            return prefix, bookkeeping
+    return None, None
+
+
 @event.listens_for(db.session, "after_flush")
 def _after_flush(session, _flush_context):
     if not _publishes():
         return
-    names = set()
+    names = {
+        "t:" + instance.jti for instance in session.new if isinstance(instance, RevokedAccessToken)
+    }
     for instance in session.deleted:
-        if isinstance(instance, User):
-            names.add("u:" + _identity(instance))
-        elif isinstance(instance, AuthSession):
-            names.add("s:" + _identity(instance))
-        elif isinstance(instance, PersonalAccessToken):
-            names.add("p:" + _identity(instance))
+        prefix, _ = _kept_model(instance)
+        if prefix is not None:
+            names.add(f"{prefix}:{_identity(instance)}")
     for instance in session.dirty:
-        if isinstance(instance, User) and _changed_columns(instance):
-            names.add("u:" + _identity(instance))
-        elif isinstance(instance, AuthSession) and (
-            _changed_columns(instance) - _SESSION_BOOKKEEPING
-        ):
-            names.add("s:" + _identity(instance))
-        elif isinstance(instance, PersonalAccessToken) and (
-            _changed_columns(instance) - _TOKEN_BOOKKEEPING
-        ):
-            names.add("p:" + _identity(instance))
-    for instance in session.new:
-        if isinstance(instance, RevokedAccessToken):
-            names.add("t:" + instance.jti)
+        prefix, bookkeeping = _kept_model(instance)
+        if prefix is not None and _changed_columns(instance) - bookkeeping:
+            names.add(f"{prefix}:{_identity(instance)}")
     _note(session, names)
 
 

@@ -288,56 +288,57 @@ def _widened_for(dataset, run, plan):
 
 
 def _publish(run_id, name, plan, stored, rows_in, rows_out):
-    """In one transaction: add the new file as the output dataset's new version and mark
-    the run succeeded, or (checks) leave it running, its output pending and held for this
-    worker to check: ``(dataset id, version)``. If the run is no longer ours, the owner
-    may not write the output (datahub.resources.access) or has no room (datahub.quotas,
-    under the owner's lock), the new file is removed and the previous output stays."""
+    """Add the new file as the output's new version (:func:`_add_output`); on a failure
+    (the owner may not write the output, or has no room), the run fails, the new file is
+    removed and the previous output stays. ``(dataset id, version)`` when it is pending."""
     try:
-        quotas.lock_user(plan.owner_id)  # first: the quotas' lock order
-        run = db.session.scalar(sa.select(Run).where(Run.id == run_id).with_for_update())
-        if run is None or run.status != "running" or run.worker != name:
-            discard(stored)
-            return None
-        dataset = _output_dataset(run, plan)
-        fmt = plan.output_format
-        suffix = tabular.SUFFIXES[fmt]
-        output = NewFile(
-            plan.output_name[: 255 - len(suffix)] + suffix, tabular.CONTENT_TYPES[fmt], fmt
-        )
-        with _quota_errors():
-            key, version = add_stored_version(
-                dataset, stored, output, created_by=plan.owner_id, run_id=run_id
-            )
-        db.session.flush()
-        run.rows_in, run.rows_out = rows_in, rows_out
-        run.output_dataset_id, run.output_version = dataset.id, version.version
-        pending = version.state == "pending"
-        if pending:
-            hold_audit(current_app.config, version)
-        else:
-            run.status, run.finished_at, run.error = "succeeded", utcnow(), None
-            record_run("datahub.run.succeeded", run)
-        db.session.commit()
-    except PipelineError as exc:
+        added = _add_output(run_id, name, plan, stored, rows_in, rows_out)
+    except (PipelineError, sa.exc.IntegrityError) as exc:
         discard(stored)
-        _mark(run_id, name, status="failed", error=str(exc), rows_in=rows_in)
-        return None
-    except sa.exc.IntegrityError:
-        discard(stored)
-        _mark(
-            run_id,
-            name,
-            status="failed",
-            rows_in=rows_in,
-            error=f"the output dataset name {plan.output_name!r} was taken meanwhile",
-        )
+        taken = f"the output dataset name {plan.output_name!r} was taken meanwhile"
+        error = str(exc) if isinstance(exc, PipelineError) else taken
+        _mark(run_id, name, status="failed", error=error, rows_in=rows_in)
         return None
     except BaseException:
         discard(stored)
         raise
+    if added is None:
+        return None
+    key, version, pending = added
     drop_duplicate(key, stored)
     return (version.dataset_id, version.version) if pending else None
+
+
+def _add_output(run_id, name, plan, stored, rows_in, rows_out):
+    """In one transaction: the new file as the output dataset's new version, and the run
+    succeeded, or (checks) left running, its output pending and held for this worker to
+    check: (key, version, pending). None, the new file removed, if the run is not ours."""
+    quotas.lock_user(plan.owner_id)  # first: the quotas' lock order
+    run = db.session.scalar(sa.select(Run).where(Run.id == run_id).with_for_update())
+    if run is None or run.status != "running" or run.worker != name:
+        discard(stored)
+        return None
+    dataset = _output_dataset(run, plan)
+    fmt = plan.output_format
+    suffix = tabular.SUFFIXES[fmt]
+    output = NewFile(
+        plan.output_name[: 255 - len(suffix)] + suffix, tabular.CONTENT_TYPES[fmt], fmt
+    )
+    with _quota_errors():
+        key, version = add_stored_version(
+            dataset, stored, output, created_by=plan.owner_id, run_id=run_id
+        )
+    db.session.flush()
+    run.rows_in, run.rows_out = rows_in, rows_out
+    run.output_dataset_id, run.output_version = dataset.id, version.version
+    pending = version.state == "pending"
+    if pending:
+        hold_audit(current_app.config, version)
+    else:
+        run.status, run.finished_at, run.error = "succeeded", utcnow(), None
+        record_run("datahub.run.succeeded", run)
+    db.session.commit()
+    return key, version, pending
 
 
 def _output_dataset(run, plan):

@@ -10,7 +10,7 @@ from datahub.identity import permissions
 from datahub.identity.guard import authenticate, current_user
 from datahub.pipelines import previews, schemas, services
 from datahub.pipelines.models import Pipeline
-from datahub.resources.grants.routes import add_grant_routes
+from datahub.resources.grants.routes import grant_views
 from datahub.resources.rights import (
     apply_change,
     changeable,
@@ -243,4 +243,6 @@ class RunCancel(MethodView):
         return run
 
 
-add_grant_routes(blp, services.get_pipeline, "pipeline_id", "pipeline", "Pipeline")
+PipelineGrants, PipelineGrant = grant_views(blp, services.get_pipeline, "pipeline_id", "pipeline")
+blp.add_url_rule("/<id:pipeline_id>/grants", "PipelineGrants", PipelineGrants, strict_slashes=False)
+blp.add_url_rule("/<id:pipeline_id>/grants/<id:grant_id>", "PipelineGrant", PipelineGrant)

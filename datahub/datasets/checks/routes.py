@@ -17,7 +17,6 @@ from datahub.web.openapi import BEARER, JSON_BODY_ERRORS, described, operation
 DATASET_NOT_FOUND = (404, "`Dataset not found`")
 
 
-@blp.route("/<id:dataset_id>/checks")
 class DatasetChecks(MethodView):
     @operation(blp, "get_dataset_checks", 401, 403, DATASET_NOT_FOUND, security=BEARER)
     @blp.response(200, schemas.ChecksSchema)
@@ -46,7 +45,6 @@ class DatasetChecks(MethodView):
         return services.set_checks(dataset, values["checks"])
 
 
-@blp.route("/<id:dataset_id>/versions/<id:version>/checks")
 class DatasetVersionChecks(MethodView):
     @operation(blp, "get_dataset_version_checks", 401, 403, NOT_FOUND, security=BEARER)
     @blp.response(200, schemas.VersionChecksSchema)
@@ -59,7 +57,6 @@ class DatasetVersionChecks(MethodView):
         return services.results_of(row)
 
 
-@blp.route("/<id:dataset_id>/versions/<id:version>/publish")
 class DatasetVersionPublish(MethodView):
     @operation(
         blp,

@@ -15,7 +15,6 @@ from datahub.web.openapi import BEARER, JSON_BODY_ERRORS, described, operation
 NOT_FOUND = (404, "`Dataset not found`")
 
 
-@blp.route("/<id:dataset_id>/columns")
 class DatasetColumns(MethodView):
     @operation(
         blp,

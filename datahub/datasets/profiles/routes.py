@@ -26,7 +26,6 @@ def pending():
     return response
 
 
-@blp.route("/<id:dataset_id>/versions/<id:version>/schema")
 class DatasetVersionSchema(MethodView):
     @operation(
         blp, "get_dataset_version_schema", 401, 403, NO_SCHEMA, security=BEARER, responses=PENDING
@@ -45,7 +44,6 @@ class DatasetVersionSchema(MethodView):
         return pending() if schema is services.PENDING else schema
 
 
-@blp.route("/<id:dataset_id>/versions/<id:version>/profile")
 class DatasetVersionProfile(MethodView):
     @operation(
         blp, "get_dataset_version_profile", 401, 403, NOT_FOUND, security=BEARER, responses=PENDING
@@ -63,7 +61,6 @@ class DatasetVersionProfile(MethodView):
         return pending() if profile is services.PENDING else profile
 
 
-@blp.route("/<id:dataset_id>/versions/<id:version>/datapackage.json")
 class DatasetVersionDataPackage(MethodView):
     @operation(
         blp,

@@ -11,6 +11,7 @@ from datahub import quotas
 from datahub.app.extensions import db
 from datahub.identity import logins, sessions, tokens
 from datahub.identity.auth import cookies, limits
+from datahub.identity.auth.blueprint import blp
 from datahub.identity.auth.origin import check_double_submit, require_trusted_origin
 from datahub.identity.auth.schemas import (
     LoginSchema,
@@ -29,13 +30,13 @@ from datahub.identity.guard import (
     session_required,
 )
 from datahub.identity.models import AuthSession
+from datahub.identity.personal_tokens import routes as token_routes
 from datahub.identity.personal_tokens.services import PREFIX as PAT_PREFIX
 from datahub.identity.token_loaders import verified_refresh
 from datahub.identity.users import services as user_services
 from datahub.identity.users.schemas import UserSchema
 from datahub.platform.audit import audit
 from datahub.platform.database import utcnow
-from datahub.web.api import Blueprint
 from datahub.web.errors import Forbidden
 from datahub.web.openapi import (
     BEARER,
@@ -43,13 +44,6 @@ from datahub.web.openapi import (
     REFRESH_COOKIE,
     MessageSchema,
     operation,
-)
-
-blp = Blueprint(
-    "auth",
-    __name__,
-    url_prefix="/api/v1/auth",
-    description="Log in, renew the access token, log out; the caller's sessions and password",
 )
 
 _NO_STORE = {
@@ -384,3 +378,8 @@ class MyPassword(MethodView):
         ):
             session = None
         return _token_body(sessions.issue_access_token(user, session))
+
+
+# The caller's personal access tokens, on the same blueprint (documented after the above).
+blp.add_url_rule("/tokens", "Tokens", token_routes.Tokens, strict_slashes=False)
+blp.add_url_rule("/tokens/<text:token_id>", "TokenItem", token_routes.TokenItem)

@@ -1,9 +1,10 @@
-"""/api/v1/auth/tokens: the caller's personal access tokens (datahub.identity.personal_tokens)."""
+"""/api/v1/auth/tokens: the caller's personal access tokens (datahub.identity.personal_tokens),
+registered on the auth blueprint by datahub.identity.auth.routes."""
 
 from flask import url_for
 from flask.views import MethodView
 
-from datahub.identity.auth.routes import blp
+from datahub.identity.auth.blueprint import blp
 from datahub.identity.guard import auth_required, current_user, session_required
 from datahub.identity.personal_tokens import services as personal_tokens
 from datahub.identity.personal_tokens.schemas import (
@@ -20,7 +21,6 @@ _NO_STORE = {"Cache-Control": "no-store"}
 _SHOWN = ("id", "name", "scopes", "created_at", "expires_at", "last_used_at")
 
 
-@blp.route("/tokens", strict_slashes=False)
 class Tokens(MethodView):
     @operation(blp, "list_tokens", 401, 422, security=BEARER)
     @blp.response(200, PersonalTokenPageSchema)
@@ -69,7 +69,6 @@ class Tokens(MethodView):
         return body, 201, {"Location": location, **_NO_STORE}
 
 
-@blp.route("/tokens/<text:token_id>")
 class TokenItem(MethodView):
     @operation(blp, "get_token", 401, NOT_FOUND, 422, security=BEARER)
     @blp.response(200, PersonalTokenSchema)

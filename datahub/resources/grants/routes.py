@@ -15,17 +15,18 @@ from datahub.web.listing import paginate
 from datahub.web.openapi import BEARER, JSON_BODY_ERRORS, described, operation
 
 
-def add_grant_routes(blp, get_row, path_name, kind, title):
-    """Register ``/<id:path_name>/grants`` and ``.../grants/<grant_id>`` on ``blp``, for
-    the rows ``get_row(id)`` finds (404 ``{title} not found``). ``kind`` (``dataset``...)
-    names the operations."""
+def grant_views(blp, get_row, path_name, kind):
+    """The views of ``/<id:path_name>/grants`` (list, add) and ``.../grants/<grant_id>``
+    (revoke) on ``blp``, for the rows ``get_row(id)`` finds (its 404 when there is none).
+    ``kind`` (``dataset``...) names the operations. The feature registers them, each under
+    its own endpoint name (``DatasetGrants``, ``DatasetGrant``...)."""
+    title = kind.capitalize()
     not_found = (404, f"`{title} not found`")
     grant_not_found = (404, f"`{title} not found`, or `Grant not found`")
 
     def row_of(path):
         return manageable(get_row(path[path_name]))
 
-    @blp.route(f"/<id:{path_name}>/grants", strict_slashes=False, endpoint=f"{title}Grants")
     class Grants(MethodView):
         @operation(blp, f"list_{kind}_grants", 401, 403, not_found, 422, security=BEARER)
         @blp.arguments(schemas.GrantListArgsSchema, location="query")
@@ -63,7 +64,6 @@ def add_grant_routes(blp, get_row, path_name, kind, title):
             grant = grants.add_grant(row, values["principal"], values["permission"], current_user)
             return grant, 201, {"Location": f"{request.path.rstrip('/')}/{grant.id}"}
 
-    @blp.route(f"/<id:{path_name}>/grants/<id:grant_id>", endpoint=f"{title}Grant")
     class Grant(MethodView):
         @operation(blp, f"delete_{kind}_grant", 401, 403, grant_not_found, 422, security=BEARER)
         @blp.response(204, description="Revoked: the next request is refused, on every host")
