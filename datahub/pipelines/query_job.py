@@ -1,17 +1,19 @@
 """A run's query, as executed in an isolated process (datahub.platform.isolation): compile the steps
 into one DuckDB query over the input files and ``COPY`` its result to the output file.
-Answers ``{"rows_in", "rows_out"}``; a problem the user can fix is a ``JobError`` of kind
+Answers ``{"rows_in", "rows_out"}`` and its phases' times; a problem the user can fix is a ``JobError`` of kind
 ``pipeline`` whose message the run shows, without values from the data
 (datahub.pipelines.run_errors). It knows no database and no storage: the worker
 (datahub.pipelines.execute) prepared the files and publishes the output."""
 
 import contextlib
+import time
 
 import duckdb
 
 from datahub.datasets import tabular
 from datahub.pipelines import engine, run_errors
 from datahub.pipelines.engine import PipelineError
+from datahub.pipelines.timings import milliseconds
 from datahub.platform.isolation import JobError
 
 
@@ -25,11 +27,29 @@ def run_query_job(args):
 
 
 def _run(args):
+    """The query's result: ``rows_in``, ``rows_out``, ``timings`` (milliseconds of the
+    job's phases: datahub.pipelines.timings) and ``started`` and ``ended``
+    (``time.monotonic()``, the same clock in every process of the host)."""
+    started = time.monotonic()
     source, output = args["source"], args["output"]
     with compiled(args, [output], args["spill"]) as (query, source_format):
+        compiled_at = time.monotonic()
         rows_out = engine.write(query, output, args["output_format"])
+        written_at = time.monotonic()
         rows_in = tabular.rows_scanned(query.con, source, source_format)
-    return {"rows_in": rows_in, "rows_out": rows_out}
+        counted_at = time.monotonic()
+    timings = {
+        "compile": milliseconds(compiled_at - started),
+        "query": milliseconds(written_at - compiled_at),
+        "row_counts": milliseconds(counted_at - written_at),
+    }
+    return {
+        "rows_in": rows_in,
+        "rows_out": rows_out,
+        "timings": timings,
+        "started": started,
+        "ended": time.monotonic(),
+    }
 
 
 @contextlib.contextmanager

@@ -35,6 +35,7 @@ from datahub.pipelines import lineage_events
 from datahub.pipelines.event_data import record_run_by_id
 from datahub.pipelines.execute import RunStopped, execute_run
 from datahub.pipelines.models import Pipeline, Run
+from datahub.pipelines.timings import Timings
 from datahub.platform import isolation, wakeups
 from datahub.platform.database import utcnow
 from datahub.search import values
@@ -220,15 +221,17 @@ class Worker:
                 self._maybe_audit()  # first: a version waits for it to be published
                 self._maybe_index_values()
                 self._maybe_profile()
-                run_id = claim(name)
+                timings = Timings()
+                with timings.phase("claim"):
+                    run_id = claim(name)
                 if run_id is None:
                     return None
-                self._execute(run_id, name)
+                self._execute(run_id, name, timings)
                 return run_id
             finally:
                 db.session.remove()
 
-    def _execute(self, run_id, name):
+    def _execute(self, run_id, name, timings):
         log.info("worker %s claimed run %s", name, run_id)
         heartbeat = Heartbeat(
             db.engine,
@@ -239,7 +242,7 @@ class Worker:
         )
         began = time.monotonic()
         with heartbeat:
-            execute_run(self.app, run_id, name, heartbeat.check, self.pool)
+            execute_run(self.app, run_id, name, heartbeat.check, self.pool, timings)
         run = db.session.get(Run, run_id, populate_existing=True)
         status = run and run.status
         if run is not None and lineage_events.emitter(self.app).client is not None:

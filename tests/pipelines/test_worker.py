@@ -2,7 +2,7 @@
 
 import threading
 import time
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import pytest
 import sqlalchemy as sa
@@ -15,6 +15,7 @@ from tests.pipelines.helpers import (
     background_worker,
     create_pipeline,
     get_run,
+    run_now,
     source,
     start,
     wait_for,
@@ -101,3 +102,35 @@ def test_a_background_worker_executes_a_queued_run_at_once(app, client, actors):
         run = start(client, editor, pipeline["id"])
         run = wait_for(client, editor, pipeline["id"], run["id"], {"succeeded", "failed"}, 10)
     assert run["status"] == "succeeded"
+
+
+def test_a_run_shows_where_its_time_went(app, client, actors):
+    editor = actors["editor"].headers
+    dataset = source(client, editor)
+    pipeline = create_pipeline(client, editor, dataset["id"], [{"op": "limit", "count": 1}])
+    run = run_now(app, client, editor, pipeline["id"])
+    assert run["status"] == "succeeded", run
+    timings = run["timings"]
+    assert list(timings) == [
+        "claim",
+        "plan",
+        "job_start",
+        "compile",
+        "query",
+        "row_counts",
+        "job_end",
+        "store",
+        "publish",
+        "events",
+    ]
+    assert all(isinstance(ms, float | int) and ms >= 0 for ms in timings.values())
+    assert timings["query"] > 0 and timings["compile"] > 0
+    took = (
+        datetime.fromisoformat(run["finished_at"]) - datetime.fromisoformat(run["started_at"])
+    ).total_seconds() * 1000
+    assert sum(timings.values()) - timings["claim"] <= took + 50  # nobody's moments aside
+
+    # A run answered by an earlier one's output: only what it did.
+    again = run_now(app, client, editor, pipeline["id"])
+    assert again["reused_run_id"] == run["id"]
+    assert list(again["timings"]) == ["claim", "plan", "events"]
