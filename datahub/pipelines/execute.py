@@ -25,7 +25,7 @@ from datahub.datasets.checks.auditor import audit_claimed
 from datahub.datasets.checks.services import failed_checks, results_of
 from datahub.datasets.models import DatasetVersion
 from datahub.datasets.services import discard
-from datahub.pipelines import lineage_events
+from datahub.pipelines import lineage_events, staging
 from datahub.pipelines.engine import PipelineError
 from datahub.pipelines.event_data import record_run_by_id
 from datahub.pipelines.models import Pipeline, Run
@@ -180,16 +180,25 @@ def _execute(config, plan, check, rows, pool, timings):
     # the worker dies; storage then gets a quick atomic copy.
     work = tempfile.mkdtemp(prefix="datahub-run-", dir=config.get("PIPELINE_TEMP_DIR"))
     try:
-        with contextlib.ExitStack() as inputs:
-            local = _local_inputs(storage, plan, work, inputs)
+        digest = None
+        with contextlib.ExitStack() as stack:
+            local = _local_inputs(storage, plan, work, stack)
             output = os.path.join(work, "output" + tabular.SUFFIXES[plan.output_format])
             spill = os.path.join(work, "spill")
             os.mkdir(spill)
+            # Hashed while the job writes it, where storage then moves it (staging.py).
+            tail = (
+                stack.enter_context(staging.Tail(output))
+                if staging.adopts(storage, output)
+                else None
+            )
             rows.update(_run_query(config, plan, local, output, spill, check, pool, timings))
+            if tail is not None:
+                with timings.phase("hash"):
+                    _, digest = tail.finish()
         check()
         try:
-            with timings.phase("store"), open(output, "rb") as staged:
-                stored = storage.save(iter(lambda: staged.read(CHUNK_BYTES), b""))
+            stored = _store(storage, output, digest, timings)
         except StorageUnavailable:
             raise PipelineError("the storage is unavailable (see the worker's log)") from None
         except InsufficientStorage:
@@ -203,6 +212,18 @@ def _execute(config, plan, check, rows, pool, timings):
         return stored
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def _store(storage, output, digest, timings):
+    """The staged output as a new stored file: moved (its ``digest`` taken as it was
+    written), or copied where storage cannot move it (``digest`` None)."""
+    if digest is None:
+        with timings.phase("store"), open(output, "rb") as staged:
+            return storage.save(iter(lambda: staged.read(CHUNK_BYTES), b""))
+    with timings.phase("write"):
+        staging.durable(output)
+    with timings.phase("store"):
+        return storage.adopt(output, digest)
 
 
 def _local_inputs(storage, plan, work, inputs):

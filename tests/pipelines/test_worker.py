@@ -1,5 +1,7 @@
 """The worker's building blocks in-process: claiming, stale heartbeats, shutdown."""
 
+import hashlib
+import os
 import threading
 import time
 from datetime import datetime, timedelta
@@ -119,6 +121,8 @@ def test_a_run_shows_where_its_time_went(app, client, actors):
         "query",
         "row_counts",
         "job_end",
+        "write",
+        "hash",
         "store",
         "publish",
         "events",
@@ -134,3 +138,20 @@ def test_a_run_shows_where_its_time_went(app, client, actors):
     again = run_now(app, client, editor, pipeline["id"])
     assert again["reused_run_id"] == run["id"]
     assert list(again["timings"]) == ["claim", "plan", "events"]
+
+
+def test_the_output_is_hashed_as_it_is_written_and_moved_into_storage(app, client, actors):
+    editor = actors["editor"].headers
+    text = "n,word\n" + "".join(f"{i},{'w' * (i % 50)}{i}\n" for i in range(80_000))
+    dataset = source(client, editor, text, name="many rows")
+    pipeline = create_pipeline(client, editor, dataset["id"], [{"op": "sort", "columns": ["n"]}])
+    run = run_now(app, client, editor, pipeline["id"])
+    assert run["status"] == "succeeded", run
+    output = client.get(f"/api/v1/datasets/{run['output_dataset_id']}", headers=editor)
+    stored = output.get_json()["file"]
+    data = client.get(f"/api/v1/datasets/{run['output_dataset_id']}/file", headers=editor).data
+    assert len(data) > 2 * 2**20  # more than one read of the file as it grows
+    assert (stored["size_bytes"], stored["sha256"]) == (len(data), hashlib.sha256(data).hexdigest())
+    # Nothing but the stored files is left in storage.
+    names = os.listdir(app.config["STORAGE_PATH"])
+    assert not [name for name in names if name.startswith(".upload-")]
