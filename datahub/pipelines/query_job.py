@@ -32,7 +32,9 @@ def _run(args):
     (``time.monotonic()``, the same clock in every process of the host)."""
     started = time.monotonic()
     source, output = args["source"], args["output"]
-    with compiled(args, [output], args["spill"]) as (query, source_format):
+    # Not closed: the process exits once it has answered (datahub.platform.isolation.child),
+    # and closing would only wait for DuckDB to give back its memory first.
+    with compiled(args, [output], args["spill"], close=False) as (query, source_format):
         compiled_at = time.monotonic()
         rows_out = engine.write(query, output, args["output_format"])
         written_at = time.monotonic()
@@ -53,12 +55,12 @@ def _run(args):
 
 
 @contextlib.contextmanager
-def compiled(args, writable, spill, work="run"):
+def compiled(args, writable, spill, work="run", close=True):
     """``(query, source format)``: the steps compiled over the input files (``args``'
     ``source``, ``joins``, ``names``, ``steps`` and bounds) on a sandboxed connection that
     may also write ``writable`` and spill into ``spill``; closed afterwards. DuckDB's
     errors, while it compiles or executes, as a :class:`PipelineError` about the ``work``
-    (a ``run`` or a ``preview``)."""
+    (a ``run`` or a ``preview``). ``close``: False leaves the connection to the process's end."""
     paths = dict(args["names"])  # input and output paths → what a user calls them
     source = args["source"]
     joined = {int(dataset_id): path for dataset_id, path in args["joins"].items()}
@@ -94,4 +96,5 @@ def compiled(args, writable, spill, work="run"):
         message = run_errors.message(exc, paths, work=work)
         raise PipelineError(f"the {work} failed: {message}") from None
     finally:
-        con.close()
+        if close:
+            con.close()

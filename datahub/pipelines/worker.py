@@ -192,6 +192,15 @@ class Heartbeat:
             raise RunStopped(SHUTDOWN_ERROR)
 
 
+def run_pool(config):
+    """The pool a worker process takes its runs' job processes from: a spare started ahead,
+    already in its memory cgroup and its DuckDB database made (datahub.platform.isolation)."""
+    cap = isolation.parse_size(config["PIPELINE_MEMORY_LIMIT"]) + isolation.parse_size(
+        config["PIPELINE_MEMORY_MARGIN"]
+    )
+    return isolation.ProcessPool(spares=1, cap=cap, warm=True)
+
+
 class Worker:
     """Claims and executes runs in ``concurrency`` threads of this process (``run_forever``)
     or one at a time (``run_once``); each run's query in a process from ``pool``."""
