@@ -34,7 +34,8 @@ def _run(args):
     source, output = args["source"], args["output"]
     # Not closed: the process exits once it has answered (datahub.platform.isolation.child),
     # and closing would only wait for DuckDB to give back its memory first.
-    with compiled(args, [output], args["spill"], close=False) as (query, source_format):
+    connected = compiled(args, [output], args["spill"], close=False, profile=True)
+    with connected as (query, source_format):
         compiled_at = time.monotonic()
         rows_out = engine.write(query, output, args["output_format"])
         written_at = time.monotonic()
@@ -55,12 +56,13 @@ def _run(args):
 
 
 @contextlib.contextmanager
-def compiled(args, writable, spill, work="run", close=True):
+def compiled(args, writable, spill, work="run", close=True, profile=False):
     """``(query, source format)``: the steps compiled over the input files (``args``'
     ``source``, ``joins``, ``names``, ``steps`` and bounds) on a sandboxed connection that
     may also write ``writable`` and spill into ``spill``; closed afterwards. DuckDB's
     errors, while it compiles or executes, as a :class:`PipelineError` about the ``work``
-    (a ``run`` or a ``preview``). ``close``: False leaves the connection to the process's end."""
+    (a ``run`` or a ``preview``). ``close``: False leaves the connection to the process's end; ``profile``: its queries
+    are profiled for ``tabular.rows_scanned``."""
     paths = dict(args["names"])  # input and output paths → what a user calls them
     source = args["source"]
     joined = {int(dataset_id): path for dataset_id, path in args["joins"].items()}
@@ -82,6 +84,7 @@ def compiled(args, writable, spill, work="run", close=True):
         memory_limit=args["memory_limit"],
         threads=args.get("threads"),
         temp_dir=spill,
+        profile=profile,
     )
     try:
         query = engine.compile_steps(
