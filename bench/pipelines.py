@@ -503,6 +503,36 @@ def recorded_seconds(run):
     return (parse(run["finished_at"]) - parse(run["started_at"])).total_seconds()
 
 
+def fmt_timings(run):
+    """The run's ``timings`` (milliseconds by phase) on one line; a service from before
+    them has none."""
+    timings = run.get("timings")
+    if not timings:
+        return "(the service records none)"
+    return ", ".join(f"{phase} {ms:g}" for phase, ms in timings.items()) + " (ms)"
+
+
+def median_timings(runs_timings):
+    """Each phase's median over the runs' ``timings``, on one line."""
+    phases = list(dict.fromkeys(phase for timings in runs_timings for phase in timings))
+    if not phases:
+        return "(the service records none)"
+    return fmt_timings(
+        {
+            "timings": {
+                phase: round(statistics.median(t.get(phase) or 0 for t in runs_timings), 1)
+                for phase in phases
+            }
+        }
+    )
+
+
+def percentile(values, share):
+    """The ``share`` (0-1) percentile of ``values``, nearest rank."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, math.ceil(share * len(ordered)) - 1))]
+
+
 def engine_settings(memory_limit, threads, temp_dir, max_bytes, run_timeout):
     """The service's DATAHUB_* settings for a run (values are JSON)."""
     settings = {
@@ -766,18 +796,17 @@ def bench_jobs(args, root, scratch, report):
     with Service(root, scratch / "instance", settings, "service") as service:
         dataset = service.upload(source, "pipelines bench source")
         stored = service.stored_path(dataset)
-        pipelines = {
-            job: service.create_pipeline(
-                f"bench job {job}", dataset["id"], JOBS[job]["steps"], f"bench job {job} out"
-            )
-            for job in args.jobs
-        }
         outputs = {job: scratch / f"duckdb-{job}.csv" for job in args.jobs}
         runs = {}
         for round_number in range(-args.warmup + 1, args.repeat + 1):
             label = f"round {round_number}" if round_number > 0 else "warm-up"
             for job in args.jobs:  # interleaved: A service, A DuckDB, B service, ...
-                seconds, runs[job] = service.run(pipelines[job]["id"], args.poll, args.run_timeout)
+                # A new pipeline definition each round: a fresh run, never one reused.
+                name = f"bench job {job} round {round_number + args.warmup}"
+                pipeline = service.create_pipeline(
+                    name, dataset["id"], JOBS[job]["steps"], f"{name} out"
+                )
+                seconds, runs[job] = service.run(pipeline["id"], args.poll, args.run_timeout)
                 alone = duckdb_copy(JOBS[job]["sql"], stored, outputs[job], config)
                 recorded = recorded_seconds(runs[job])
                 say(
@@ -786,10 +815,12 @@ def bench_jobs(args, root, scratch, report):
                     f"rows {fmt_n(runs[job]['rows_in'])} -> {fmt_n(runs[job]['rows_out'])}), "
                     f"DuckDB alone {fmt_s(alone)}"
                 )
+                say(f"    phases: {fmt_timings(runs[job])}")
                 if round_number > 0:
                     times[job]["service"].append(seconds)
                     times[job]["recorded"].append(recorded)
                     times[job]["duckdb"].append(alone)
+                    times[job].setdefault("timings", []).append(runs[job].get("timings") or {})
         for job in args.jobs:
             ours = scratch / f"service-{job}.csv"
             service.download(runs[job]["output_dataset_id"], ours)
@@ -829,6 +860,7 @@ def bench_jobs(args, root, scratch, report):
             f">= {args.target}",
             ratio >= args.target,
         )
+        say(f"job {job} phases, medians: {median_timings(times[job]['timings'])}")
         recorded_s = statistics.median(times[job]["recorded"])
         report(
             f"job {job}: the run as recorded (started -> finished), median",
@@ -838,6 +870,58 @@ def bench_jobs(args, root, scratch, report):
             "(not judged)",
             True,
         )
+
+
+def bench_small(args, root, scratch, report):
+    """A small run (``--small-rows``, 1,000) from POST to ``succeeded`` on an idle worker,
+    ``--small-runs`` times, each a new pipeline definition (a fresh run); DuckDB alone's
+    COPY of the same query over the same stored file between them."""
+    source, _ = cached_csv(args.cache, args.small_rows)
+    temp = scratch / "spill-small"
+    for folder in ("service", "duckdb"):
+        (temp / folder).mkdir(parents=True)
+    settings = engine_settings(
+        args.memory_limit, args.threads, temp / "service", source.stat().st_size, 60
+    )
+    config = duckdb_config(args.memory_limit, args.threads, temp / "duckdb")
+    steps = [{"op": "select", "columns": ["id", "city", "amount"]}]
+    sql = "SELECT id, city, amount FROM read_csv({src})"
+    times, alone, phases = [], [], []
+    with Service(root, scratch / "instance-small", settings, "small") as service:
+        dataset = service.upload(source, "pipelines small source")
+        stored = service.stored_path(dataset)
+        for number in range(args.small_runs + 1):  # the first: a warm-up
+            pipeline = service.create_pipeline(
+                f"small {number}", dataset["id"], steps, f"small {number} out"
+            )
+            time.sleep(0.2)  # an idle worker: the last run's aftermath is over
+            seconds, run = service.run(pipeline["id"], args.small_poll, 60)
+            baseline = duckdb_copy(sql, stored, scratch / "duckdb-small.csv", config)
+            if number:
+                times.append(seconds)
+                alone.append(baseline)
+                phases.append(run.get("timings") or {})
+    say(f"small runs: service {', '.join(fmt_s(s) for s in times)}")
+    say(f"small runs: DuckDB alone {', '.join(fmt_s(s) for s in alone)}")
+    say(f"small runs' phases, medians: {median_timings(phases)}")
+    median, p95 = statistics.median(times), percentile(times, 0.95)
+    what = f"small run ({args.small_rows:,} rows, select), POST to succeeded"
+    report(
+        f"{what}, median of {len(times)}",
+        fmt_s(median),
+        fmt_s(statistics.median(alone)),
+        f"{statistics.median(alone) / median:.2f}x",
+        "<= 100 ms",
+        median <= 0.1,
+    )
+    report(
+        f"{what}, p95",
+        fmt_s(p95),
+        fmt_s(percentile(alone, 0.95)),
+        "-",
+        "<= 200 ms",
+        p95 <= 0.2,
+    )
 
 
 def bench_memory(args, root, scratch, report):
@@ -964,8 +1048,12 @@ def run_benchmark(args, report):
         if args.engine_only:
             bench_engine(args, root, scratch, report)
             return
-        if not args.memory_only:
+        if not args.memory_only and not args.small_only:
             bench_jobs(args, root, scratch, report)
+        if args.small_runs and not args.memory_only:
+            bench_small(args, root, scratch, report)
+        if args.small_only:
+            return
         if not args.skip_memory:
             bench_memory(args, root, scratch, report)
 
@@ -1011,6 +1099,17 @@ def build_parser():
         type=int,
         default=3600,
         help="seconds a run may take (the service's limit, and ours)",
+    )
+    small = parser.add_argument_group("the small run")
+    small.add_argument(
+        "--small-runs", type=int, default=20, help="timed small runs (0: none), after a warm-up"
+    )
+    small.add_argument("--small-rows", type=int, default=1000, help="rows of the small CSV")
+    small.add_argument(
+        "--small-poll", type=float, default=0.005, help="seconds between the small runs' polls"
+    )
+    small.add_argument(
+        "--small-only", action="store_true", help="only the small runs (no jobs, no memory check)"
     )
     memory = parser.add_argument_group("the memory check")
     memory.add_argument("--skip-memory", action="store_true", help="no memory check")

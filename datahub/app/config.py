@@ -223,7 +223,8 @@ class DefaultConfig:
     PIPELINE_MEMORY_MARGIN = "150MB"
     PIPELINE_THREADS = None  # DuckDB's threads per run; None → one per CPU
     # Where each run's folder (spills, staged output) goes. None → the system's temporary
-    # folder.
+    # folder. On a local storage's file system, a run's output is moved into storage, not
+    # copied (docs/reference/pipelines.rst, "Output").
     PIPELINE_TEMP_DIR = None
     PIPELINE_MAX_STEPS = 100  # steps in a pipeline (422 at create/patch; a run fails)
     PIPELINE_MAX_COLUMNS = 10000  # columns in the source (and in any step's result)

@@ -1,10 +1,12 @@
 """The program of an isolated process (``python -m datahub.app.jobs``, started by
 datahub.platform.isolation): the jobs it can run, imported before its job arrives. With
 ``--fork-server FD`` it is the fork server, which forks one such process per job
-(datahub.platform.isolation.zygote)."""
+(datahub.platform.isolation.zygote). A warm pool's spare prepares a DuckDB database while
+it waits (``tabular.prepare``)."""
 
 import sys
 
+from datahub.datasets import tabular
 from datahub.datasets.checks.job import checks_job
 from datahub.datasets.diff_query import diff_job
 from datahub.datasets.previews_job import preview_job
@@ -30,6 +32,6 @@ if __name__ == "__main__":
     if sys.argv[1:2] == ["--fork-server"]:
         from datahub.platform.isolation.zygote import serve_forks
 
-        serve_forks(JOBS, int(sys.argv[2]))
+        serve_forks(JOBS, int(sys.argv[2]), prepare=tabular.prepare)
     else:
-        serve(JOBS)
+        serve(JOBS, prepare=tabular.prepare)

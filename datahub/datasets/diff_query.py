@@ -69,7 +69,7 @@ def diff_files(from_path, to_path, key, **connection):
         fmt = tabular.detect_format(path)
         sources.append(tabular.source_sql(path, fmt, max_line_size))
         formats.append((path, fmt))
-    con = tabular.connect([from_path, to_path], **connection)
+    con = tabular.connect([from_path, to_path], profile=True, **connection)
     try:
         before = tabular.describe(con, f"SELECT * FROM {sources[0][0]}", sources[0][1])
         after = tabular.describe(con, f"SELECT * FROM {sources[1][0]}", sources[1][1])

@@ -13,6 +13,7 @@ file, duplicate column names and ragged rows are errors instead of DuckDB's fall
 """
 
 import base64
+import contextlib
 import csv
 import datetime
 import decimal
@@ -91,23 +92,47 @@ def sniff_format(head):
 
 
 def read_header(path, max_line_size):
-    """The CSV header's column names and the delimiter to read the file with."""
+    """The CSV header's column names and the delimiter to read the file with. Read from
+    the first ``SNIFF_BYTES``, more (doubling) only while the header row goes on."""
+    limit = max_line_size + 1
     with open(path, "rb") as handle:
-        raw = handle.read(max_line_size + 1)
-    text = raw.decode("utf-8", errors="replace").lstrip("\ufeff")
+        raw = handle.read(min(SNIFF_BYTES, limit))
+        while True:
+            try:
+                text, header, complete = _first_row(raw)
+            except csv.Error as exc:
+                text, header, complete, error = None, None, False, exc
+            if complete or len(raw) >= limit:
+                break
+            more = handle.read(min(len(raw), limit - len(raw)))
+            if not more:
+                break
+            raw += more
+    if header is None:
+        raise NotTabular(f"the header row is not valid CSV ({error})") from None
     line = text.split("\n", 1)[0]
     if "\n" not in text and len(raw) > max_line_size:
         raise NotTabular(f"line 1 is longer than {max_line_size} bytes (PIPELINE_MAX_LINE_SIZE)")
-    delimiter = max(DELIMITERS, key=lambda d: (line.count(d), d == ","))
-    try:
-        header = next(csv.reader(io.StringIO(text), delimiter=delimiter), [])
-    except csv.Error as exc:
-        raise NotTabular(f"the header row is not valid CSV ({exc})") from None
     if not header or header == [""] and not line.strip():
         raise NotTabular("the file is empty (no header row)")
     if len(set(header)) != len(header):
         raise NotTabular("the file has duplicate column names")
-    return header, delimiter
+    return header, delimiter_of(line)
+
+
+def delimiter_of(line):
+    """The one of ``DELIMITERS`` that occurs most often in the header line (``,`` at a tie)."""
+    return max(DELIMITERS, key=lambda d: (line.count(d), d == ","))
+
+
+def _first_row(raw):
+    """``(text, header, complete)``: the start of a file decoded, its first CSV row, and
+    whether that row ends within it (at a line's end)."""
+    text = raw.decode("utf-8", errors="replace").lstrip("\ufeff")
+    rows = io.StringIO(text)
+    header = next(csv.reader(rows, delimiter=delimiter_of(text.split("\n", 1)[0])), [])
+    read = rows.tell()
+    return text, header, read < len(text) or text.endswith("\n")
 
 
 def source_sql(path, fmt, max_line_size, max_columns=None):
@@ -135,27 +160,50 @@ def source_sql(path, fmt, max_line_size, max_columns=None):
     )
 
 
-def connect(readable, writable=(), memory_limit="512MB", threads=None, temp_dir=None):
+NO_EXTENSIONS = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
+_prepared = []  # the database prepare() made ahead, for this process's next connect()
+
+
+def prepare():
+    """Make a DuckDB database ahead, in a job's process waiting for its job (a warm spare,
+    datahub.platform.isolation.child): its next :func:`connect` takes it and applies its
+    settings and sandbox then, the same as a new one's."""
+    _prepared.append(duckdb.connect(":memory:", config=dict(NO_EXTENSIONS)))
+
+
+# What rows_scanned reads from a profile: tracked alone, no operator is timed.
+PROFILED = ["operator.rows_scanned", "operator.extra_info", "operator.type"]
+
+
+def connect(
+    readable, writable=(), memory_limit="512MB", threads=None, temp_dir=None, profile=False
+):
     """A DuckDB connection that can read only the files ``readable``, write only the files
     ``writable`` and spill only into ``temp_dir``; no extension can be installed or loaded,
-    no database attached, and no setting changed (``lock_configuration``)."""
-    config = {
-        "memory_limit": str(memory_limit),
-        "autoinstall_known_extensions": False,
-        "autoload_known_extensions": False,
-    }
+    no database attached, and no setting changed (``lock_configuration``). ``profile``:
+    its queries keep what :func:`rows_scanned` reads (and nothing more, from DuckDB 2.0)."""
+    config = {"memory_limit": str(memory_limit)}
     if threads:
         config["threads"] = int(threads)
     if temp_dir:
         config["temp_directory"] = temp_dir
-    con = duckdb.connect(":memory:", config=config)
+    prepared = _prepared.pop() if _prepared else None
+    if prepared is None:
+        con = duckdb.connect(":memory:", config={**NO_EXTENSIONS, **config})
+    else:
+        con = prepared
     try:
+        for name, value in config.items() if prepared is not None else ():
+            con.execute(f"SET {name} = ?", [value])
         con.execute("SET allowed_paths = ?", [sorted({*readable, *writable})])
         con.execute(
             "SET allowed_directories = ?", [[os.path.join(temp_dir, "")] if temp_dir else []]
         )
         con.execute("SET enable_external_access = false")
-        con.execute("PRAGMA enable_profiling = 'no_output'")
+        if profile:
+            with contextlib.suppress(duckdb.CatalogException):  # before 2.0: every metric
+                con.execute("SET tracked_metrics = ?", [PROFILED])
+            con.execute("PRAGMA enable_profiling = 'no_output'")
         # Type pushdown reads a CSV column cast to a number straight from its text, which
         # rounds otherwise than casting the column's inferred type ('2.5' → 3, but
         # 2.5::DOUBLE → 2): a CAST must give the same whatever the file's format.

@@ -13,8 +13,8 @@ from flask.cli import with_appcontext
 
 from datahub.events.dispatch import Dispatcher
 from datahub.pipelines import triggers
-from datahub.pipelines.worker import Worker, reap_stale
-from datahub.platform import isolation, wakeups
+from datahub.pipelines.worker import Worker, reap_stale, run_pool
+from datahub.platform import wakeups
 
 # Set by the process that supervises this worker (gunicorn's master, gunicorn.conf.py):
 # the worker stops once that process is gone, even if it was killed with SIGKILL.
@@ -74,7 +74,7 @@ def worker_command(once, concurrency, loglevel):
         threading.Thread(
             target=_stop_with_parent, args=(int(os.environ[PARENT_ENV]), stop), daemon=True
         ).start()
-    pool = isolation.ProcessPool(spares=1)
+    pool = run_pool(app.config)
     worker = Worker(app, shutdown=shutdown, pool=pool)
     reaped = reap_stale(app)
     if reaped:

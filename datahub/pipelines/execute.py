@@ -15,35 +15,32 @@ import logging
 import os
 import shutil
 import tempfile
+import time
 
 import sqlalchemy as sa
-from flask import current_app
 
-from datahub import quotas
 from datahub.app.extensions import db
 from datahub.datasets import tabular, versions
-from datahub.datasets.checks.auditor import audit_claimed, hold_audit
+from datahub.datasets.checks.auditor import audit_claimed
 from datahub.datasets.checks.services import failed_checks, results_of
-from datahub.datasets.event_data import record_dataset
-from datahub.datasets.models import Dataset, DatasetVersion, VersionRead
-from datahub.datasets.services import NewFile, add_stored_version, discard, drop_duplicate
-from datahub.identity.models import User
+from datahub.datasets.models import DatasetVersion
+from datahub.datasets.services import discard
+from datahub.pipelines import staging
 from datahub.pipelines.engine import PipelineError
-from datahub.pipelines.event_data import record_run, record_run_by_id
+from datahub.pipelines.event_data import record_run_by_id
 from datahub.pipelines.lineage import openlineage as lineage_events
 from datahub.pipelines.models import Pipeline, Run
 from datahub.pipelines.plans import fingerprint, plan_run, reusable
+from datahub.pipelines.publish import publish
+from datahub.pipelines.timings import Timings
 from datahub.platform import isolation
 from datahub.platform.database import utcnow
 from datahub.platform.errors import InsufficientStorage, StorageUnavailable
 from datahub.platform.storage import get_storage
-from datahub.resources import access
-from datahub.resources.services import add_named, name_key
 
 log = logging.getLogger("datahub.pipelines.execute")
 
 CHUNK_BYTES = 1024 * 1024
-OWNER_MAY_NOT_WRITE = "Owner may no longer write the output dataset"
 INTERNAL_ERROR = "internal error while executing the run (see the worker's log)"
 NO_ROOM_FOR_INPUTS = (
     "the worker's temporary folder (PIPELINE_TEMP_DIR) has no room for a copy of the inputs"
@@ -92,15 +89,62 @@ def _mark(run_id, name, **values):
     return bool(result.rowcount)
 
 
-def execute_run(app, run_id, name, check, pool=None):
+def execute_run(app, run_id, name, check, pool=None, timings=None):
     """Execute run ``run_id``, which worker ``name`` has claimed. ``check()`` raises
     :class:`RunStopped` once the run is no longer ours; ``pool`` is the
-    :class:`~datahub.platform.isolation.ProcessPool` to take the query's process from."""
+    :class:`~datahub.platform.isolation.ProcessPool` to take the query's process from;
+    ``timings`` (datahub.pipelines.timings) has the claim's, and is kept on the run."""
+    timings = timings if timings is not None else Timings()
+    pool = pool or isolation.ProcessPool(0)
+
+    def mark(**values):
+        return _mark(run_id, name, timings=timings.as_json(), **values)
+
+    with timings.phase("plan"):
+        planned = _plan(run_id, mark)
+    if planned is None:
+        return
+    plan, reused, pipeline_id = planned
+    with timings.phase("events"):
+        lineage_events.run_started(run_id, pipeline_id, plan.reads)
+    if reused:
+        mark(status="succeeded", error=None, **reused)
+        log.info("run %s reused run %s", run_id, reused["reused_run_id"])
+        return
+    rows = {}
+    try:
+        check()  # a run that is already stopped does not start
+        stored = _execute(app.config, plan, check, rows, pool, timings)
+    except RunStopped as stop:
+        if stop.reason:
+            mark(status="failed", error=stop.reason)
+        log.info("run %s stopped: %s", run_id, stop.reason or "cancelled or taken away")
+        return
+    except PipelineError as exc:
+        mark(status="failed", error=str(exc))
+        return
+    except Exception:
+        log.exception("run %s failed unexpectedly", run_id)
+        db.session.rollback()
+        mark(status="failed", error=INTERNAL_ERROR)
+        return
+    try:
+        pending = publish(run_id, name, plan, stored, rows, timings, mark)
+    finally:
+        stored.release()  # storage keeps new files locked until a row refers to them
+    if pending:
+        _check_output(app, run_id, name, pending, pool)
+
+
+def _plan(run_id, mark):
+    """``(plan, reused, pipeline id)``: the run's :class:`~datahub.pipelines.plans.RunPlan` (its reads
+    recorded, its fingerprint set) and what an earlier run it reuses made (or None);
+    None when the run is gone or failed (``mark``)."""
     run = db.session.get(Run, run_id)
     pipeline = db.session.get(Pipeline, run.pipeline_id) if run else None
     if pipeline is None:
         db.session.rollback()
-        return
+        return None
     pipeline_id = pipeline.id
     try:
         plan = plan_run(pipeline)
@@ -117,41 +161,14 @@ def execute_run(app, run_id, name, check, pool=None):
         }
     except PipelineError as exc:
         db.session.rollback()
-        _mark(run_id, name, status="failed", error=str(exc))
-        return
+        mark(status="failed", error=str(exc))
+        return None
     finally:
         db.session.commit()  # no transaction stays open while the run works
-    lineage_events.run_started(run_id, pipeline_id, plan.reads)
-    if reused:
-        _mark(run_id, name, status="succeeded", error=None, **reused)
-        log.info("run %s reused run %s", run_id, reused["reused_run_id"])
-        return
-    rows = {}
-    try:
-        check()  # a run that is already stopped does not start
-        stored = _execute(app.config, plan, check, rows, pool or isolation.ProcessPool(0))
-    except RunStopped as stop:
-        if stop.reason:
-            _mark(run_id, name, status="failed", error=stop.reason)
-        log.info("run %s stopped: %s", run_id, stop.reason or "cancelled or taken away")
-        return
-    except PipelineError as exc:
-        _mark(run_id, name, status="failed", error=str(exc))
-        return
-    except Exception:
-        log.exception("run %s failed unexpectedly", run_id)
-        db.session.rollback()
-        _mark(run_id, name, status="failed", error=INTERNAL_ERROR)
-        return
-    try:
-        pending = _publish(run_id, name, plan, stored, rows.get("rows_in"), rows.get("rows_out"))
-    finally:
-        stored.release()  # storage keeps new files locked until a row refers to them
-    if pending:
-        _check_output(app, run_id, name, pending, pool or isolation.ProcessPool(0))
+    return plan, reused, pipeline_id
 
 
-def _execute(config, plan, check, rows, pool):
+def _execute(config, plan, check, rows, pool, timings):
     """Run the query into a staged file and store it; the :class:`StoredFile`."""
     max_steps = int(config["PIPELINE_MAX_STEPS"])
     if len(plan.steps) > max_steps:
@@ -164,16 +181,25 @@ def _execute(config, plan, check, rows, pool):
     # the worker dies; storage then gets a quick atomic copy.
     work = tempfile.mkdtemp(prefix="datahub-run-", dir=config.get("PIPELINE_TEMP_DIR"))
     try:
-        with contextlib.ExitStack() as inputs:
-            local = _local_inputs(storage, plan, work, inputs)
+        digest = None
+        with contextlib.ExitStack() as stack:
+            local = _local_inputs(storage, plan, work, stack)
             output = os.path.join(work, "output" + tabular.SUFFIXES[plan.output_format])
             spill = os.path.join(work, "spill")
             os.mkdir(spill)
-            rows.update(_run_query(config, plan, local, output, spill, check, pool))
+            # Hashed while the job writes it, where storage then moves it (staging.py).
+            tail = (
+                stack.enter_context(staging.Tail(output))
+                if staging.adopts(storage, output)
+                else None
+            )
+            rows.update(_run_query(config, plan, local, output, spill, check, pool, timings))
+            if tail is not None:
+                with timings.phase("hash"):
+                    _, digest = tail.finish()
         check()
         try:
-            with open(output, "rb") as staged:
-                stored = storage.save(iter(lambda: staged.read(CHUNK_BYTES), b""))
+            stored = _store(storage, output, digest, timings)
         except StorageUnavailable:
             raise PipelineError("the storage is unavailable (see the worker's log)") from None
         except InsufficientStorage:
@@ -187,6 +213,18 @@ def _execute(config, plan, check, rows, pool):
         return stored
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def _store(storage, output, digest, timings):
+    """The staged output as a new stored file: moved (its ``digest`` taken as it was
+    written), or copied where storage cannot move it (``digest`` None)."""
+    if digest is None:
+        with timings.phase("store"), open(output, "rb") as staged:
+            return storage.save(iter(lambda: staged.read(CHUNK_BYTES), b""))
+    with timings.phase("write"):
+        staging.durable(output)
+    with timings.phase("store"):
+        return storage.adopt(output, digest)
 
 
 def _local_inputs(storage, plan, work, inputs):
@@ -205,7 +243,7 @@ def _local_inputs(storage, plan, work, inputs):
         raise PipelineError(NO_ROOM_FOR_INPUTS) from None
 
 
-def _run_query(config, plan, local, output, spill, check, pool):
+def _run_query(config, plan, local, output, spill, check, pool, timings):
     names = {local[key]: label for key, label in plan.names.items()}
     names[output] = "the output file"
     args = {
@@ -230,6 +268,7 @@ def _run_query(config, plan, local, output, spill, check, pool):
         output_path=output,
         output_bytes=most,
     )
+    asked = time.monotonic()
     try:
         result = isolation.run_job(pool, "pipeline_run", args, limits, check)
     except isolation.JobError as exc:
@@ -242,139 +281,12 @@ def _run_query(config, plan, local, output, spill, check, pool):
         if exc.reason == "output":
             raise PipelineError(output_too_large_error(most)) from None
         raise
+    timings.add("job_start", result["started"] - asked)
+    timings.update(result["timings"])
+    timings.add("job_end", time.monotonic() - result["ended"])
     if os.path.getsize(output) > most:  # grown past it between two looks
         raise PipelineError(output_too_large_error(most))
-    return result
-
-
-@contextlib.contextmanager
-def _quota_errors():
-    """A quota's error as the run's PipelineError."""
-    config = current_app.config
-    try:
-        yield
-    except quotas.DatasetQuotaExceeded:
-        raise PipelineError(
-            f"Dataset quota exceeded (QUOTA_DATASETS is {config['QUOTA_DATASETS']})"
-        ) from None
-    except quotas.StorageQuotaExceeded:
-        raise PipelineError(
-            f"Storage quota exceeded (QUOTA_STORAGE_BYTES is {config['QUOTA_STORAGE_BYTES']} bytes)"
-        ) from None
-
-
-def _widened_for(dataset, run, plan):
-    """Whether the internal output ``dataset`` may take this run's result. Derived data is
-    never wider than its sources unless its owner widens it (docs/guides/access.rst): over
-    private inputs, only when its current version came from a run of the same pipeline
-    that read each of them, so that the widening was of data made from them."""
-    if not plan.private_inputs:
-        return True
-    made_by = db.session.scalar(
-        sa.select(Run.id)
-        .join(DatasetVersion, DatasetVersion.run_id == Run.id)
-        .where(
-            DatasetVersion.dataset_id == dataset.id,
-            DatasetVersion.version == dataset.current_version,
-            Run.pipeline_id == run.pipeline_id,
-        )
-    )
-    if made_by is None:
-        return False
-    read = db.session.scalars(
-        sa.select(VersionRead.dataset_id).where(VersionRead.run_id == made_by)
-    )
-    return plan.private_inputs <= set(read)
-
-
-def _publish(run_id, name, plan, stored, rows_in, rows_out):
-    """Add the new file as the output's new version (:func:`_add_output`); on a failure
-    (the owner may not write the output, or has no room), the run fails, the new file is
-    removed and the previous output stays. ``(dataset id, version)`` when it is pending."""
-    try:
-        added = _add_output(run_id, name, plan, stored, rows_in, rows_out)
-    except (PipelineError, sa.exc.IntegrityError) as exc:
-        discard(stored)
-        taken = f"the output dataset name {plan.output_name!r} was taken meanwhile"
-        error = str(exc) if isinstance(exc, PipelineError) else taken
-        _mark(run_id, name, status="failed", error=error, rows_in=rows_in)
-        return None
-    except BaseException:
-        discard(stored)
-        raise
-    if added is None:
-        return None
-    key, version, pending = added
-    drop_duplicate(key, stored)
-    return (version.dataset_id, version.version) if pending else None
-
-
-def _add_output(run_id, name, plan, stored, rows_in, rows_out):
-    """In one transaction: the new file as the output dataset's new version, and the run
-    succeeded, or (checks) left running, its output pending and held for this worker to
-    check: (key, version, pending). None, the new file removed, if the run is not ours."""
-    quotas.lock_user(plan.owner_id)  # first: the quotas' lock order
-    run = db.session.scalar(sa.select(Run).where(Run.id == run_id).with_for_update())
-    if run is None or run.status != "running" or run.worker != name:
-        discard(stored)
-        return None
-    dataset = _output_dataset(run, plan)
-    fmt = plan.output_format
-    suffix = tabular.SUFFIXES[fmt]
-    output = NewFile(
-        plan.output_name[: 255 - len(suffix)] + suffix, tabular.CONTENT_TYPES[fmt], fmt
-    )
-    with _quota_errors():
-        key, version = add_stored_version(
-            dataset, stored, output, created_by=plan.owner_id, run_id=run_id
-        )
-    db.session.flush()
-    run.rows_in, run.rows_out = rows_in, rows_out
-    run.output_dataset_id, run.output_version = dataset.id, version.version
-    pending = version.state == "pending"
-    if pending:
-        hold_audit(current_app.config, version)
-    else:
-        run.status, run.finished_at, run.error = "succeeded", utcnow(), None
-        record_run("datahub.run.succeeded", run)
-    db.session.commit()
-    return key, version, pending
-
-
-def _output_dataset(run, plan):
-    """The output dataset (locked), made now if there is none, that the run may write;
-    else :class:`PipelineError`."""
-    output_name = plan.output_name
-    dataset = db.session.scalar(
-        sa.select(Dataset).where(Dataset.name_key == name_key(output_name)).with_for_update()
-    )
-    if dataset is None:
-        with _quota_errors():
-            quotas.check_datasets(plan.owner_id)
-        values = {
-            "name": output_name,
-            "description": f"Output of pipeline {plan.pipeline_name}",
-            # Derived data is never wider than its sources (docs/guides/access.rst).
-            "visibility": "private" if plan.private_inputs else None,
-            "tags": [],
-        }
-        dataset = add_named(Dataset, plan.owner_id, values, ("description", "tags"))
-        db.session.flush()
-        record_dataset("datahub.dataset.created", dataset)
-    elif dataset.owner_id != plan.owner_id:
-        raise PipelineError(
-            f"the output dataset name {output_name!r} belongs to another "
-            "user's dataset; choose another output_dataset_name"
-        )
-    elif not access.may_write(db.session.get(User, plan.owner_id), dataset):
-        raise PipelineError(OWNER_MAY_NOT_WRITE)
-    elif dataset.visibility != "private" and not _widened_for(dataset, run, plan):
-        raise PipelineError(
-            f"the output dataset {output_name!r} is internal and this run reads private "
-            "data it was not made from; make the output dataset private, or choose "
-            "another output_dataset_name"
-        )
-    return dataset
+    return {"rows_in": result["rows_in"], "rows_out": result["rows_out"]}
 
 
 def _check_output(app, run_id, name, pending, pool):

@@ -72,6 +72,8 @@ class Run(db.Model):
     # whose output it reused instead (no foreign key: that run may be deleted since).
     fingerprint: Mapped[str | None] = mapped_column(sa.String(64))
     reused_run_id: Mapped[int | None] = mapped_column(sa.Integer)
+    # Milliseconds by phase (datahub.pipelines.timings, migration 0022); None before then.
+    timings: Mapped[dict | None] = mapped_column(sa.JSON(none_as_null=True))
     # The versions the run read (datasets.models.VersionRead), recorded as it started.
     reads: Mapped[list["VersionRead"]] = relationship(  # noqa: F821  (datasets.models)
         lazy="selectin",

@@ -1,17 +1,19 @@
 """A run's query, as executed in an isolated process (datahub.platform.isolation): compile the steps
 into one DuckDB query over the input files and ``COPY`` its result to the output file.
-Answers ``{"rows_in", "rows_out"}``; a problem the user can fix is a ``JobError`` of kind
+Answers ``{"rows_in", "rows_out"}`` and its phases' times; a problem the user can fix is a ``JobError`` of kind
 ``pipeline`` whose message the run shows, without values from the data
 (datahub.pipelines.run_errors). It knows no database and no storage: the worker
 (datahub.pipelines.execute) prepared the files and publishes the output."""
 
 import contextlib
+import time
 
 import duckdb
 
 from datahub.datasets import tabular
 from datahub.pipelines import engine, run_errors
 from datahub.pipelines.engine import PipelineError
+from datahub.pipelines.timings import milliseconds
 from datahub.platform.isolation import JobError
 
 
@@ -25,20 +27,42 @@ def run_query_job(args):
 
 
 def _run(args):
+    """The query's result: ``rows_in``, ``rows_out``, ``timings`` (milliseconds of the
+    job's phases: datahub.pipelines.timings) and ``started`` and ``ended``
+    (``time.monotonic()``, the same clock in every process of the host)."""
+    started = time.monotonic()
     source, output = args["source"], args["output"]
-    with compiled(args, [output], args["spill"]) as (query, source_format):
+    # Not closed: the process exits once it has answered (datahub.platform.isolation.child),
+    # and closing would only wait for DuckDB to give back its memory first.
+    connected = compiled(args, [output], args["spill"], close=False, profile=True)
+    with connected as (query, source_format):
+        compiled_at = time.monotonic()
         rows_out = engine.write(query, output, args["output_format"])
+        written_at = time.monotonic()
         rows_in = tabular.rows_scanned(query.con, source, source_format)
-    return {"rows_in": rows_in, "rows_out": rows_out}
+        counted_at = time.monotonic()
+    timings = {
+        "compile": milliseconds(compiled_at - started),
+        "query": milliseconds(written_at - compiled_at),
+        "row_counts": milliseconds(counted_at - written_at),
+    }
+    return {
+        "rows_in": rows_in,
+        "rows_out": rows_out,
+        "timings": timings,
+        "started": started,
+        "ended": time.monotonic(),
+    }
 
 
 @contextlib.contextmanager
-def compiled(args, writable, spill, work="run"):
+def compiled(args, writable, spill, work="run", close=True, profile=False):
     """``(query, source format)``: the steps compiled over the input files (``args``'
     ``source``, ``joins``, ``names``, ``steps`` and bounds) on a sandboxed connection that
     may also write ``writable`` and spill into ``spill``; closed afterwards. DuckDB's
     errors, while it compiles or executes, as a :class:`PipelineError` about the ``work``
-    (a ``run`` or a ``preview``)."""
+    (a ``run`` or a ``preview``). ``close``: False leaves the connection to the process's end; ``profile``: its queries
+    are profiled for ``tabular.rows_scanned``."""
     paths = dict(args["names"])  # input and output paths → what a user calls them
     source = args["source"]
     joined = {int(dataset_id): path for dataset_id, path in args["joins"].items()}
@@ -60,6 +84,7 @@ def compiled(args, writable, spill, work="run"):
         memory_limit=args["memory_limit"],
         threads=args.get("threads"),
         temp_dir=spill,
+        profile=profile,
     )
     try:
         query = engine.compile_steps(
@@ -74,4 +99,5 @@ def compiled(args, writable, spill, work="run"):
         message = run_errors.message(exc, paths, work=work)
         raise PipelineError(f"the {work} failed: {message}") from None
     finally:
-        con.close()
+        if close:
+            con.close()

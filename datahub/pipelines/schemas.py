@@ -10,6 +10,7 @@ from datahub.datasets.tabular import FORMATS
 from datahub.pipelines import schedules
 from datahub.pipelines.models import STATUSES
 from datahub.pipelines.steps import step_field
+from datahub.pipelines.timings import PHASES
 from datahub.platform.database import MAX_ID
 from datahub.platform.errors import ErrorMessage
 from datahub.resources.schemas import CapabilitiesField, visibility_field
@@ -271,6 +272,9 @@ class DatasetVersionRefSchema(Schema):
     version = fields.Integer(required=True)
 
 
+EXAMPLE_MS = (2.1, 4, 3.2, 12.5, 850.3, 0.4, 0.2, 9.8, 1.1, 0.3, 6.2, 0.8)  # of a run
+
+
 class RunSchema(Schema):
     id = fields.Integer(required=True)
     pipeline_id = fields.Integer(required=True)
@@ -322,6 +326,18 @@ class RunSchema(Schema):
             "description": "Set when the run was answered by an earlier run with the same "
             "pipeline definition, engine and input versions: its output version is that "
             "run's, and nothing was computed"
+        },
+    )
+    timings = fields.Dict(
+        keys=fields.String(),
+        values=fields.Float(),
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "Where the run's time went, in milliseconds by phase "
+            f"({', '.join(PHASES)}; a phase the run did not reach is absent); null until "
+            "it ends",
+            "example": dict(zip(PHASES, EXAMPLE_MS, strict=True)),
         },
     )
 

@@ -31,7 +31,7 @@ from datahub.datasets.versions import prune_versions
 from datahub.events.dispatch import Dispatcher
 from datahub.events.retention import prune_events
 from datahub.pipelines.models import Run
-from datahub.pipelines.worker import Worker, reap_stale
+from datahub.pipelines.worker import Worker, reap_stale, run_pool
 from datahub.platform.database import utcnow
 from datahub.search import values
 
@@ -43,6 +43,8 @@ QUEUE = "datahub.pipelines"
 # most every BACKOFF_CAP * R: duplicates are harmless, but they should not pile up.
 BACKOFF_CAP = 10
 READY_LINE = "worker {hostname}: ready (celery, concurrency {concurrency})"
+
+_pools = {}  # os.getpid() → the pool of this Celery worker process's runs (a warm spare)
 
 # Set when the Celery worker of this process is asked to stop: a run in progress fails as
 # shut down at its next check, as in the claim-loop worker.
@@ -92,7 +94,8 @@ def celery_init_app(app):
     def execute_run(run_id):  # a slot: the fairest queued run is taken
         if _shutdown.is_set():
             return  # a task taken during shutdown: the run stays queued, a sweep re-sends it
-        if Worker(app, shutdown=_shutdown, index_values=False).run_once() is None:
+        pool = _pools.get(os.getpid()) or _pools.setdefault(os.getpid(), run_pool(app.config))
+        if Worker(app, shutdown=_shutdown, pool=pool, index_values=False).run_once() is None:
             log.info(
                 "run %s is not queued (taken, cancelled, finished or deleted) and no "
                 "other run waits: nothing to do",

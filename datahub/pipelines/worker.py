@@ -35,6 +35,7 @@ from datahub.pipelines.event_data import record_run_by_id
 from datahub.pipelines.execute import RunStopped, execute_run
 from datahub.pipelines.lineage import openlineage as lineage_events
 from datahub.pipelines.models import Pipeline, Run
+from datahub.pipelines.timings import Timings
 from datahub.platform import isolation, metrics, wakeups
 from datahub.platform.database import utcnow
 from datahub.search import values
@@ -190,6 +191,15 @@ class Heartbeat:
             raise RunStopped(SHUTDOWN_ERROR)
 
 
+def run_pool(config):
+    """The pool a worker process takes its runs' job processes from: a spare started ahead,
+    already in its memory cgroup and its DuckDB database made (datahub.platform.isolation)."""
+    cap = isolation.parse_size(config["PIPELINE_MEMORY_LIMIT"]) + isolation.parse_size(
+        config["PIPELINE_MEMORY_MARGIN"]
+    )
+    return isolation.ProcessPool(spares=1, cap=cap, warm=True)
+
+
 class Worker:
     """Claims and executes runs in ``concurrency`` threads of this process (``run_forever``)
     or one at a time (``run_once``); each run's query in a process from ``pool``."""
@@ -219,15 +229,17 @@ class Worker:
                 self._maybe_audit()  # first: a version waits for it to be published
                 self._maybe_index_values()
                 self._maybe_profile()
-                run_id = claim(name)
+                timings = Timings()
+                with timings.phase("claim"):
+                    run_id = claim(name)
                 if run_id is None:
                     return None
-                self._execute(run_id, name)
+                self._execute(run_id, name, timings)
                 return run_id
             finally:
                 db.session.remove()
 
-    def _execute(self, run_id, name):
+    def _execute(self, run_id, name, timings):
         log.info("worker %s claimed run %s", name, run_id)
         heartbeat = Heartbeat(
             db.engine,
@@ -238,7 +250,7 @@ class Worker:
         )
         began = time.monotonic()
         with heartbeat:
-            execute_run(self.app, run_id, name, heartbeat.check, self.pool)
+            execute_run(self.app, run_id, name, heartbeat.check, self.pool, timings)
         run = db.session.get(Run, run_id, populate_existing=True)
         status = run and run.status
         if run is not None and lineage_events.emitter(self.app).client is not None:

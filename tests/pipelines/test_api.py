@@ -185,6 +185,7 @@ def test_runs_queue_conflict_list_and_cancel(app, client, actors):
         "output",
         "triggered_by",
         "reused_run_id",
+        "timings",
     ]
     assert (queued["status"], queued["started_at"], queued["rows_in"]) == ("queued", None, None)
     assert queued["triggered_by"] == "user"

@@ -8,7 +8,7 @@ import sqlalchemy as sa
 
 from datahub.app.extensions import db
 from datahub.identity.models import User
-from datahub.pipelines import execute, worker
+from datahub.pipelines import execute, publish, worker
 from tests.access.conftest import grant
 from tests.pipelines.helpers import PIPELINES, create_pipeline, get_run, run_now, source, start
 from tests.resources import upload
@@ -142,6 +142,6 @@ def test_a_run_publishes_only_what_its_owner_may_still_write(app, client, actors
         db.session.remove()
     admin = actors["admin"].headers
     failed = get_run(client, admin, pipeline["id"], run["id"])
-    assert (failed["status"], failed["error"]) == ("failed", execute.OWNER_MAY_NOT_WRITE)
+    assert (failed["status"], failed["error"]) == ("failed", publish.OWNER_MAY_NOT_WRITE)
     output = client.get(f"{DATASETS}{first['output_dataset_id']}", headers=admin).get_json()
     assert output["current_version"] == 1

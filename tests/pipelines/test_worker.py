@@ -1,8 +1,10 @@
 """The worker's building blocks in-process: claiming, stale heartbeats, shutdown."""
 
+import hashlib
+import os
 import threading
 import time
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import pytest
 import sqlalchemy as sa
@@ -15,6 +17,7 @@ from tests.pipelines.helpers import (
     background_worker,
     create_pipeline,
     get_run,
+    run_now,
     source,
     start,
     wait_for,
@@ -101,3 +104,54 @@ def test_a_background_worker_executes_a_queued_run_at_once(app, client, actors):
         run = start(client, editor, pipeline["id"])
         run = wait_for(client, editor, pipeline["id"], run["id"], {"succeeded", "failed"}, 10)
     assert run["status"] == "succeeded"
+
+
+def test_a_run_shows_where_its_time_went(app, client, actors):
+    editor = actors["editor"].headers
+    dataset = source(client, editor)
+    pipeline = create_pipeline(client, editor, dataset["id"], [{"op": "limit", "count": 1}])
+    run = run_now(app, client, editor, pipeline["id"])
+    assert run["status"] == "succeeded", run
+    timings = run["timings"]
+    assert list(timings) == [
+        "claim",
+        "plan",
+        "job_start",
+        "compile",
+        "query",
+        "row_counts",
+        "job_end",
+        "write",
+        "hash",
+        "store",
+        "publish",
+        "events",
+    ]
+    assert all(isinstance(ms, float | int) and ms >= 0 for ms in timings.values())
+    assert timings["query"] > 0 and timings["compile"] > 0
+    took = (
+        datetime.fromisoformat(run["finished_at"]) - datetime.fromisoformat(run["started_at"])
+    ).total_seconds() * 1000
+    assert sum(timings.values()) - timings["claim"] <= took + 50  # nobody's moments aside
+
+    # A run answered by an earlier one's output: only what it did.
+    again = run_now(app, client, editor, pipeline["id"])
+    assert again["reused_run_id"] == run["id"]
+    assert list(again["timings"]) == ["claim", "plan", "events"]
+
+
+def test_the_output_is_hashed_as_it_is_written_and_moved_into_storage(app, client, actors):
+    editor = actors["editor"].headers
+    text = "n,word\n" + "".join(f"{i},{'w' * (i % 50)}{i}\n" for i in range(80_000))
+    dataset = source(client, editor, text, name="many rows")
+    pipeline = create_pipeline(client, editor, dataset["id"], [{"op": "sort", "columns": ["n"]}])
+    run = run_now(app, client, editor, pipeline["id"])
+    assert run["status"] == "succeeded", run
+    output = client.get(f"/api/v1/datasets/{run['output_dataset_id']}", headers=editor)
+    stored = output.get_json()["file"]
+    data = client.get(f"/api/v1/datasets/{run['output_dataset_id']}/file", headers=editor).data
+    assert len(data) > 2 * 2**20  # more than one read of the file as it grows
+    assert (stored["size_bytes"], stored["sha256"]) == (len(data), hashlib.sha256(data).hexdigest())
+    # Nothing but the stored files is left in storage.
+    names = os.listdir(app.config["STORAGE_PATH"])
+    assert not [name for name in names if name.startswith(".upload-")]

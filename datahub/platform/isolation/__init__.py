@@ -131,11 +131,14 @@ def spawn_process():
 class ProcessPool:
     """Processes started ahead of their jobs; each serves one job and exits. With ``cap``
     (the resident bytes its jobs may use), each spare is put in its memory cgroup as it is
-    started (cgroups.py), not when its job arrives: making a cgroup takes milliseconds."""
+    started (cgroups.py), not when its job arrives: making a cgroup takes milliseconds.
+    ``warm``: each spare also prepares what its job will need (a DuckDB database: the
+    program's ``prepare``, datahub.app.jobs) while it waits, off the job's path."""
 
-    def __init__(self, spares=1, cap=None):
+    def __init__(self, spares=1, cap=None, warm=False):
         self.spares = max(0, int(spares))
         self.cap = cap
+        self.warm = warm
         self._lock = threading.Lock()
         self._ready = []
         self._pid = os.getpid()
@@ -161,6 +164,12 @@ class ProcessPool:
                 process = start_process()
                 if self.cap is not None:
                     process.datahub_cgroup = (cgroups.attach(process.pid, self.cap), self.cap)
+                if self.warm:
+                    try:
+                        process.stdin.write(PREPARE_LINE)
+                        process.stdin.flush()
+                    except BrokenPipeError:
+                        pass  # it died: take() passes it over
                 self._ready.append(process)
 
     def close(self):
@@ -223,6 +232,7 @@ def _file_size(path):
 
 
 _running = set()  # the pids of this process's jobs in progress (tests, operators)
+PREPARE_LINE = b'{"prepare": true}\n'  # to a warm pool's spare: get ready (child.py)
 
 
 def running_jobs():
@@ -250,7 +260,10 @@ def run_job(pool, job, args, limits, check=None):
             pass  # it died before reading it: its exit status says why
         pool.refill()  # while the job starts
         while True:
-            if output.read(POLL_SECONDS):  # both pipes at their end: it is exiting
+            ended = output.read(POLL_SECONDS)  # both pipes at their end: it is exiting
+            if output.answered():  # all it will say: it is exiting, reaped aside
+                break
+            if ended:
                 try:
                     process.wait(timeout=POLL_SECONDS)
                     break
@@ -267,10 +280,18 @@ def run_job(pool, job, args, limits, check=None):
                 stop_process(process)
                 raise JobKilled(killed)
     finally:
-        stop_process(process)  # if it still runs; its pipes closed
         _running.discard(process.pid)
-        cgroups.remove(cgroup)
+        if output.answered():  # off the caller's path: killed, reaped, its cgroup removed
+            threading.Thread(target=_end, args=(process, cgroup), daemon=True).start()
+        else:
+            _end(process, cgroup)
     return _outcome(process, output.out, output.err)
+
+
+def _end(process, cgroup):
+    """Stop the job's process if it still runs (its pipes closed), then its cgroup."""
+    stop_process(process)
+    cgroups.remove(cgroup)
 
 
 class _Output:
@@ -295,6 +316,11 @@ class _Output:
                     self._open.discard(fd)
                     self._poll.unregister(fd)
         return not self._open
+
+    def answered(self):
+        """Whether its answer is complete: one line (child.py), then nothing more."""
+        chunks = self._chunks[self._out]
+        return bool(chunks) and chunks[-1].endswith(b"\n")
 
     @property
     def out(self):

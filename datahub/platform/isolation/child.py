@@ -39,17 +39,25 @@ def _exit_with_asker(parent):
 
 
 def _answer(payload):
+    """The answer: one line, the last thing the job writes (the asking side stops reading
+    at its end and reaps the process aside)."""
     data = json.dumps(payload, allow_nan=False).encode("utf-8")
-    sys.stdout.buffer.write(data)
+    sys.stdout.buffer.write(data + b"\n")
     sys.stdout.buffer.flush()
 
 
-def serve(jobs, parent=None):
+def serve(jobs, parent=None, prepare=None):
     """Run one job of ``jobs`` (name → function of its arguments), then exit. ``parent``:
-    the process whose end ends this one (by default the one that started it)."""
+    the process whose end ends this one (by default the one that started it). A first line
+    ``{"prepare": true}`` (a warm pool's spare) calls ``prepare()`` before the job's line
+    comes: what every job needs, made while it waits (a DuckDB database)."""
     if parent is None:
         parent = int(os.environ.get("DATAHUB_ISOLATION_PARENT") or os.getppid())
     raw = sys.stdin.buffer.readline()
+    if raw.strip() == b'{"prepare": true}':
+        if prepare is not None:
+            prepare()
+        raw = sys.stdin.buffer.readline()
     if not raw.strip():  # a spare its pool let go of (or whose asking process is gone)
         return
     threading.Thread(target=_exit_with_asker, args=(parent,), daemon=True).start()

@@ -27,8 +27,9 @@ from datahub.platform.isolation.forkserver import PID, REQUEST_FDS, STATUS
 WATCH_SECONDS = 0.5
 
 
-def serve_forks(jobs, control_fd):
-    """Fork a process that runs one job of ``jobs`` for each request on ``control_fd``."""
+def serve_forks(jobs, control_fd, prepare=None):
+    """Fork a process that runs one job of ``jobs`` for each request on ``control_fd``
+    (``prepare``: as child.serve's)."""
     control = socket.socket(fileno=control_fd)
     parent = os.getppid()
     wake_r, wake_w = os.pipe()
@@ -55,7 +56,7 @@ def serve_forks(jobs, control_fd):
                 for fd in fds:
                     os.close(fd)
                 continue
-            _fork_one(jobs, fds, running, own)
+            _fork_one(jobs, fds, running, own, prepare)
     os._exit(0)
 
 
@@ -84,7 +85,7 @@ def _reap(running):
             sock.close()
 
 
-def _fork_one(jobs, fds, running, own):
+def _fork_one(jobs, fds, running, own, prepare):
     stdin, stdout, stderr, status_fd = fds
     status = socket.socket(fileno=status_fd)
     try:
@@ -95,7 +96,7 @@ def _fork_one(jobs, fds, running, own):
         status.close()
         return
     if pid == 0:
-        _become_job(jobs, (stdin, stdout, stderr), [status, *running.values()], own)
+        _become_job(jobs, (stdin, stdout, stderr), [status, *running.values()], own, prepare)
     for fd in (stdin, stdout, stderr):
         os.close(fd)  # the job's alone now: its end of file is its exit
     pidfd = _pidfd(pid)
@@ -115,7 +116,7 @@ def _pidfd(pid):
         return None
 
 
-def _become_job(jobs, pipes, sockets, own):
+def _become_job(jobs, pipes, sockets, own, prepare):
     """In the forked process: keep the job's pipes as 0, 1 and 2, and nothing else of the
     fork server's; run the job."""
     code = 1
@@ -129,7 +130,7 @@ def _become_job(jobs, pipes, sockets, own):
         for target, fd in enumerate(pipes):  # each ≥ 3: the server keeps 0, 1 and 2 open
             os.dup2(fd, target)
             os.close(fd)
-        child.serve(jobs, parent=os.getppid())
+        child.serve(jobs, parent=os.getppid(), prepare=prepare)
         code = 0
     except BaseException:  # noqa: BLE001  (the asking side reads a crash in its stderr)
         traceback.print_exc()

@@ -14,9 +14,13 @@ MEMORY = 64 * 10**6
 MARGIN = 128 * 10**6
 
 
-@pytest.fixture
-def pool():
-    pool = isolation.ProcessPool(spares=1)
+@pytest.fixture(params=["cold", "warm"])
+def pool(request):
+    """A pool whose job process is started as the job comes, or a warm spare (a worker's):
+    started ahead, its DuckDB database made while it waits. The bounds hold in both."""
+    pool = isolation.ProcessPool(spares=1, warm=request.param == "warm")
+    if pool.warm:
+        pool.refill()
     yield pool
     pool.close()
 

@@ -546,6 +546,12 @@ export type Run = {
     started_at: string | null;
     status: 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
     /**
+     * Where the run's time went, in milliseconds by phase (claim, plan, job_start, compile, query, row_counts, job_end, write, hash, store, publish, events; a phase the run did not reach is absent); null until it ends
+     */
+    timings: {
+        [key: string]: number;
+    } | null;
+    /**
      * What queued it: a user, a new version of an input, its schedule
      */
     triggered_by: 'user' | 'new_version' | 'schedule';
