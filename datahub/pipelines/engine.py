@@ -12,22 +12,21 @@ reported against the step.
 
 import contextlib
 import itertools
-import re
 import uuid
 
 import duckdb
 
 from datahub.datasets.tabular import DATA_ERRORS, describe, quote, unreadable
 from datahub.pipelines import run_errors
+from datahub.pipelines.filters import NUMBER_TYPE, filter_condition
 
 # Part of every run's fingerprint (datahub.pipelines.execute.fingerprint): raise it when
 # the SQL the steps compile to changes, so that no run reuses an output made otherwise.
-ENGINE_VERSION = 1
+ENGINE_VERSION = 2
 SHOWN_NAMES = 20  # column names quoted in an error message
 SHOWN_NAME_CHARS = 100  # characters of one name quoted in an error message
 ORDINAL = "__datahub_row"
 
-SQL_OPERATORS = {"eq": "=", "ne": "<>", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
 CAST_TARGET = "type"  # a cast step's field: the type to cast to
 CAST_TYPES = {
     "integer": "BIGINT",
@@ -37,13 +36,6 @@ CAST_TYPES = {
     "date": "DATE",
     "timestamp": "TIMESTAMP",
 }
-NUMBER_TYPE = re.compile(
-    r"^(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?|FLOAT|DOUBLE|REAL|DECIMAL(\(\d+,\s*\d+\))?)$"
-)
-# Types a filter value is converted to (when it converts) before comparing.
-TYPED = re.compile(
-    r"^(DATE|TIME|TIMESTAMP|TIMESTAMP WITH TIME ZONE|TIMESTAMP_[A-Z]+|BOOLEAN|UUID|INTERVAL)$"
-)
 
 
 class PipelineError(Exception):
@@ -60,26 +52,6 @@ def names(columns):
     return ", ".join(shown) + (f", ... ({len(columns)} columns)" if more > 0 else "") or "(none)"
 
 
-def number(value):
-    """``value`` as a finite number when it is one or reads as one, else None."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value if -(2**63) < value < 2**63 else float(value)
-    try:
-        result = float(value)
-    except (TypeError, ValueError):
-        return None
-    return result if result == result and result not in (float("inf"), float("-inf")) else None
-
-
-def number_text(value):
-    """How a number value is written as text (``34.0`` → ``34``)."""
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value)
-
-
 class Query:
     """The query so far: ``sql`` with its ``params``, and its ``columns`` as
     ``{name: DuckDB type}`` in order. Each step's own text is on lines of its own:
@@ -93,6 +65,7 @@ class Query:
         self.label = "the source file"  # whose text the next lines are
         self.owners = [self.label] * (sql.count("\n") + 1)
         self.names = set()  # every column name seen: the ones an error may name
+        self.renamed = None  # (the query before renames in a row, its names, the one after)
         try:
             self.columns = dict(self._describe("the source file"))
         except duckdb.Error as exc:
@@ -196,36 +169,18 @@ def _rename(query, position, step, joins):
         raise PipelineError(
             f"step {position} (rename): the result has duplicate column names: {names(result)}"
         )
-    renames = ", ".join(f"{quote(old)} AS {quote(new)}" for old, new in moves.items())
-    query.wrap(
-        lambda q: f"SELECT * RENAME ({renames}) FROM {q}",
-        columns={moves.get(name, name): kind for name, kind in query.columns.items()},
-    )
-
-
-def filter_condition(column, kind, operator, value):
-    """``(sql, params)``: the condition of a filter step (see ``FilterStep``)."""
-    cell = quote(column)
-    text = f"COALESCE(CAST({cell} AS VARCHAR), '')"
-    if operator == "contains":
-        needle = value if isinstance(value, str) else number_text(value)
-        return f"contains({text}, ?)", [needle]
-    op = SQL_OPERATORS[operator]
-    value_text = value if isinstance(value, str) else number_text(value)
-    value_number = number(value)
-    if value_number is not None and NUMBER_TYPE.match(kind):
-        return (
-            f"(CASE WHEN {cell} IS NOT NULL THEN {cell} {op} ? ELSE {text} {op} ? END)",
-            [value_number, value_text],
-        )
-    if TYPED.match(kind):
-        typed = f"TRY_CAST(? AS {kind})"
-        return (
-            f"(CASE WHEN {cell} IS NOT NULL AND {typed} IS NOT NULL THEN {cell} {op} "
-            f"{typed} ELSE {text} {op} ? END)",
-            [value_text, value_text, value_text],
-        )
-    return f"{text} {op} ?", [value_text]
+    # Renames in a row are one SELECT over the query before them (DuckDB binds many nested
+    # ones slowly): each of its columns, by position, to its name now.
+    if query.renamed is None or query.renamed[2] is not query.sql:
+        query.renamed = ((query.sql, query.params, query.owners), list(query.columns), None)
+    (query.sql, params, owners), before, _ = query.renamed
+    query.params, query.owners = list(params), list(owners)
+    columns = dict(zip(result, query.columns.values(), strict=True))
+    moves = {old: new for old, new in zip(before, result, strict=True) if old != new}
+    if moves:
+        renames = ", ".join(f"{quote(old)} AS {quote(new)}" for old, new in moves.items())
+        query.wrap(lambda q: f"SELECT * RENAME ({renames}) FROM {q}", columns=columns)
+    query.columns, query.renamed = columns, (query.renamed[0], before, query.sql)
 
 
 def _filter(query, position, step, joins):
