@@ -95,7 +95,7 @@ def start_worker(app, database_url, tmp_path, broker):
             )
         worker = WorkerProcess(process, log_path)
         workers.append(worker)
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 60  # it starts its warm job process first
         while not READY.search(worker.log()):
             if process.poll() is not None or time.monotonic() > deadline:
                 pytest.fail("the worker did not get ready:\n" + worker.log())
