@@ -84,6 +84,10 @@ class DefaultConfig:
     # Flask-Limiter's strategy; the moving window allows no double burst at a window's edge.
     RATELIMIT_STRATEGY = "moving-window"
     RATELIMIT_IN_MEMORY_FALLBACK_ENABLED = True  # store unreachable → per-worker counts, not 500s
+    # A store error the fall back does not catch (the store lost between a request's check
+    # and its count after the view, or while another thread was falling back) is logged and
+    # that one count skipped: never a 500.
+    RATELIMIT_SWALLOW_ERRORS = True
     # While counting in memory, how often (seconds) each process asks the store whether it
     # is back.
     RATELIMIT_STORE_RECHECK_SECONDS = 1.0

@@ -83,3 +83,28 @@ def test_the_auth_cache_queries_while_its_channel_is_down_and_says_so(client, ma
     wait_for(lambda: client.get("/readyz").get_json()["auth_cache"] == "ok", timeout=10)
     assert metric(client, "datahub_fallback_processes", "auth_cache") == 0
     assert client.get("/api/v1/auth/me", headers=bearer(token)).status_code == 200
+
+
+def test_a_store_lost_between_a_check_and_the_count_after_costs_no_request(
+    app, client, make_user, own_redis
+):
+    """A failed login is checked before its view and counted after it. A store that
+    answered the check and is gone for the count: the login is answered as ever (401,
+    never a 500), and the next ones count locally."""
+    own_redis.start()
+    make_user(roles=["viewer"])
+    stop_the_store = []
+
+    @app.after_request  # runs before Flask-Limiter's own (registered earlier)
+    def store_gone_after_the_view(response):
+        if stop_the_store:
+            stop_the_store.clear()
+            own_redis.stop()
+        return response
+
+    assert login(client).status_code == 200  # checked and counted in Redis
+    wrong = {"email": "user@example.com", "password": "not the password"}
+    stop_the_store.append(True)
+    assert client.post("/api/v1/auth/login", json=wrong).status_code == 401
+    assert client.post("/api/v1/auth/login", json=wrong).status_code == 401
+    assert client.get("/readyz").get_json()["rate_limits"] == "local"
