@@ -68,10 +68,11 @@ class TcpProxy:
                 continue
             with self._lock:
                 self._connections |= {client, upstream}
+            relays = [2]  # the pair's relays still running: the last one closes both
             for src, dst in ((client, upstream), (upstream, client)):
-                threading.Thread(target=self._pipe, args=(src, dst), daemon=True).start()
+                threading.Thread(target=self._pipe, args=(src, dst, relays), daemon=True).start()
 
-    def _pipe(self, src, dst):
+    def _pipe(self, src, dst, relays):
         try:
             while data := src.recv(65536):
                 dst.sendall(data)
@@ -83,3 +84,12 @@ class TcpProxy:
                     sock.shutdown(socket.SHUT_RDWR)
                 except OSError:
                     pass
+            with self._lock:
+                relays[0] -= 1
+                done = relays[0] == 0
+                if done:  # closed, not only shut down: thousands of connections pass
+                    pair = {src, dst} - self._silent
+                    self._connections -= pair
+            if done:
+                for sock in pair:
+                    sock.close()
