@@ -19,6 +19,10 @@ export default defineConfig({
     setupFiles: ['src/test/setup.ts'],
     css: false,
     restoreMocks: true,
+    // One environment for all files of a worker rather than a fresh one per file: half the
+    // CPU (58 s → 26 s for 25 files). Each test renders with its own QueryClient and
+    // Testing Library unmounts after each test, so nothing a file leaves is seen by the next.
+    isolate: false,
     // Lazily loaded screens take a while on a loaded 2-core machine (CI runs tests in parallel).
     testTimeout: 20_000,
   },
