@@ -16,7 +16,7 @@ import uuid
 
 import duckdb
 
-from datahub.datasets.tabular import DATA_ERRORS, describe, quote, unreadable
+from datahub.datasets.tabular import DATA_ERRORS, describe, pin_csv_types, quote, unreadable
 from datahub.pipelines import run_errors
 from datahub.pipelines.filters import NUMBER_TYPE, filter_condition
 
@@ -59,14 +59,15 @@ class Query:
     step's (:meth:`failure`). ``work`` says what executes it in error messages: a
     ``run`` or a ``preview``."""
 
-    def __init__(self, con, sql, params, max_columns, paths, work="run"):
-        self.con, self.sql, self.params = con, sql, list(params)
+    def __init__(self, con, source_sql, params, max_columns, paths, work="run"):
+        self.con, self.sql, self.params = con, f"SELECT * FROM {source_sql}", list(params)
         self.max_columns, self.paths, self.work = max_columns, paths, work
         self.label = "the source file"  # whose text the next lines are
-        self.owners = [self.label] * (sql.count("\n") + 1)
+        self.owners = [self.label] * (self.sql.count("\n") + 1)
         self.names = set()  # every column name seen: the ones an error may name
         self.renamed = None  # (the query before renames in a row, its names, the one after)
         try:
+            self._pin_types(source_sql, "the source file")
             self.columns = dict(self._describe("the source file"))
         except duckdb.Error as exc:
             if not unreadable(exc):
@@ -85,6 +86,13 @@ class Query:
         failed = f"the {self.work} failed"
         where = self.owners[line - 1] if line and line <= len(self.owners) else failed
         return PipelineError(f"{where}: {self.error_text(exc)}")
+
+    def _pin_types(self, source_sql, where):
+        try:
+            pinned, self.params = pin_csv_types(self.con, source_sql, self.params)
+        except DATA_ERRORS as exc:
+            raise PipelineError(f"{where}: {self.error_text(exc)}") from None
+        self.sql = f"SELECT * FROM {pinned}"
 
     def _describe(self, where):
         try:
@@ -135,7 +143,7 @@ def compile_steps(con, source_sql, params, steps, joins, max_columns, paths, wor
     ``joins`` maps a join step's dataset id to ``(sql, params)`` reading its file;
     ``paths`` maps file paths to names for error messages.
     """
-    query = Query(con, f"SELECT * FROM {source_sql}", params, max_columns, paths, work)
+    query = Query(con, source_sql, params, max_columns, paths, work)
     for position, step in enumerate(steps):
         query.label = f"step {position} ({step['op']})"
         STEPS[step["op"]](query, position, step, joins)
@@ -270,6 +278,7 @@ def _join(query, position, step, joins):
     where = f"step {position} (join)"
     other_sql, other_params = joins[step["dataset_id"]]
     try:
+        other_sql, other_params = pin_csv_types(query.con, other_sql, other_params)
         other = dict(describe(query.con, f"SELECT * FROM {other_sql}", other_params))
     except duckdb.Error as exc:
         if not isinstance(exc, DATA_ERRORS) and not unreadable(exc):

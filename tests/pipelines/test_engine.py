@@ -503,3 +503,33 @@ def test_a_run_that_cannot_fit_fails_clearly_and_the_worker_goes_on(app, client,
         client, editor, source(client, editor, name="after")["id"], name="after", output="after out"
     )
     assert run_now(app, client, editor, pipeline["id"])["status"] == "succeeded"
+
+
+def test_a_csv_reads_as_duckdb_infers_it_names_dates_and_times_included(
+    app, client, actors, tmp_path
+):
+    """The job pins the types DuckDB infers (sniffed once, not at each step): the output
+    is what DuckDB alone makes of the same file, with day-first dates, a custom timestamp
+    and header names with quotes and spaces."""
+    editor = actors["editor"].headers
+    text = 'id,"it\'s ""quoted""",day first,at\r\n' + "".join(
+        f"{n},{'x' * (n % 3)}'{n},{n % 28 + 1:02d}/{n % 12 + 1:02d}/2024,"
+        f"2024-{n % 12 + 1:02d}-03 {n % 24:02d}:05:06.5\r\n"
+        for n in range(300, 0, -1)
+    )
+    dataset = source(client, editor, text, name="pinned")
+    steps = [{"op": "sort", "columns": ["id"]}]
+    run = run_now(app, client, editor, create_pipeline(client, editor, dataset["id"], steps)["id"])
+    assert run["status"] == "succeeded", run["error"]
+
+    path, expected = tmp_path / "in.csv", tmp_path / "duckdb.csv"
+    path.write_text(text, encoding="utf-8", newline="")
+    duckdb.sql(
+        f"COPY (SELECT * FROM read_csv('{path}', header = true) ORDER BY id) TO '{expected}'"
+        " (HEADER, FORMAT csv)"
+    )
+    with open(expected, newline="", encoding="utf-8") as handle:
+        theirs = list(csv.reader(handle))
+    assert output_rows(client, editor, run) == theirs
+    assert theirs[0] == ["id", 'it\'s "quoted"', "day first", "at"]
+    assert theirs[1][2:] == ["2024-02-02", "2024-02-03 01:05:06.5"]  # typed, not text
