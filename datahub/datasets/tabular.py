@@ -173,12 +173,13 @@ def pin_csv_types(con, sql, params):
     if not sql.startswith("read_csv("):
         return sql, params
     columns, date_format, timestamp_format = con.execute(
-        f"SELECT Columns, DateFormat, TimestampFormat FROM sniff_csv{sql[len('read_csv') :]}",
+        "SELECT list_transform(Columns, lambda c: [c.name, c.type]), DateFormat, "
+        f"TimestampFormat FROM sniff_csv{sql[len('read_csv') :]}",
         params,
     ).fetchone()
-    if any("\n" in c["name"] or "\r" in c["name"] for c in columns):
+    if any("\n" in name or "\r" in name for name, _ in columns):
         return sql, params  # kept on one line: an error's line number names its step
-    typed = ", ".join(f"{_literal(c['name'])}: {_literal(c['type'])}" for c in columns)
+    typed = ", ".join(f"{_literal(name)}: {_literal(kind)}" for name, kind in columns)
     pinned, extra = [f"auto_detect = false, columns = {{{typed}}}"], []
     for option, value in (("dateformat", date_format), ("timestampformat", timestamp_format)):
         if value:
