@@ -16,6 +16,8 @@ from datahub.pipelines.engine import PipelineError
 from datahub.pipelines.timings import milliseconds
 from datahub.platform.isolation import JobError
 
+_LEFT_OPEN = []  # a run's DuckDB connection, left to the process's exit
+
 
 def run_query_job(args):
     try:
@@ -36,6 +38,9 @@ def _run(args):
     # and closing would only wait for DuckDB to give back its memory first.
     connected = compiled(args, [output], args["spill"], close=False, profile=True)
     with connected as (query, source_format):
+        # Kept past this function: dropping the last reference would close the connection,
+        # DuckDB giving back its memory first (~20 ms after a 2M-row sort) before the answer.
+        _LEFT_OPEN.append(query.con)
         compiled_at = time.monotonic()
         rows_out = engine.write(query, output, args["output_format"])
         written_at = time.monotonic()
