@@ -160,7 +160,8 @@ def source_sql(path, fmt, max_line_size, max_columns=None):
     )
 
 
-def _literal(text):
+def literal(text):
+    """``text`` as a DuckDB string literal (where a parameter cannot stand)."""
     return "'" + text.replace("'", "''") + "'"
 
 
@@ -179,7 +180,7 @@ def pin_csv_types(con, sql, params):
     ).fetchone()
     if any("\n" in name or "\r" in name for name, _ in columns):
         return sql, params  # kept on one line: an error's line number names its step
-    typed = ", ".join(f"{_literal(name)}: {_literal(kind)}" for name, kind in columns)
+    typed = ", ".join(f"{literal(name)}: {literal(kind)}" for name, kind in columns)
     pinned, extra = [f"auto_detect = false, columns = {{{typed}}}"], []
     for option, value in (("dateformat", date_format), ("timestampformat", timestamp_format)):
         if value:

@@ -16,7 +16,14 @@ import uuid
 
 import duckdb
 
-from datahub.datasets.tabular import DATA_ERRORS, describe, pin_csv_types, quote, unreadable
+from datahub.datasets.tabular import (
+    DATA_ERRORS,
+    describe,
+    literal,
+    pin_csv_types,
+    quote,
+    unreadable,
+)
 from datahub.pipelines import run_errors
 from datahub.pipelines.filters import NUMBER_TYPE, filter_condition
 
@@ -338,10 +345,9 @@ COPY_OPTIONS = {"csv": "FORMAT csv, HEADER", "parquet": "FORMAT parquet", "jsonl
 
 def write(query, path, fmt):
     """Execute the query into the file ``path`` in ``fmt``; the number of rows written."""
-    target = path.replace("'", "''")
     with executing(query, path):
         row = query.con.execute(
-            f"COPY ({query.sql}) TO '{target}' ({COPY_OPTIONS[fmt]})", query.params
+            f"COPY ({query.sql}) TO {literal(path)} ({COPY_OPTIONS[fmt]})", query.params
         ).fetchone()
     return int(row[0]) if row else 0
 

@@ -97,6 +97,6 @@ def _rows(con, sql, params, limit, max_bytes):
 
 
 def _export(con, sql, params, output, fmt):
-    target = output.replace("'", "''")
-    row = con.execute(f"COPY ({sql}) TO '{target}' ({COPY_OPTIONS[fmt]})", params).fetchone()
+    copy = f"COPY ({sql}) TO {tabular.literal(output)} ({COPY_OPTIONS[fmt]})"
+    row = con.execute(copy, params).fetchone()
     return {"rows": int(row[0]) if row else 0}

@@ -50,8 +50,8 @@ def checks_job(args):
         # check reading only its columns.
         try:
             if fmt == "parquet":  # a view takes no parameter: the path as a literal
-                literal = "'" + path.replace("'", "''") + "'"
-                con.execute(f"CREATE TEMP VIEW t AS SELECT * FROM read_parquet({literal})")
+                parquet = f"read_parquet({tabular.literal(path)})"
+                con.execute(f"CREATE TEMP VIEW t AS SELECT * FROM {parquet}")
             else:
                 con.execute(f"CREATE TEMP TABLE t AS SELECT * FROM {source}", params)
         except (duckdb.InterruptException, duckdb.OutOfMemoryException):
