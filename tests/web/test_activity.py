@@ -30,7 +30,9 @@ def test_the_feed_is_live_filtered_and_paged(signed_in, admin_client, shoot):
     expect(page).to_have_url(re.compile(r"type=datahub.dataset.created"))
     expect(events.get_by_text("New version")).to_have_count(0)
     page.get_by_label("What happened").select_option(label="Everything")
-    events.get_by_role("listitem").first.get_by_role("link").click()
+    newest = events.get_by_role("listitem").first
+    expect(newest).to_contain_text("New version")  # the unfiltered page, not the one before
+    newest.get_by_role("link").click()
     expect(page).to_have_url(re.compile(rf"/app/datasets/{dataset['id']}/versions$"))
 
     for number in range(26):

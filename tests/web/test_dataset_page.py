@@ -98,14 +98,14 @@ def test_activity_lists_the_events_and_follows_new_ones(signed_in, admin_client,
     expect(events.get_by_role("listitem")).to_have_count(1)
     expect(events).to_contain_text("Dataset created")
     admin_client.dataset_update(dataset["id"], description="changed from elsewhere")
-    expect(events.get_by_role("listitem")).to_have_count(2)
+    expect(events.get_by_role("listitem")).to_have_count(2, timeout=15_000)  # live, not reloaded
     expect(events.get_by_role("listitem").first).to_contain_text("Dataset changed")
     expect(page.get_by_role("status").filter(has_text="1 new event")).to_be_attached()
     check_axe(page)
     shoot(page, "dataset-activity")
     for number in range(20):
         admin_client.dataset_update(dataset["id"], description=f"change {number}")
-    expect(events.get_by_role("listitem")).to_have_count(20)
+    expect(events.get_by_role("listitem")).to_have_count(20, timeout=15_000)
     page.get_by_role("button", name="Older events").click()
     expect(events.get_by_role("listitem")).to_have_count(2)  # 22 events in all
     expect(events.get_by_role("listitem").last).to_contain_text("Dataset created")
