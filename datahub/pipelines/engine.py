@@ -66,8 +66,9 @@ class Query:
     step's (:meth:`failure`). ``work`` says what executes it in error messages: a
     ``run`` or a ``preview``."""
 
-    def __init__(self, con, source_sql, params, max_columns, paths, work="run"):
+    def __init__(self, con, source_sql, params, max_columns, paths, work="run", known=None):
         self.con, self.sql, self.params = con, f"SELECT * FROM {source_sql}", list(params)
+        self.known = {} if known is None else known  # CSV types by path (pin_csv_types)
         self.max_columns, self.paths, self.work = max_columns, paths, work
         self.label = "the source file"  # whose text the next lines are
         self.owners = [self.label] * (self.sql.count("\n") + 1)
@@ -96,7 +97,7 @@ class Query:
 
     def _pin_types(self, source_sql, where):
         try:
-            pinned, self.params = pin_csv_types(self.con, source_sql, self.params)
+            pinned, self.params = pin_csv_types(self.con, source_sql, self.params, self.known)
         except DATA_ERRORS as exc:
             raise PipelineError(f"{where}: {self.error_text(exc)}") from None
         self.sql = f"SELECT * FROM {pinned}"
@@ -144,13 +145,16 @@ class Query:
         return name
 
 
-def compile_steps(con, source_sql, params, steps, joins, max_columns, paths, work="run"):
+def compile_steps(
+    con, source_sql, params, steps, joins, max_columns, paths, work="run", known=None
+):
     """The query applying ``steps`` to the source: a :class:`Query` (for ``work``).
 
     ``joins`` maps a join step's dataset id to ``(sql, params)`` reading its file;
-    ``paths`` maps file paths to names for error messages.
+    ``paths`` maps file paths to names for error messages; ``known``, file paths to
+    their CSV types where they are known (``tabular.pin_csv_types``), given the rest.
     """
-    query = Query(con, source_sql, params, max_columns, paths, work)
+    query = Query(con, source_sql, params, max_columns, paths, work, known)
     for position, step in enumerate(steps):
         query.label = f"step {position} ({step['op']})"
         STEPS[step["op"]](query, position, step, joins)
@@ -285,7 +289,7 @@ def _join(query, position, step, joins):
     where = f"step {position} (join)"
     other_sql, other_params = joins[step["dataset_id"]]
     try:
-        other_sql, other_params = pin_csv_types(query.con, other_sql, other_params)
+        other_sql, other_params = pin_csv_types(query.con, other_sql, other_params, query.known)
         other = dict(describe(query.con, f"SELECT * FROM {other_sql}", other_params))
     except duckdb.Error as exc:
         if not isinstance(exc, DATA_ERRORS) and not unreadable(exc):

@@ -25,7 +25,7 @@ from datahub.datasets.checks.auditor import audit_claimed
 from datahub.datasets.checks.services import failed_checks, results_of
 from datahub.datasets.models import DatasetVersion
 from datahub.datasets.services import discard
-from datahub.pipelines import staging
+from datahub.pipelines import csv_types, staging
 from datahub.pipelines.engine import PipelineError
 from datahub.pipelines.event_data import record_run_by_id
 from datahub.pipelines.lineage import openlineage as lineage_events
@@ -246,6 +246,7 @@ def _local_inputs(storage, plan, work, inputs):
 def _run_query(config, plan, local, output, spill, check, pool, timings):
     names = {local[key]: label for key, label in plan.names.items()}
     names[output] = "the output file"
+    max_line_size = int(config["PIPELINE_MAX_LINE_SIZE"])
     args = {
         "source": local[plan.source_key],
         "joins": {str(dataset_id): local[key] for dataset_id, key in plan.joins.items()},
@@ -256,8 +257,9 @@ def _run_query(config, plan, local, output, spill, check, pool, timings):
         "output_format": plan.output_format,
         "memory_limit": str(config["PIPELINE_MEMORY_LIMIT"]),
         "threads": config.get("PIPELINE_THREADS"),
-        "max_line_size": int(config["PIPELINE_MAX_LINE_SIZE"]),
+        "max_line_size": max_line_size,
         "max_columns": int(config["PIPELINE_MAX_COLUMNS"]),
+        "csv_types": csv_types.known(local, max_line_size),
     }
     seconds = float(config["PIPELINE_TIMEOUT_SECONDS"])
     most = max_output_bytes(config)
@@ -281,6 +283,7 @@ def _run_query(config, plan, local, output, spill, check, pool, timings):
         if exc.reason == "output":
             raise PipelineError(output_too_large_error(most)) from None
         raise
+    csv_types.remember(local, max_line_size, result["csv_types"])
     timings.add("job_start", result["started"] - asked)
     timings.update(result["timings"])
     timings.add("job_end", time.monotonic() - result["ended"])

@@ -9,7 +9,7 @@ from datahub.datasets import tabular
 from datahub.datasets.previews_job import CELL_CHARS, bounded
 from datahub.pipelines import engine
 from datahub.pipelines.engine import PipelineError
-from datahub.pipelines.query_job import compiled
+from datahub.pipelines.query_job import compiled, sniffed
 from datahub.platform.isolation import JobError
 
 
@@ -39,9 +39,10 @@ def _preview(args):
         )
         with engine.executing(query):
             rows = query.con.execute(query.sql, query.params).fetchall()
+        found = sniffed(args, query)
     table = {
         "format": source_format,
         "columns": [{"name": name, "type": kind} for name, kind in columns],
         "rows": [[tabular.json_value(value) for value in row] for row in rows],
     }
-    return bounded(table, args["max_bytes"])
+    return {"table": bounded(table, args["max_bytes"]), "csv_types": found}

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datahub.app.extensions import db
 from datahub.datasets import previews, services, versions
 from datahub.datasets.errors import DatasetHasNoFile, DatasetNotFound
+from datahub.pipelines import csv_types
 from datahub.pipelines.errors import PipelinePreviewFailed
 from datahub.platform import isolation
 from datahub.platform.storage import get_storage
@@ -90,6 +91,7 @@ def _local_copies(inputs, work, stack):
 
 
 def _run(values, inputs, local, spill, config):
+    max_line_size = int(config["PIPELINE_MAX_LINE_SIZE"])
     args = {
         "source": local[inputs.source_key],
         "joins": {str(dataset_id): local[key] for dataset_id, key in inputs.joins.items()},
@@ -99,13 +101,16 @@ def _run(values, inputs, local, spill, config):
         "spill": spill,
         "memory_limit": str(config["PIPELINE_MEMORY_LIMIT"]),
         "threads": config.get("PIPELINE_THREADS"),
-        "max_line_size": int(config["PIPELINE_MAX_LINE_SIZE"]),
+        "max_line_size": max_line_size,
         "max_columns": int(config["PIPELINE_MAX_COLUMNS"]),
         "max_bytes": int(config["PREVIEW_MAX_BYTES"]),
+        "csv_types": csv_types.known(local, max_line_size),
     }
     try:
-        return previews.run_preview("pipeline_preview", args, config)
+        answer = previews.run_preview("pipeline_preview", args, config)
     except isolation.JobError as exc:
         if exc.kind == "pipeline":
             raise PipelinePreviewFailed(exc.message) from None
         raise
+    csv_types.remember(local, max_line_size, answer["csv_types"])
+    return answer["table"]

@@ -54,10 +54,18 @@ def _run(args):
     return {
         "rows_in": rows_in,
         "rows_out": rows_out,
+        "csv_types": sniffed(args, query),
         "timings": timings,
         "started": started,
         "ended": time.monotonic(),
     }
+
+
+def sniffed(args, query):
+    """The CSV types DuckDB inferred for input files whose types ``args`` did not give
+    (``csv_types``, path → ``tabular.sniff_csv_types``): for the asker to keep."""
+    given = args.get("csv_types") or {}
+    return {path: types for path, types in query.known.items() if path not in given}
 
 
 @contextlib.contextmanager
@@ -67,7 +75,8 @@ def compiled(args, writable, spill, work="run", close=True, profile=False):
     may also write ``writable`` and spill into ``spill``; closed afterwards. DuckDB's
     errors, while it compiles or executes, as a :class:`PipelineError` about the ``work``
     (a ``run`` or a ``preview``). ``close``: False leaves the connection to the process's end; ``profile``: its queries
-    are profiled for ``tabular.rows_scanned``."""
+    are profiled for ``tabular.rows_scanned``. ``args``' ``csv_types`` are the types of
+    input files known before (path → ``tabular.sniff_csv_types``): not sampled again."""
     paths = dict(args["names"])  # input and output paths → what a user calls them
     source = args["source"]
     joined = {int(dataset_id): path for dataset_id, path in args["joins"].items()}
@@ -92,8 +101,9 @@ def compiled(args, writable, spill, work="run", close=True, profile=False):
         profile=profile,
     )
     try:
+        known = dict(args.get("csv_types") or {})
         query = engine.compile_steps(
-            con, source_sql, params, args["steps"], joins, max_columns, paths, work
+            con, source_sql, params, args["steps"], joins, max_columns, paths, work, known
         )
         yield query, source_format
     except duckdb.IOException as exc:
