@@ -66,8 +66,8 @@ def diff_files(from_path, to_path, key, **connection):
     max_line_size = connection.pop("max_line_size")
     sources, formats = [], []
     for path in (from_path, to_path):
-        fmt = tabular.detect_format(path)
-        sources.append(tabular.source_sql(path, fmt, max_line_size))
+        fmt, *source = tabular.table_of(path, max_line_size)
+        sources.append(source)
         formats.append((path, fmt))
     con = tabular.connect([from_path, to_path], profile=True, **connection)
     try:

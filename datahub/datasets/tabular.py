@@ -160,6 +160,13 @@ def source_sql(path, fmt, max_line_size, max_columns=None):
     )
 
 
+def table_of(path, max_line_size, max_columns=None):
+    """``(format, sql, params)``: the file at ``path`` as a table expression
+    (:func:`detect_format`, then :func:`source_sql`)."""
+    fmt = detect_format(path)
+    return (fmt, *source_sql(path, fmt, max_line_size, max_columns))
+
+
 def literal(text):
     """``text`` as a DuckDB string literal (where a parameter cannot stand)."""
     return "'" + text.replace("'", "''") + "'"
@@ -262,6 +269,18 @@ def connect(
     return con
 
 
+def connect_job(args, readable, **options):
+    """:func:`connect` bounded as an isolated job's ``args`` say: ``memory_limit``,
+    ``threads`` and ``temp_dir``."""
+    return connect(
+        readable,
+        memory_limit=args["memory_limit"],
+        threads=args.get("threads"),
+        temp_dir=args.get("temp_dir"),
+        **options,
+    )
+
+
 def quote(name):
     """``name`` as a DuckDB identifier."""
     return '"' + name.replace('"', '""') + '"'
@@ -338,8 +357,7 @@ def preview(
     the file at ``path``; :class:`NotTabular` if it cannot be read as a table. With
     ``cell_chars``, text cells come out of DuckDB at most one character longer than that
     (so that the caller can tell which were cut)."""
-    fmt = detect_format(path)
-    source, params = source_sql(path, fmt, max_line_size)
+    fmt, source, params = table_of(path, max_line_size)
     con = connect([path], memory_limit=memory_limit, threads=threads, temp_dir=temp_dir)
     try:
         query = f"SELECT * FROM {source}"

@@ -85,8 +85,7 @@ def compiled(args, writable, spill, work="run", close=True, profile=False):
     def read(path):
         """``(format, sql, params)`` of an input file."""
         try:
-            fmt = tabular.detect_format(path)
-            return (fmt, *tabular.source_sql(path, fmt, max_line, max_columns))
+            return tabular.table_of(path, max_line, max_columns)
         except tabular.NotTabular as exc:
             raise PipelineError(f"{paths[path]} cannot be read as a table: {exc}") from None
 

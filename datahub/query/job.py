@@ -42,9 +42,7 @@ def _prepared(args):
     tables, params = [], []
     for name, path in args["tables"].items():
         try:
-            source, source_params = tabular.source_sql(
-                path, tabular.detect_format(path), max_line, max_columns
-            )
+            _, source, source_params = tabular.table_of(path, max_line, max_columns)
         except tabular.NotTabular as exc:
             raise tabular.NotTabular(
                 f"Dataset {args['names'][path]} cannot be read as a table: {exc}"

@@ -37,16 +37,8 @@ def column_values_job(args):
 
 def read_columns(args):
     path = args["path"]
-    fmt = tabular.detect_format(path)
-    source, params = tabular.source_sql(
-        path, fmt, int(args["max_line_size"]), int(args["max_columns"])
-    )
-    con = tabular.connect(
-        [path],
-        memory_limit=args["memory_limit"],
-        threads=args.get("threads"),
-        temp_dir=args.get("temp_dir"),
-    )
+    _, source, params = tabular.table_of(path, int(args["max_line_size"]), int(args["max_columns"]))
+    con = tabular.connect_job(args, [path])
     try:
         described = tabular.describe(con, f"SELECT * FROM {source}", params)
         if len(described) > int(args["max_columns"]):  # Parquet, JSON: a CSV's header says

@@ -30,17 +30,11 @@ def checks_job(args):
     8601), ``memory_limit``, ``threads``, ``temp_dir``, ``max_line_size``, ``max_columns``."""
     path = args["path"]
     try:
-        fmt = tabular.detect_format(path)
-        source, params = tabular.source_sql(
-            path, fmt, int(args["max_line_size"]), int(args["max_columns"])
+        fmt, source, params = tabular.table_of(
+            path, int(args["max_line_size"]), int(args["max_columns"])
         )
         previous = args.get("previous_path")
-        con = tabular.connect(
-            [path, *([previous] if previous else [])],
-            memory_limit=args["memory_limit"],
-            threads=args.get("threads"),
-            temp_dir=args.get("temp_dir"),
-        )
+        con = tabular.connect_job(args, [path, *([previous] if previous else [])])
     except tabular.NotTabular as exc:
         return _unreadable(args["checks"], str(exc))
     except FileNotFoundError:
@@ -71,8 +65,8 @@ def checks_job(args):
 def _count(con, path, args):
     """The rows of the previous version's file (None if it cannot be read)."""
     try:
-        source, params = tabular.source_sql(
-            path, tabular.detect_format(path), int(args["max_line_size"]), int(args["max_columns"])
+        _, source, params = tabular.table_of(
+            path, int(args["max_line_size"]), int(args["max_columns"])
         )
         return con.execute(f"SELECT count(*) FROM {source}", params).fetchone()[0]
     except (duckdb.InterruptException, duckdb.OutOfMemoryException):

@@ -59,16 +59,10 @@ def profile_job(args):
     ``max_line_size``, ``max_columns``."""
     path = args["path"]
     try:
-        fmt = tabular.detect_format(path)
-        source, params = tabular.source_sql(
-            path, fmt, int(args["max_line_size"]), int(args["max_columns"])
+        _, source, params = tabular.table_of(
+            path, int(args["max_line_size"]), int(args["max_columns"])
         )
-        con = tabular.connect(
-            [path],
-            memory_limit=args["memory_limit"],
-            threads=args.get("threads"),
-            temp_dir=args.get("temp_dir"),
-        )
+        con = tabular.connect_job(args, [path])
     except tabular.NotTabular as exc:
         return {"unreadable": str(exc)}
     except FileNotFoundError:  # replaced or deleted since it was looked up

@@ -58,55 +58,45 @@ def _pairs(column_a, column_b, pairs):
 
 def _upstream(graph, versions):
     """The runs that made ``versions`` and the versions those runs read."""
-    made = db.session.execute(
-        sa.select(DatasetVersion.dataset_id, DatasetVersion.version, DatasetVersion.run_id).where(
-            _pairs(DatasetVersion.dataset_id, DatasetVersion.version, versions),
-            DatasetVersion.run_id.is_not(None),
-        )
-    ).all()
-    runs = {run_id for _, _, run_id in made}
-    for dataset_id, number, run_id in made:
-        graph.runs.add(run_id)
-        graph.edge(f"run:{run_id}", version_id(dataset_id, number))
-    if not runs:
-        return set()
-    read = db.session.execute(
-        sa.select(VersionRead.run_id, VersionRead.dataset_id, VersionRead.version).where(
-            VersionRead.run_id.in_(runs)
-        )
-    ).all()
-    found = set()
-    for run_id, dataset_id, number in read:
-        found.add((dataset_id, number))
-        graph.edge(version_id(dataset_id, number), f"run:{run_id}")
-    graph.versions |= found
-    return found
+    return _hop(graph, versions, DatasetVersion, VersionRead)
 
 
 def _downstream(graph, versions):
     """The runs that read ``versions`` and the versions those runs made."""
-    read = db.session.execute(
-        sa.select(VersionRead.run_id, VersionRead.dataset_id, VersionRead.version).where(
-            _pairs(VersionRead.dataset_id, VersionRead.version, versions)
+    return _hop(graph, versions, VersionRead, DatasetVersion)
+
+
+def _hop(graph, versions, near, far):
+    """The runs of ``near``'s rows for ``versions`` (a version a run made, or read), and
+    the versions of those runs' ``far`` rows: added to ``graph``, the new ones answered."""
+    rows = db.session.execute(
+        sa.select(near.run_id, near.dataset_id, near.version).where(
+            _pairs(near.dataset_id, near.version, versions), near.run_id.is_not(None)
         )
     ).all()
-    runs = {run_id for run_id, _, _ in read}
-    for run_id, dataset_id, number in read:
+    runs = {run_id for run_id, _, _ in rows}
+    for run_id, dataset_id, number in rows:
         graph.runs.add(run_id)
-        graph.edge(version_id(dataset_id, number), f"run:{run_id}")
+        _edge(graph, near, run_id, dataset_id, number)
     if not runs:
         return set()
-    made = db.session.execute(
-        sa.select(DatasetVersion.run_id, DatasetVersion.dataset_id, DatasetVersion.version).where(
-            DatasetVersion.run_id.in_(runs)
-        )
-    ).all()
     found = set()
-    for run_id, dataset_id, number in made:
+    for run_id, dataset_id, number in db.session.execute(
+        sa.select(far.run_id, far.dataset_id, far.version).where(far.run_id.in_(runs))
+    ).all():
         found.add((dataset_id, number))
-        graph.edge(f"run:{run_id}", version_id(dataset_id, number))
+        _edge(graph, far, run_id, dataset_id, number)
     graph.versions |= found
     return found
+
+
+def _edge(graph, table, run_id, dataset_id, number):
+    """A run points at the versions it made; a version at the runs that read it."""
+    run, version = f"run:{run_id}", version_id(dataset_id, number)
+    if table is DatasetVersion:
+        graph.edge(run, version)
+    else:
+        graph.edge(version, run)
 
 
 def _answer(graph, viewer):
