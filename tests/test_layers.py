@@ -285,9 +285,9 @@ WORKER_MODULES = (
     "datahub.datasets.checks.auditor",
     "datahub.datasets.profiles.profiler",
     "datahub.search.values",
-    "datahub.events.dispatch",
-    "datahub.events.claims",
-    "datahub.events.sending",
+    "datahub.events.webhooks.dispatch",
+    "datahub.events.webhooks.claims",
+    "datahub.events.webhooks.sending",
     "datahub.events.retention",
 )
 

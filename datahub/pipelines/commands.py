@@ -11,7 +11,7 @@ import click
 from flask import current_app
 from flask.cli import with_appcontext
 
-from datahub.events.dispatch import Dispatcher
+from datahub.events.webhooks.dispatch import Dispatcher
 from datahub.pipelines import triggers
 from datahub.pipelines.worker import Worker, reap_stale, run_pool
 from datahub.platform import wakeups

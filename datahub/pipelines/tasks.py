@@ -28,8 +28,8 @@ from datahub.datasets.checks import auditor
 from datahub.datasets.profiles import profiler
 from datahub.datasets.usage import prune_usage
 from datahub.datasets.versions import prune_versions
-from datahub.events.dispatch import Dispatcher
 from datahub.events.retention import prune_events
+from datahub.events.webhooks.dispatch import Dispatcher
 from datahub.pipelines.models import Run
 from datahub.pipelines.worker import Worker, reap_stale, run_pool
 from datahub.platform.database import utcnow

@@ -21,7 +21,7 @@ from tests import processes
 from tests.conftest import TEST_SECRET
 from tests.e2e.conftest import ROOT
 from tests.e2e.test_pipeline_workers import HEAVY, LIGHT, big_source  # noqa: F401  (fixture)
-from tests.events.webhook_helpers import LOOPBACK, create_webhook, deliveries, start_receiver
+from tests.events.webhooks.helpers import LOOPBACK, create_webhook, deliveries, start_receiver
 from tests.pipelines.helpers import (  # broker: a fixture
     BROKER,
     PIPELINES,

@@ -26,7 +26,7 @@ from tests.e2e.cluster_api import make_pipeline, through_nginx, wait_for_run
 from tests.e2e.fault_load import SteadyLoad, wait_while
 from tests.e2e.fault_parts import OwnPostgres, OwnRedis
 from tests.e2e.tcp_proxy import TcpProxy
-from tests.events.webhook_helpers import start_receiver
+from tests.events.webhooks.helpers import start_receiver
 from tests.processes import stop
 
 pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("faults")]

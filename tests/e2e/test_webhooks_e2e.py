@@ -13,7 +13,7 @@ from tests import processes
 from tests.e2e.conftest import ROOT, start_gunicorn, stop_gunicorn
 from tests.e2e.load_helpers import ApiClient, call, wait_until
 from tests.e2e.test_worker_process import wait_for_worker
-from tests.events.webhook_helpers import start_receiver
+from tests.events.webhooks.helpers import start_receiver
 from tests.workers import free_port
 
 pytestmark = pytest.mark.e2e

@@ -8,7 +8,7 @@ import logging
 from datetime import timedelta
 
 from datahub.app.extensions import db
-from datahub.events import dispatch
+from datahub.events.webhooks import dispatch
 from datahub.pipelines import triggers
 from datahub.pipelines.models import Pipeline
 from datahub.platform.database import utcnow

@@ -10,7 +10,7 @@ from datetime import datetime, timedelta
 import pytest
 
 from datahub.app.extensions import db
-from datahub.events import dispatch
+from datahub.events.webhooks import dispatch
 from datahub.pipelines import triggers, worker
 from datahub.pipelines.models import Pipeline, Run
 from datahub.platform.database import utcnow

@@ -8,7 +8,7 @@ import time
 import pytest
 from playwright.sync_api import expect
 
-from tests.events.webhook_helpers import start_receiver
+from tests.events.webhooks.helpers import start_receiver
 from tests.web.conftest import app_url, check_axe, no_horizontal_scroll
 
 pytestmark = pytest.mark.e2e

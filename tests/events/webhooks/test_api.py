@@ -3,7 +3,7 @@ another user's webhooks not found."""
 
 import pytest
 
-from tests.events.webhook_helpers import WEBHOOKS, create_webhook
+from tests.events.webhooks.helpers import WEBHOOKS, create_webhook
 from tests.resources import actors, create_dataset  # noqa: F401  (actors: a fixture)
 
 PUBLIC = "https://93.184.215.14/hooks"

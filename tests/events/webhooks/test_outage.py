@@ -7,10 +7,10 @@ import time
 
 import pytest
 
-from datahub.events import dispatch
+from datahub.events.webhooks import dispatch
 from tests import processes
 from tests.e2e.tcp_proxy import TcpProxy
-from tests.events.webhook_helpers import (  # noqa: F401  (receiver: a fixture)
+from tests.events.webhooks.helpers import (  # noqa: F401  (receiver: a fixture)
     LOOPBACK,
     WEBHOOKS,
     create_webhook,

@@ -5,10 +5,10 @@ off after failures, the deliveries log, redeliver and ping."""
 
 import pytest
 
-from datahub.events import dispatch
+from datahub.events.webhooks import dispatch
 from tests import processes
 from tests.access.conftest import grant
-from tests.events.webhook_helpers import (  # noqa: F401  (receiver: a fixture)
+from tests.events.webhooks.helpers import (  # noqa: F401  (receiver: a fixture)
     LOOPBACK,
     WEBHOOKS,
     create_webhook,

@@ -1,10 +1,10 @@
 """Webhook deliveries (docs/guides/events.rst, "Webhooks"): events are handed out to the
-webhooks that want them, then each webhook's messages are sent (datahub.events.sending)
+webhooks that want them, then each webhook's messages are sent (datahub.events.webhooks.sending)
 and retried with backoff until they succeed or their attempts run out.
 
 Any number of dispatchers, on any number of hosts, may run at once. Handing out holds the
 cursor row's lock (one dispatcher at a time, each event once); claiming is
-datahub.events.claims': at least once, never lost (a receiver tells repeats apart by the
+datahub.events.webhooks.claims': at least once, never lost (a receiver tells repeats apart by the
 ``webhook-id`` header). The loop never waits for a receiver: each webhook's batch is sent
 in a thread of a pool of its own, a webhook has one batch on its way at a time and an
 owner ``WEBHOOK_CONCURRENCY_PER_OWNER``, so a slow receiver holds its own thread only.
@@ -22,7 +22,9 @@ from concurrent.futures import ThreadPoolExecutor
 import sqlalchemy as sa
 
 from datahub.app.extensions import db
-from datahub.events.claims import (
+from datahub.events.models import Event
+from datahub.events.services import cloud_event
+from datahub.events.webhooks.claims import (
     claim,
     due_webhooks,
     prepare,
@@ -30,10 +32,8 @@ from datahub.events.claims import (
     record,
     turn_off,
 )
-from datahub.events.models import Event
-from datahub.events.sending import send
-from datahub.events.services import cloud_event
 from datahub.events.webhooks.models import EventCursor, Webhook, WebhookDelivery
+from datahub.events.webhooks.sending import send
 from datahub.identity.models import User
 from datahub.platform.database import utcnow
 

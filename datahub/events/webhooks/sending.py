@@ -1,6 +1,6 @@
 """Sending one webhook message (docs/guides/events.rst, "Webhooks"): signed as Standard
 Webhooks say, to an address checked against the SSRF rules just before, within
-``WEBHOOK_TIMEOUT_SECONDS``. No database here: datahub.events.dispatch claims the
+``WEBHOOK_TIMEOUT_SECONDS``. No database here: datahub.events.webhooks.dispatch claims the
 messages and records how each went."""
 
 import http.client

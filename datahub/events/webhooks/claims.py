@@ -1,5 +1,5 @@
 """Which webhook messages to send now, claiming them, and recording how they went
-(docs/guides/events.rst, "Webhooks"); the loop is datahub.events.dispatch's.
+(docs/guides/events.rst, "Webhooks"); the loop is datahub.events.webhooks.dispatch's.
 
 A webhook has at most one batch of messages on its way at a time, from any dispatcher on
 any host: a webhook with a message claimed (``sending``, its lease running) is not chosen
@@ -18,9 +18,9 @@ from sqlalchemy.orm import aliased
 
 from datahub.app.extensions import db
 from datahub.events.models import Event
-from datahub.events.sending import Message, signed_headers
 from datahub.events.services import readable_events
 from datahub.events.webhooks.models import Webhook, WebhookDelivery
+from datahub.events.webhooks.sending import Message, signed_headers
 from datahub.events.webhooks.services import PING
 from datahub.identity.models import User
 from datahub.platform.database import utcnow

@@ -11,12 +11,12 @@ import pytest
 import sqlalchemy as sa
 
 from datahub.app.extensions import db
-from datahub.events import dispatch
+from datahub.events.webhooks import dispatch
 from datahub.events.webhooks.models import Webhook
 from datahub.pipelines import triggers
 from datahub.pipelines.models import Run
 from tests import processes
-from tests.events.webhook_helpers import (  # noqa: F401  (receiver: a fixture)
+from tests.events.webhooks.helpers import (  # noqa: F401  (receiver: a fixture)
     LOOPBACK,
     WEBHOOKS,
     create_webhook,
