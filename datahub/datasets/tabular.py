@@ -172,48 +172,6 @@ def literal(text):
     return "'" + text.replace("'", "''") + "'"
 
 
-def sniff_csv_types(con, sql, params):
-    """``[columns, date format, timestamp format]``: what DuckDB infers for the CSV file
-    that ``sql`` (of :func:`source_sql`) reads; ``columns`` is ``[[name, type], ...]``.
-    A list of lists: it crosses a process boundary as JSON and comes back the same."""
-    columns, date_format, timestamp_format = con.execute(
-        "SELECT list_transform(Columns, lambda c: [c.name, c.type]), DateFormat, "
-        f"TimestampFormat FROM sniff_csv{sql[len('read_csv') :]}",
-        params,
-    ).fetchone()
-    return [[[name, kind] for name, kind in columns], date_format, timestamp_format]
-
-
-def pin_csv_types(con, sql, params, known=None):
-    """``(sql, params)`` of :func:`source_sql` with the column types DuckDB infers for a
-    CSV file fixed (``auto_detect = false``): the same table, but a query over it no
-    longer samples the file to infer them again. DuckDB samples it here, once
-    (``sniff_csv``), where each DESCRIBE of a compiled step and then the run's own query
-    sampled it each time (about 16 ms a time on a 2M-row file). Other formats as given.
-
-    ``known`` maps a file's path to what :func:`sniff_csv_types` found for it before (the
-    same bytes, the same options): taken instead of sampling the file, and given what is
-    sampled here."""
-    if not sql.startswith("read_csv("):
-        return sql, params
-    path = params[0]
-    sniffed = known.get(path) if known is not None else None
-    if sniffed is None:
-        sniffed = sniff_csv_types(con, sql, params)
-        if known is not None:
-            known[path] = sniffed
-    columns, date_format, timestamp_format = sniffed
-    if any("\n" in name or "\r" in name for name, _ in columns):
-        return sql, params  # kept on one line: an error's line number names its step
-    typed = ", ".join(f"{literal(name)}: {literal(kind)}" for name, kind in columns)
-    pinned, extra = [f"auto_detect = false, columns = {{{typed}}}"], []
-    for option, value in (("dateformat", date_format), ("timestampformat", timestamp_format)):
-        if value:
-            pinned.append(f"{option} = ?")
-            extra.append(value)
-    return f"{sql[:-1]}, {', '.join(pinned)})", [*params, *extra]
-
-
 NO_EXTENSIONS = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
 _prepared = []  # the database prepare() made ahead, for this process's next connect()
 

@@ -20,11 +20,11 @@ from datahub.datasets.tabular import (
     DATA_ERRORS,
     describe,
     literal,
-    pin_csv_types,
     quote,
     unreadable,
 )
 from datahub.pipelines import run_errors
+from datahub.pipelines.csv_types import pin_csv_types
 from datahub.pipelines.filters import NUMBER_TYPE, filter_condition
 
 # Part of every run's fingerprint (datahub.pipelines.execute.fingerprint): raise it when
@@ -152,7 +152,7 @@ def compile_steps(
 
     ``joins`` maps a join step's dataset id to ``(sql, params)`` reading its file;
     ``paths`` maps file paths to names for error messages; ``known``, file paths to
-    their CSV types where they are known (``tabular.pin_csv_types``), given the rest.
+    their CSV types where they are known (``csv_types.pin_csv_types``), given the rest.
     """
     query = Query(con, source_sql, params, max_columns, paths, work, known)
     for position, step in enumerate(steps):

@@ -63,7 +63,7 @@ def _run(args):
 
 def sniffed(args, query):
     """The CSV types DuckDB inferred for input files whose types ``args`` did not give
-    (``csv_types``, path → ``tabular.sniff_csv_types``): for the asker to keep."""
+    (``csv_types``, path → ``csv_types.sniff_csv_types``): for the asker to keep."""
     given = args.get("csv_types") or {}
     return {path: types for path, types in query.known.items() if path not in given}
 
@@ -76,7 +76,7 @@ def compiled(args, writable, spill, work="run", close=True, profile=False):
     errors, while it compiles or executes, as a :class:`PipelineError` about the ``work``
     (a ``run`` or a ``preview``). ``close``: False leaves the connection to the process's end; ``profile``: its queries
     are profiled for ``tabular.rows_scanned``. ``args``' ``csv_types`` are the types of
-    input files known before (path → ``tabular.sniff_csv_types``): not sampled again."""
+    input files known before (path → ``csv_types.sniff_csv_types``): not sampled again."""
     paths = dict(args["names"])  # input and output paths → what a user calls them
     source = args["source"]
     joined = {int(dataset_id): path for dataset_id, path in args["joins"].items()}
