@@ -13,13 +13,18 @@ log = logging.getLogger("datahub.storage")
 
 
 def delete_quietly(key):
-    """Remove a file whose row is already gone; a failure only leaves an orphan file."""
+    """Remove a file whose row is already gone; a failure only leaves an orphan file,
+    which S3 storage tries to remove again once it answers (``cleanup``)."""
     if not key:
         return
+    storage = get_storage()
     try:
-        get_storage().delete(key)
+        storage.delete(key)
     except (OSError, StorageUnavailable):
         log.warning("could not remove stored file %s", key, exc_info=True)
+        cleanup = getattr(storage, "cleanup", None)
+        if cleanup is not None:
+            cleanup.add("delete_object", {"Key": storage.name(key)})
 
 
 def sweep_storage(app):

@@ -5,15 +5,19 @@ passes are in test_files.py (parametrized over ``backend``)."""
 
 import hashlib
 import logging
+import time
 import tracemalloc
 import urllib.request
 
 import pytest
 
+from datahub.datasets.storage import delete_quietly
 from datahub.pipelines.execute import NO_ROOM_FOR_INPUTS
 from datahub.platform.storage import get_storage
-from datahub.platform.storage.s3 import S3Storage
+from datahub.platform.storage.s3 import S3Storage, new_key
+from datahub.platform.storage.s3_transfer import Upload
 from tests.datasets.test_files import GeneratedStream, pattern, put_stream, sha256_of
+from tests.e2e.tcp_proxy import TcpProxy
 from tests.pipelines.helpers import create_pipeline, run_now, source
 from tests.resources import create_dataset, upload
 from tests.small_disk import mounted_tmpfs, unmount
@@ -133,6 +137,39 @@ def test_a_failed_multipart_upload_leaves_the_old_file_and_nothing_else(
         client.get(f"/api/v1/datasets/{dataset['id']}", headers=editor.headers).get_json() == before
     )
     assert client.get(file_url(dataset), headers=editor.headers).data == old
+
+
+def test_what_an_abort_could_not_remove_goes_once_s3_answers(s3_server, s3_prefix):
+    """An object stored although its answer was lost, and a multipart upload with a part:
+    S3 is cut before their abort, which cannot remove them then; once S3 answers again
+    they are removed within seconds, not left for the sweep."""
+    proxy = TcpProxy("127.0.0.1", int(s3_server.url.rsplit(":", 1)[1]))
+    proxy.up()
+    try:
+        storage = S3Storage(
+            s3_server.bucket, s3_prefix, endpoint_url=f"http://127.0.0.1:{proxy.port}"
+        )
+        stored = Upload(storage, storage.name(new_key()))
+        stored.finish(b"stored, its answer lost")
+        begun = Upload(storage, storage.name(new_key()))
+        begun.send_part(b"a part")
+        begun._wait_oldest()
+        before = s3_server.listing(s3_prefix)
+        assert len(before) == 2
+        proxy.down()
+        stored.abort()
+        begun.abort()
+        assert storage.cleanup.pending() == 2
+        time.sleep(1.5)  # a round or two of tries while S3 is still cut
+        assert s3_server.listing(s3_prefix) == before
+        proxy.up()
+        deadline = time.monotonic() + 30
+        while storage.cleanup.pending() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert storage.cleanup.pending() == 0
+        assert s3_server.listing(s3_prefix) == []
+    finally:
+        proxy.down()
 
 
 def test_memory_is_bounded_by_the_part_size(client, editor, dataset):
@@ -298,6 +335,32 @@ def test_an_unreachable_s3_is_503_json_and_logged(app, client, editor, dataset, 
     app.extensions["datahub.storage"] = live
     after = client.get(f"/api/v1/datasets/{dataset['id']}", headers=editor.headers).get_json()
     assert after == before
+
+
+def test_a_file_whose_row_is_gone_is_removed_once_s3_answers(app, s3_server, s3_prefix):
+    """A stored file to drop (its transaction failed, its version deleted) while S3 does
+    not answer is removed once it does."""
+    proxy = TcpProxy("127.0.0.1", int(s3_server.url.rsplit(":", 1)[1]))
+    proxy.up()
+    storage = S3Storage(s3_server.bucket, s3_prefix, endpoint_url=f"http://127.0.0.1:{proxy.port}")
+    with app.app_context():
+        live = get_storage()
+    app.extensions["datahub.storage"] = storage
+    try:
+        stored = storage.save([b"a,b\n1,2\n"])
+        assert s3_server.objects(s3_prefix) == [stored.key]
+        proxy.down()
+        with app.app_context():
+            delete_quietly(stored.key)
+        assert storage.cleanup.pending() == 1
+        proxy.up()
+        deadline = time.monotonic() + 30
+        while storage.cleanup.pending() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert s3_server.objects(s3_prefix) == []
+    finally:
+        app.extensions["datahub.storage"] = live
+        proxy.down()
 
 
 # --- readers of local files: preview and pipelines -------------------------------------

@@ -39,7 +39,7 @@ from datetime import UTC, datetime, timedelta
 
 from datahub.platform.errors import FileTooLarge, InsufficientStorage, StorageUnavailable
 from datahub.platform.storage.base import KEY, StoredFile, check_key
-from datahub.platform.storage.s3_transfer import S3Reader, Upload
+from datahub.platform.storage.s3_transfer import LaterCleanup, S3Reader, Upload
 
 log = logging.getLogger("datahub.storage")
 
@@ -83,6 +83,7 @@ class S3Storage:
         self.concurrency = max(1, int(concurrency))
         self._client = None
         self._client_lock = threading.Lock()
+        self.cleanup = LaterCleanup(self)  # what aborted uploads could not remove yet
 
     def __repr__(self):
         return f"S3Storage(s3://{self.bucket}/{self.prefix})"

@@ -4,7 +4,10 @@ seekable reader of ranged GETs (see :mod:`datahub.platform.storage.s3`)."""
 import collections
 import contextlib
 import io
+import itertools
 import logging
+import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 from datahub.platform.errors import StorageUnavailable
@@ -75,23 +78,84 @@ class Upload:
         self.sender.shutdown()
 
     def abort(self):
-        """Leave nothing: no stored part, no object. A failure here is logged; the sweep
-        removes what stays once it is older than S3_SWEEP_AFTER_SECONDS."""
+        """Leave nothing: no stored part, no object. What S3 does not answer now is tried
+        again once it does (:class:`LaterCleanup`); the sweep removes what stays once it
+        is older than S3_SWEEP_AFTER_SECONDS."""
         if self.sender is not None:
             self.sender.shutdown(wait=True, cancel_futures=True)  # no part after the abort
-        client = self.storage.client
         steps = []
         if self.upload_id is not None:
-            steps.append((client.abort_multipart_upload, {"UploadId": self.upload_id}))
+            steps.append(("abort_multipart_upload", {"UploadId": self.upload_id}))
         if self.completing:  # it may have completed even though the answer was lost
-            steps.append((client.delete_object, {}))
+            steps.append(("delete_object", {}))
         for method, kwargs in steps:  # each on its own: the upload gone must not skip the delete
             try:
-                self._call("abort", method, **kwargs)
+                self._call("abort", getattr(self.storage.client, method), **kwargs)
             except FileNotFoundError:
                 pass  # already gone
             except StorageUnavailable:  # also NoSuchUpload: the upload completed after all
-                log.warning("could not abort the upload of %s; the sweep will", self.name)
+                log.warning("could not abort the upload of %s; tried again later", self.name)
+                self.storage.cleanup.add(method, {"Key": self.name, **kwargs})
+
+
+RETRY_SECONDS = (0.5, 1.0, 2.0, 5.0)  # between rounds of tries, the last one repeated
+MOST_PENDING = 10_000  # beyond: left to the sweep
+GONE = {"404", "NoSuchKey", "NotFound", "NoSuchUpload"}
+
+
+class LaterCleanup:
+    """What aborted uploads could not remove while S3 did not answer (a multipart upload,
+    an object stored although its answer was lost), tried again by a thread of its own
+    until it is gone or ``sweep_after`` seconds have passed (the sweep's then): once S3 is
+    back, a failed upload leaves nothing within seconds, not a day."""
+
+    def __init__(self, storage):
+        self.storage = storage
+        self._pending = []  # (give up at, client method, its arguments but the bucket)
+        self._lock = threading.Lock()
+        self._thread = None
+
+    def add(self, method, kwargs):
+        with self._lock:
+            if len(self._pending) >= MOST_PENDING:
+                return
+            self._pending.append((time.monotonic() + self.storage.sweep_after, method, kwargs))
+            if self._thread is None:
+                self._thread = threading.Thread(
+                    target=self._run, name="datahub-s3-cleanup", daemon=True
+                )
+                self._thread.start()
+
+    def pending(self):
+        with self._lock:
+            return len(self._pending)
+
+    def _run(self):
+        for round_number in itertools.count():
+            time.sleep(RETRY_SECONDS[min(round_number, len(RETRY_SECONDS) - 1)])
+            with self._lock:
+                tried = list(self._pending)
+            done = {id(entry) for entry in tried if self._gone(*entry[1:])}
+            now = time.monotonic()
+            with self._lock:
+                self._pending = [
+                    entry for entry in self._pending if id(entry) not in done and entry[0] > now
+                ]
+                if not self._pending:
+                    self._thread = None
+                    return
+
+    def _gone(self, method, kwargs):
+        from botocore.exceptions import BotoCoreError, ClientError
+
+        try:
+            getattr(self.storage.client, method)(Bucket=self.storage.bucket, **kwargs)
+        except ClientError as exc:
+            return str(exc.response.get("Error", {}).get("Code")) in GONE
+        except (BotoCoreError, OSError):
+            return False
+        log.info("removed what a failed upload left: %s (%s)", kwargs["Key"], method)
+        return True
 
 
 class S3Reader(io.RawIOBase):
