@@ -337,6 +337,39 @@ def test_an_unreachable_s3_is_503_json_and_logged(app, client, editor, dataset, 
     assert after == before
 
 
+def test_s3_lost_between_the_head_and_the_get_is_a_503(app, client, editor, dataset, s3_server):
+    """A download asks S3 for the object's size (HEAD), then for its bytes: S3 lost in
+    between is a 503 with Retry-After, not an error once the response has begun."""
+    assert upload(client, editor.headers, dataset["id"], b"a,b\n1,2\n").status_code == 200
+    proxy = TcpProxy("127.0.0.1", int(s3_server.url.rsplit(":", 1)[1]))
+    proxy.up()
+    with app.app_context():
+        live = get_storage()
+    storage = S3Storage(live.bucket, live.prefix, endpoint_url=f"http://127.0.0.1:{proxy.port}")
+    opened = storage.open
+
+    def open_then_cut(key):
+        reader = opened(key)
+        proxy.down()
+        return reader
+
+    storage.open = open_then_cut
+    app.extensions["datahub.storage"] = storage
+    try:
+        for headers in ({}, {"Range": "bytes=2-"}):
+            if headers:
+                proxy.up()  # cut by the first download's open
+            response = client.get(file_url(dataset), headers={**editor.headers, **headers})
+            assert (response.status_code, response.get_json()) == (
+                503,
+                {"detail": "Storage unavailable"},
+            )
+            assert response.headers["Retry-After"] == "1"
+    finally:
+        app.extensions["datahub.storage"] = live
+        proxy.down()
+
+
 def test_a_file_whose_row_is_gone_is_removed_once_s3_answers(app, s3_server, s3_prefix):
     """A stored file to drop (its transaction failed, its version deleted) while S3 does
     not answer is removed once it does."""

@@ -201,7 +201,9 @@ def test_a_run_started_on_either_host_is_executed_by_the_worker(the_cluster, dat
 
 def test_ten_concurrent_run_requests_over_both_hosts_give_exactly_one_201(the_cluster):
     a, b = (api.login() for api in hosts(the_cluster))
-    pipeline_id = make_pipeline(a, rows=1000)
+    # A run long enough to outlast the ten requests (about a second): a 1,000-row run
+    # (~50 ms) could end before the last of them, and a run after it is rightly a 201.
+    pipeline_id = make_pipeline(a, rows=1_000_000)
     barrier = threading.Barrier(10)
     statuses = []
 

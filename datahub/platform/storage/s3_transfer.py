@@ -181,6 +181,13 @@ class S3Reader(io.RawIOBase):
         """Nothing from offset ``stop`` on will be read: a ranged GET can end there."""
         self.stop = min(int(stop), self.size)
 
+    def start(self):
+        """Begin the GET of what is to be read, now rather than at the first read: S3 lost
+        meanwhile is the caller's ``StorageUnavailable`` (a 503), not an error once the
+        response has begun."""
+        if self._body is None and self._position < self.stop:
+            self._body = self.storage.get(self.name, self._position, self.stop - 1)
+
     def seek(self, offset, whence=io.SEEK_SET):
         base = {io.SEEK_SET: 0, io.SEEK_CUR: self._position, io.SEEK_END: self.size}[whence]
         if base + offset < 0:
