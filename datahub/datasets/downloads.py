@@ -141,7 +141,7 @@ def _ranged(response, handle, download, unchanged):
         raise
     if response.status_code == 206 and hasattr(handle, "limit"):
         handle.limit(response.content_range.stop)  # S3: GET only the range's bytes
-    if response.status_code in (200, 206) and hasattr(handle, "start"):
+    if response.status_code in (200, 206) and request.method != "HEAD" and hasattr(handle, "start"):
         try:
             if response.status_code == 206:
                 handle.seek(response.content_range.start)  # where the range's wrapper will

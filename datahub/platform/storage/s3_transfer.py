@@ -154,6 +154,9 @@ class LaterCleanup:
             return str(exc.response.get("Error", {}).get("Code")) in GONE
         except (BotoCoreError, OSError):
             return False
+        except Exception:  # the thread must go on; the sweep is there if this never ends
+            log.exception("removing %s left by a failed upload (%s)", kwargs["Key"], method)
+            return False
         log.info("removed what a failed upload left: %s (%s)", kwargs["Key"], method)
         return True
 
