@@ -14,7 +14,7 @@ log = logging.getLogger("datahub.storage")
 
 def delete_quietly(key):
     """Remove a file whose row is already gone; a failure only leaves an orphan file,
-    which S3 storage tries to remove again once it answers (``cleanup``)."""
+    which S3 storage removes once it answers again (``delete_later``)."""
     if not key:
         return
     storage = get_storage()
@@ -22,9 +22,8 @@ def delete_quietly(key):
         storage.delete(key)
     except (OSError, StorageUnavailable):
         log.warning("could not remove stored file %s", key, exc_info=True)
-        cleanup = getattr(storage, "cleanup", None)
-        if cleanup is not None:
-            cleanup.add("delete_object", {"Key": storage.name(key)})
+        if hasattr(storage, "delete_later"):
+            storage.delete_later(key)
 
 
 def sweep_storage(app):

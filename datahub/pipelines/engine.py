@@ -16,13 +16,7 @@ import uuid
 
 import duckdb
 
-from datahub.datasets.tabular import (
-    DATA_ERRORS,
-    describe,
-    literal,
-    quote,
-    unreadable,
-)
+from datahub.datasets.tabular import DATA_ERRORS, describe, literal, quote, unreadable
 from datahub.pipelines import run_errors
 from datahub.pipelines.csv_types import pin_csv_types
 from datahub.pipelines.filters import NUMBER_TYPE, filter_condition

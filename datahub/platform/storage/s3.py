@@ -166,6 +166,11 @@ class S3Storage:
         with self.errors("delete"):
             self.client.delete_object(Bucket=self.bucket, Key=self.name(key))
 
+    def delete_later(self, key):
+        """Remove a stored object once S3 answers again (:class:`LaterCleanup`): for a
+        :meth:`delete` that failed while it did not."""
+        self.cleanup.add("delete_object", {"Key": self.name(key)})
+
     # -- reading ----------------------------------------------------------------------
 
     def open(self, key):
