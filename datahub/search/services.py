@@ -314,7 +314,12 @@ def suggest(q, user):
         # of ix_search_documents_name_key; the scan for it inside names only when fewer.
         names = _names(index.name_starts(text), where, ())
     if len(names) < SUGGESTIONS:
-        names = _names(index.substring("name", text), where, (sa.case((starts, 0), else_=1),))
+        names = _names(
+            index.substring("name", text),
+            where,
+            (sa.case((starts, 0), else_=1),),
+            read=index.from_hit_columns,
+        )
     items = [
         {"type": kind, "id": resource_id, "name": name, "kind": kind}
         for kind, resource_id, name in names
@@ -324,13 +329,16 @@ def suggest(q, user):
     return items
 
 
-def _names(matching, where, first):
-    return db.session.execute(
+def _names(matching, where, first, read=lambda query: query):
+    """``read``: how the names are read (the names that contain what is typed: from the
+    index of the matches' short columns, 5 ms instead of 8 for ``rid``'s 5,294)."""
+    query = (
         sa.select(DOCS.c.kind, DOCS.c.resource_id, DOCS.c.name)
         .where(matching, *where)
         .order_by(*first, DOCS.c.popularity.desc(), sa.func.length(DOCS.c.name), DOCS.c.id)
         .limit(SUGGESTIONS)
-    ).all()
+    )
+    return db.session.execute(read(query)).all()
 
 
 def _label_suggestions(index, text, where, wanted):
