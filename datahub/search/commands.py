@@ -3,6 +3,7 @@
 import click
 from flask.cli import AppGroup
 
+from datahub.app.extensions import db
 from datahub.search import documents
 
 search_cli = AppGroup("search", help="The search index.")
@@ -10,14 +11,23 @@ search_cli = AppGroup("search", help="The search index.")
 
 @search_cli.command("reindex")
 @click.option("--batch-size", default=1000, show_default=True, type=click.IntRange(1, 100000))
-def reindex_command(batch_size):
+@click.option(
+    "--workers",
+    type=click.IntRange(1, 16),
+    help="Batches written at once (PostgreSQL; default 2). SQLite writes one at a time.",
+)
+def reindex_command(batch_size, workers):
     """Rebuild the index of every dataset, collection and pipeline, in batches."""
+    if db.engine.dialect.name != "postgresql":
+        workers = 1
+    elif workers is None:
+        workers = 2
     counts = {}
 
     def report(kind, count):
         counts[kind] = counts.get(kind, 0) + count
 
-    documents.reindex(batch_size, report)
+    documents.reindex(batch_size, report, workers)
     click.echo(
         "search: indexed "
         + ", ".join(f"{counts.get(kind, 0)} {kind}s" for kind in documents.MODELS)

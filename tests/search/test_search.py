@@ -4,7 +4,6 @@ import pytest
 import sqlalchemy as sa
 
 from datahub.app.extensions import db
-
 from tests.resources import (  # noqa: F401  (actors: a fixture)
     actors,
     create_collection,
