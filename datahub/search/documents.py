@@ -239,23 +239,21 @@ def reindex(batch_size=1000, report=None, workers=1):
     resource is gone. ``report(kind, count)`` after each batch. ``workers`` batches at
     once, each in a thread with its own connection: on PostgreSQL the documents' text is
     parsed by the database, and two batches at once keep two cores busy (100,000 datasets
-    in 40 s rather than 64; bench/README.rst, "Search"). SQLite writes one transaction at
+    in 41 s rather than 64; bench/README.rst, "Search"). SQLite writes one transaction at
     a time: one worker."""
     app = current_app._get_current_object()
     for kind, model in MODELS.items():
         ranges = list(_id_ranges(model, batch_size))
         db.session.commit()  # the ranges' read ends before the batches write
         if workers > 1 and len(ranges) > 1:
-            with concurrent.futures.ThreadPoolExecutor(workers) as pool:
-                counts = pool.map(functools.partial(_index_batch_in, app, kind, model), ranges)
-                for count in counts:
-                    if report is not None:
-                        report(kind, count)
+            counts = _in_threads(
+                workers, functools.partial(_index_batch_in, app, kind, model), ranges
+            )
         else:
-            for ids in ranges:
-                count = _index_batch(kind, model, ids)
-                if report is not None:
-                    report(kind, count)
+            counts = (_index_batch(kind, model, ids) for ids in ranges)
+        for count in counts:
+            if report is not None:
+                report(kind, count)
         table = SearchDocument.__table__
         db.session.execute(
             table.delete().where(
@@ -282,6 +280,19 @@ def _id_ranges(model, batch_size):
             return
         yield after, through
         after = through
+
+
+def _in_threads(workers, function, arguments):
+    """``function`` of each of ``arguments``, ``workers`` at once, yielded in order; the
+    first failure stops those not begun and is raised."""
+    with concurrent.futures.ThreadPoolExecutor(workers) as pool:
+        futures = [pool.submit(function, argument) for argument in arguments]
+        try:
+            for future in futures:
+                yield future.result()
+        finally:
+            for future in futures:
+                future.cancel()
 
 
 def _index_batch_in(app, kind, model, ids):

@@ -7,6 +7,7 @@ import sqlalchemy as sa
 from datahub.app.extensions import db
 from datahub.datasets import usage
 from datahub.datasets.models import DatasetUsage
+from datahub.search import documents
 from datahub.search.models import SearchDocument
 from tests.resources import actors, create_collection, create_dataset  # noqa: F401
 
@@ -72,3 +73,25 @@ def test_with_indexing_off_changes_wait_for_a_reindex(client, runner, actors):
     assert names(client, headers, "lighthouse") == []
     assert runner.invoke(args=["search", "reindex"]).exit_code == 0
     assert names(client, headers, "lighthouse") == ["Lighthouse log"]
+
+
+@pytest.mark.parametrize("config_overrides", [{"SEARCH_INDEX_ON_WRITE": False}])
+def test_a_failed_batch_fails_the_reindex_and_keeps_the_batches_written(
+    client, runner, actors, monkeypatch
+):
+    """Two batches at a time on PostgreSQL, one on SQLite: either way a batch that fails
+    fails the command, and what earlier batches wrote stays (each its own transaction)."""
+    headers = actors["editor"].headers
+    ids = [create_dataset(client, headers, f"Beacon {i}")["id"] for i in range(4)]
+    write_batch = documents._index_batch
+
+    def failing(kind, model, batch):
+        if kind == "dataset" and batch[0] >= ids[2]:  # the third dataset's batch on
+            raise RuntimeError("the database went away")
+        return write_batch(kind, model, batch)
+
+    monkeypatch.setattr(documents, "_index_batch", failing)
+    result = runner.invoke(args=["search", "reindex", "--batch-size", "1"])
+    assert result.exit_code != 0
+    assert str(result.exception) == "the database went away"
+    assert names(client, headers, "beacon") == ["Beacon 0", "Beacon 1", "Beacon 2"]
