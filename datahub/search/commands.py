@@ -3,7 +3,6 @@
 import click
 from flask.cli import AppGroup
 
-from datahub.app.extensions import db
 from datahub.search import documents
 
 search_cli = AppGroup("search", help="The search index.")
@@ -13,15 +12,13 @@ search_cli = AppGroup("search", help="The search index.")
 @click.option("--batch-size", default=1000, show_default=True, type=click.IntRange(1, 100000))
 @click.option(
     "--workers",
-    type=click.IntRange(1, 16),
-    help="Batches written at once (PostgreSQL; default 2). SQLite writes one at a time.",
+    default=2,
+    show_default=True,
+    type=click.IntRange(1, 8),
+    help="Batches written at once on PostgreSQL (SQLite writes one at a time).",
 )
 def reindex_command(batch_size, workers):
     """Rebuild the index of every dataset, collection and pipeline, in batches."""
-    if db.engine.dialect.name != "postgresql":
-        workers = 1
-    elif workers is None:
-        workers = 2
     counts = {}
 
     def report(kind, count):

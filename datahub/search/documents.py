@@ -1,6 +1,6 @@
 """The search index's rows, made from the resources they describe: written in the
 transaction of each change (datahub.search.sync) and by a rebuild
-(datahub.search.services.reindex), by the same functions."""
+(``reindex``, below), by the same functions."""
 
 import concurrent.futures
 import functools
@@ -233,27 +233,27 @@ def index_rows(connection, kind, rows, new=False):
     write(connection, documents, versions)
 
 
-def reindex(batch_size=1000, report=None, workers=1):
+def reindex(batch_size=1000, report=None, workers=2):
     """Rebuild every document, ``batch_size`` resources to a transaction (the service
     goes on meanwhile: a change in between writes its own document), and drop those whose
-    resource is gone. ``report(kind, count)`` after each batch. ``workers`` batches at
-    once, each in a thread with its own connection: on PostgreSQL the documents' text is
-    parsed by the database, and two batches at once keep two cores busy (100,000 datasets
-    in 41 s rather than 64; bench/README.rst, "Search"). SQLite writes one transaction at
-    a time: one worker."""
+    resource is gone. ``report(kind, count)`` after each batch. On PostgreSQL, which
+    parses the text, ``workers`` batches at once, each in a thread with a connection of
+    its own; SQLite writes one transaction at a time."""
     app = current_app._get_current_object()
+    if db.engine.dialect.name != "postgresql":
+        workers = 1
     for kind, model in MODELS.items():
+        done = functools.partial(report, kind) if report is not None else _ignore
         ranges = list(_id_ranges(model, batch_size))
         db.session.commit()  # the ranges' read ends before the batches write
         if workers > 1 and len(ranges) > 1:
-            counts = _in_threads(
-                workers, functools.partial(_index_batch_in, app, kind, model), ranges
-            )
+            _in_threads(workers, functools.partial(_index_batch_in, app, kind, model), ranges, done)
         else:
-            counts = (_index_batch(kind, model, ids) for ids in ranges)
-        for count in counts:
-            if report is not None:
-                report(kind, count)
+            for ids in ranges:
+                done(_index_batch(kind, model, ids))
+        # Rows created since the ranges were read (each wrote its own document already).
+        for ids in _id_ranges(model, batch_size, after=ranges[-1][1] if ranges else 0):
+            done(_index_batch(kind, model, ids))
         table = SearchDocument.__table__
         db.session.execute(
             table.delete().where(
@@ -263,33 +263,32 @@ def reindex(batch_size=1000, report=None, workers=1):
         db.session.commit()
 
 
-def _id_ranges(model, batch_size):
-    """``(after, through)`` id ranges of ``batch_size`` rows of ``model``, in order; the
-    last one open (``through`` None: rows created meanwhile too)."""
-    after = 0
+def _ignore(_count):
+    pass
+
+
+def _id_ranges(model, batch_size, after=0):
+    """``(after, through)`` id ranges of up to ``batch_size`` rows of ``model`` with ids
+    above ``after``, in order, the last one through the highest id."""
     while True:
+        following = sa.select(model.id).where(model.id > after)
         through = db.session.scalar(
-            sa.select(model.id)
-            .where(model.id > after)
-            .order_by(model.id)
-            .offset(batch_size - 1)
-            .limit(1)
-        )
+            following.order_by(model.id).offset(batch_size - 1).limit(1)
+        ) or db.session.scalar(sa.select(sa.func.max(model.id)).where(model.id > after))
         if through is None:
-            yield after, None
             return
         yield after, through
         after = through
 
 
-def _in_threads(workers, function, arguments):
-    """``function`` of each of ``arguments``, ``workers`` at once, yielded in order; the
-    first failure stops those not begun and is raised."""
+def _in_threads(workers, function, arguments, done):
+    """``done(function(argument))`` for each of ``arguments``, ``workers`` at once, as
+    each ends; the first failure stops those not begun and is raised."""
     with concurrent.futures.ThreadPoolExecutor(workers) as pool:
         futures = [pool.submit(function, argument) for argument in arguments]
         try:
-            for future in futures:
-                yield future.result()
+            for future in concurrent.futures.as_completed(futures):
+                done(future.result())
         finally:
             for future in futures:
                 future.cancel()
@@ -304,10 +303,9 @@ def _index_batch(kind, model, ids):
     """Write the documents of ``model`` rows with ids in ``ids`` (``(after, through)``),
     in a transaction of their own; how many there were."""
     after, through = ids
-    query = sa.select(model).where(model.id > after).order_by(model.id)
-    if through is not None:
-        query = query.where(model.id <= through)
-    rows = db.session.scalars(query).all()
+    rows = db.session.scalars(
+        sa.select(model).where(model.id > after, model.id <= through).order_by(model.id)
+    ).all()
     if rows:
         index_rows(db.session.connection(), kind, rows)
         if kind == "dataset":  # a document made anew ranks by its usage too

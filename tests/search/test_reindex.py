@@ -1,6 +1,9 @@
 """``flask --app datahub search reindex``, and the index left alone when
 ``SEARCH_INDEX_ON_WRITE`` is off."""
 
+import threading
+import time
+
 import pytest
 import sqlalchemy as sa
 
@@ -86,12 +89,34 @@ def test_a_failed_batch_fails_the_reindex_and_keeps_the_batches_written(
     write_batch = documents._index_batch
 
     def failing(kind, model, batch):
-        if kind == "dataset" and batch[0] >= ids[2]:  # the third dataset's batch on
+        if kind == "dataset" and batch[0] >= ids[2]:  # the fourth dataset's batch on
             raise RuntimeError("the database went away")
         return write_batch(kind, model, batch)
 
     monkeypatch.setattr(documents, "_index_batch", failing)
-    result = runner.invoke(args=["search", "reindex", "--batch-size", "1"])
+    result = runner.invoke(args=["search", "reindex", "--batch-size", "1", "--workers", "3"])
     assert result.exit_code != 0
     assert str(result.exception) == "the database went away"
     assert names(client, headers, "beacon") == ["Beacon 0", "Beacon 1", "Beacon 2"]
+
+
+def test_the_first_failed_batch_stops_the_batches_not_begun():
+    """Two at once: batch 0 fails while batch 1 runs; the thread freed by 0 may begin 2,
+    and no later batch begins."""
+    begun, one_runs = [], threading.Event()
+
+    def batch(number):
+        begun.append(number)
+        if number == 0:
+            one_runs.wait(5)
+            raise RuntimeError("batch 0 failed")
+        if number == 1:
+            one_runs.set()
+        time.sleep(0.5)
+        return number
+
+    done = []
+    with pytest.raises(RuntimeError, match="batch 0 failed"):
+        documents._in_threads(2, batch, range(10), done.append)
+    assert set(begun) <= {0, 1, 2} and {0, 1} <= set(begun)
+    assert done == []  # 1 and 2 end after the failure is raised
