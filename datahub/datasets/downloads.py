@@ -144,7 +144,7 @@ def _ranged(response, handle, download, unchanged):
     if response.status_code in (200, 206) and request.method != "HEAD" and hasattr(handle, "start"):
         try:
             if response.status_code == 206:
-                handle.seek(response.content_range.start)  # where the range's wrapper will
+                handle.seek(response.content_range.start)  # the range's first byte
             handle.start()  # S3: the GET begins while a failure can still be a 503
         except BaseException:
             handle.close()
